@@ -1,0 +1,86 @@
+"""Profiles as data: load ``profiles.toml`` into frozen, validated switch sets.
+
+A profile names the semantics an implementation is judged by (``kip``, ``kafka-3.5``,
+``kafka-3.6``, ``kafka-4``).  Code reads switches (``profile.arithmetic == "wrapping"``), never
+profile names, so a new Kafka version is a new table in the TOML file, not new code.
+"""
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+PROFILES_FILE = Path(__file__).with_name("profiles.toml")
+
+CHOICES = {
+    "arithmetic": {"exact", "wrapping"},
+    "validation": {"before-after", "abs-difference"},
+    "lat_batch_check": {"when-exempt", "after-range-check"},
+    "log_append_time": {"now", "max-last-appended"},
+    "negative_timestamps": {"accepted", "rebuild-fails"},
+    "batch_max_floor": {"none", "minus-one"},
+    "roll_basis": {"first-record", "first-batch-max"},
+    "retention_basis": {"last-record", "segment-max"},
+    "list_offsets_scope": {"all-segments", "first-segment"},
+}
+
+
+class ProfileError(ValueError):
+    """A profile name or profile file that cannot be used."""
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    description: str
+    arithmetic: str
+    validation: str
+    configs: frozenset[str]
+    long_max_fallback: bool
+    default_before_max_ms: int
+    default_after_max_ms: int
+    lat_batch_check: str
+    log_append_time: str
+    future_warning: bool
+    negative_timestamps: str
+    batch_max_floor: str
+    dual_timestamps: bool
+    roll_basis: str
+    retention_basis: str
+    list_offsets_scope: str
+    event_time_retention: bool
+
+    @property
+    def wrapping(self) -> bool:
+        return self.arithmetic == "wrapping"
+
+
+def _build(name: str, table: dict) -> Profile:
+    expected = {f.name for f in fields(Profile)} - {"name"}
+    missing, extra = expected - table.keys(), table.keys() - expected
+    if missing or extra:
+        raise ProfileError(f"profile {name!r}: missing {sorted(missing)}, unknown {sorted(extra)}")
+    for key, allowed in CHOICES.items():
+        if table[key] not in allowed:
+            raise ProfileError(f"profile {name!r}: {key} = {table[key]!r}, expected one of {sorted(allowed)}")
+    return Profile(name=name, **{**table, "configs": frozenset(table["configs"])})
+
+
+@functools.cache
+def all_profiles() -> dict[str, Profile]:
+    """Every profile, by name, in file order."""
+    data = tomllib.loads(PROFILES_FILE.read_text())
+    return {name: _build(name, table) for name, table in data.items()}
+
+
+def get(name: str) -> Profile:
+    """The profile called ``name``; ``ProfileError`` (listing the valid names) otherwise."""
+    profiles = all_profiles()
+    if name not in profiles:
+        raise ProfileError(f"unknown profile {name!r}; choose one of: {', '.join(profiles)}")
+    return profiles[name]
+
+
+def names() -> tuple[str, ...]:
+    return tuple(all_profiles())
