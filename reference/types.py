@@ -271,3 +271,13 @@ class DescribeLogResult:
 
 Result = Union[Ack, CreateTopicResult, ProduceResult, FetchResult, ListOffsetsResult, RetentionResult, DescribeLogResult]
 Trace = tuple[Result, ...]
+
+TOPIC_ALREADY_EXISTS = 36
+UNSUPPORTED_VERSION = 35
+
+
+def header_max(batch: Batch) -> int:
+    """The batch header's MaxTimestamp as it travels: the producer's value, else max(-1, records)."""
+    if batch.max_timestamp is not None:
+        return batch.max_timestamp
+    return max([NO_TIMESTAMP, *(r.timestamp for r in batch.records)])

@@ -19,6 +19,7 @@ CHOICES = {
     "lat_batch_check": {"when-exempt", "after-range-check"},
     "log_append_time": {"now", "max-last-appended"},
     "negative_timestamps": {"accepted", "rebuild-fails"},
+    "sentinel": {"parameter", "minus-one"},
     "batch_max_floor": {"none", "minus-one"},
     "roll_basis": {"first-record", "first-batch-max"},
     "retention_basis": {"last-record", "segment-max"},
@@ -44,6 +45,7 @@ class Profile:
     log_append_time: str
     future_warning: bool
     negative_timestamps: str
+    sentinel: str
     batch_max_floor: str
     dual_timestamps: bool
     roll_basis: str
