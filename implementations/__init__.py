@@ -1,0 +1,52 @@
+"""Implementations under test: built-ins by name, anything else by ``package.module:attribute``."""
+from __future__ import annotations
+
+import importlib
+import re
+
+from .protocol import Capabilities, Implementation
+
+BUILTINS = {
+    "reference": "implementations.reference:ReferenceImplementation",
+}
+_SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+
+
+class ImplementationError(ValueError):
+    """An --impl value that cannot be turned into an implementation."""
+
+
+def load(spec: str) -> Implementation:
+    """A built-in name (``reference``) or ``package.module:attribute`` -> an Implementation.
+
+    The attribute may be an instance, a class, or a zero-argument factory.
+    """
+    target = BUILTINS.get(spec, spec)
+    if not _SPEC.match(target):
+        raise ImplementationError(
+            f"unknown implementation {spec!r}: use a built-in ({', '.join(BUILTINS)}) or package.module:attribute")
+    candidate = _import(spec, target)
+    if callable(candidate) and not isinstance(candidate, Implementation):
+        try:
+            candidate = candidate()
+        except Exception as error:  # a factory that cannot build is a bad --impl, not a crash
+            raise ImplementationError(f"{spec!r} could not be constructed: {type(error).__name__}: {error}") from None
+    if not isinstance(candidate, Implementation):
+        raise ImplementationError(f"{spec!r} is not an implementation: it needs name, version, capabilities() and run()")
+    return candidate
+
+
+def _import(spec: str, target: str):
+    module_name, _, attribute = target.partition(":")
+    try:
+        obj = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}") from None
+    for part in attribute.split("."):
+        if not hasattr(obj, part):
+            raise ImplementationError(f"module {module_name!r} has no attribute {attribute!r} (--impl {spec!r})")
+        obj = getattr(obj, part)
+    return obj
+
+
+__all__ = ["BUILTINS", "Capabilities", "Implementation", "ImplementationError", "load"]

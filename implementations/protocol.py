@@ -1,0 +1,48 @@
+"""The one protocol every implementation under test satisfies.
+
+An implementation takes whole histories (reference.types.History) and returns, for each, a
+trace: one result per operation, in order.  Time is an argument: each history carries real time
+and every broker's clock offset, so a deterministic implementation computes the same trace the
+reference does, and a real broker is judged against the interval it was observed in.
+
+``run`` receives many histories at once so that a bulk engine (Spark) can evaluate them in one
+job; a simple implementation just loops.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Protocol, Sequence, runtime_checkable
+
+from reference.types import History, Trace
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What an implementation can be judged on.
+
+    ``profiles``: the profiles it implements.  ``unsupported``: clause id (or a ``KIP-xxx``
+    prefix) -> reason; those clauses are reported ``unsupported``, never ``fail``.
+    """
+
+    profiles: frozenset[str]
+    unsupported: Mapping[str, str] = field(default_factory=dict)
+
+    def reason_unsupported(self, clause_id: str) -> str | None:
+        for key, reason in self.unsupported.items():
+            if clause_id == key or clause_id.startswith(key + "."):
+                return reason
+        return None
+
+
+@runtime_checkable
+class Implementation(Protocol):
+    name: str
+    version: str
+
+    def capabilities(self) -> Capabilities:
+        """Profiles and clauses this implementation declares it supports."""
+        ...
+
+    def run(self, histories: Sequence[History]) -> Sequence[Trace]:
+        """One trace per history, each with one result per operation."""
+        ...

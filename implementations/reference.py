@@ -1,0 +1,21 @@
+"""The reference model as an implementation under test (the oracle judged by its own suites)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import reference
+from reference.types import History, Trace
+from specs.profiles import names
+
+from .protocol import Capabilities
+
+
+class ReferenceImplementation:
+    name = "reference"
+    version = "1"
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(profiles=frozenset(names()))
+
+    def run(self, histories: Sequence[History]) -> list[Trace]:
+        return [reference.run(h) for h in histories]

@@ -1,0 +1,252 @@
+"""Checks: one function per observable aspect, registered under the clause ids it decides.
+
+Every check has the same signature, ``check(scenario, compare) -> None``: it walks the history
+and calls ``compare.eq(op_index, what, expected, observed)`` for each value the clause governs
+(expected from the reference, observed from the implementation), or ``compare.holds(...)`` for
+an invariant of the observation alone.  ``run_check`` turns that into a Verdict; a check that
+found nothing to compare yields None (the clause was not exercised by this history).
+
+Checks are written so that each compares only its own clause's projection: records whose
+``now - ts`` overflows belong to KIP-937.int64-wraparound, not to the before/after bounds, so a
+mutant is blamed on the clause it breaks.
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterator, Optional
+
+from reference import configs, int64
+from reference.types import (INT64_MIN, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, DescribeLog, ElectLeader,
+                             ListOffsets, Produce, RetentionPass, TimestampType)
+
+from .scenario import ProduceView, Scenario
+from .verdicts import Mismatch, Validity, Verdict
+
+Check = Callable[[Scenario, "Compare"], None]
+CHECKS: dict[str, Check] = {}
+LAT = TimestampType.LOG_APPEND_TIME
+CT = TimestampType.CREATE_TIME
+
+
+def check(*clause_ids: str) -> Callable[[Check], Check]:
+    """Register a check for one or more clause ids."""
+    def register(fn: Check) -> Check:
+        for clause_id in clause_ids:
+            if clause_id in CHECKS:
+                raise ValueError(f"two checks for {clause_id}")
+            CHECKS[clause_id] = fn
+        return fn
+    return register
+
+
+class Compare:
+    def __init__(self) -> None:
+        self.count = 0
+        self.first: Optional[Mismatch] = None
+
+    def eq(self, op_index: int, what: str, expected, observed) -> None:
+        self.count += 1
+        if expected != observed and self.first is None:
+            self.first = Mismatch(op_index, what, expected, observed)
+
+    def holds(self, op_index: int, what: str, ok: bool, observed) -> None:
+        self.eq(op_index, what, "invariant holds", "invariant holds" if ok else observed)
+
+
+def run_check(clause_id: str, scenario: Scenario) -> Optional[Verdict]:
+    compare = Compare()
+    CHECKS[clause_id](scenario, compare)
+    if compare.count == 0:
+        return None
+    validity = Validity.FAIL if compare.first else Validity.PASS
+    return Verdict(clause_id, validity, compare.count, compare.first)
+
+
+# ---- helpers ---------------------------------------------------------------------------------
+
+def flagged(result) -> frozenset[int]:
+    if result.error_code != INVALID_TIMESTAMP:
+        return frozenset()
+    return frozenset(e.batch_index for e in result.record_errors)
+
+
+def validated(view: ProduceView) -> bool:
+    """A CreateTime topic, a CreateTime-typed batch with an honest header: plain per-record validation."""
+    batch = view.batch
+    return (view.config.timestamp_type is CT and batch.timestamp_type is CT and view.honest_header
+            and not batch.control)
+
+
+def exempt(scenario: Scenario, ts: int) -> bool:
+    return ts in (NO_TIMESTAMP, scenario.history.no_timestamp)
+
+
+def overflows(scenario: Scenario, now: int, ts: int) -> bool:
+    """Whether Kafka's long arithmetic on this record leaves the int64 range."""
+    diff = ts - now if scenario.profile.validation == "abs-difference" else now - ts
+    return not int64.fits(diff) or diff == INT64_MIN
+
+
+def records_where(scenario: Scenario, keep) -> Iterator[tuple[ProduceView, int, int]]:
+    """(view, index, timestamp) for validated records that are neither exempt nor overflowing."""
+    for view in scenario.produces():
+        if not validated(view):
+            continue
+        for i, record in enumerate(view.batch.records):
+            ts = record.timestamp
+            if not exempt(scenario, ts) and not overflows(scenario, view.now, ts) and keep(view, ts):
+                yield view, i, ts
+
+
+def compare_flags(compare: Compare, rows, what: str) -> None:
+    for view, i, ts in rows:
+        compare.eq(view.index, f"{what}: record {i} (ts={ts}, now={view.now}) rejected",
+                   i in flagged(view.expected), i in flagged(view.observed))
+
+
+def limits(scenario: Scenario, view: ProduceView) -> tuple[int, int]:
+    return configs.effective_limits(view.config, scenario.profile)
+
+
+# ---- KIP-937: validation -----------------------------------------------------------------
+
+@check("KIP-937.before-bound")
+def past_records_conformance(s: Scenario, c: Compare) -> None:
+    compare_flags(c, records_where(s, lambda v, ts: ts <= v.now), "past")
+
+
+@check("KIP-937.after-bound")
+def future_records_conformance(s: Scenario, c: Compare) -> None:
+    compare_flags(c, records_where(s, lambda v, ts: ts > v.now), "future")
+
+
+@check("KIP-937.legacy-abs-difference", "KIP-937.long-max-fallback")
+def all_records_conformance(s: Scenario, c: Compare) -> None:
+    compare_flags(c, records_where(s, lambda v, ts: True), "record")
+
+
+@check("KIP-937.bounds-inclusive")
+def bound_records_conformance(s: Scenario, c: Compare) -> None:
+    def at_bound(view, ts):
+        before, after = limits(s, view)
+        return view.now - ts == before or ts - view.now == after
+    compare_flags(c, records_where(s, at_bound), "at bound")
+
+
+@check("KIP-937.default-before-unbounded")
+def default_before_conformance(s: Scenario, c: Compare) -> None:
+    unset = lambda v, ts: ts <= v.now and v.config.before_max_ms is None and v.config.difference_max_ms is None
+    compare_flags(c, records_where(s, unset), "past, before unset")
+
+
+@check("KIP-937.default-after-unbounded", "KIP-937.default-after-one-hour")
+def default_after_conformance(s: Scenario, c: Compare) -> None:
+    unset = lambda v, ts: ts > v.now and v.config.after_max_ms is None and v.config.difference_max_ms is None
+    compare_flags(c, records_where(s, unset), "future, after unset")
+
+
+@check("KIP-937.int64-wraparound")
+def overflow_conformance(s: Scenario, c: Compare) -> None:
+    for view in filter(validated, s.produces()):
+        for i, record in enumerate(view.batch.records):
+            if exempt(s, record.timestamp) or not overflows(s, view.now, record.timestamp):
+                continue
+            c.eq(view.index, f"record {i} (ts={record.timestamp}, now={view.now}) rejected",
+                 i in flagged(view.expected), i in flagged(view.observed))
+        if bounds_overflow(s, view):
+            c.eq(view.index, "record error texts (bounds overflow)", view.expected.record_errors,
+                 view.observed.record_errors)
+
+
+def bounds_overflow(s: Scenario, view: ProduceView) -> bool:
+    before, after = limits(s, view)
+    return not (int64.fits(view.now - before) and int64.fits(view.now + after))
+
+
+@check("KIP-937.default-allows-minimum")
+def minimum_timestamp_conformance(s: Scenario, c: Compare) -> None:
+    for view in filter(validated, s.produces()):
+        for i, record in enumerate(view.batch.records):
+            if record.timestamp == INT64_MIN:
+                c.eq(view.index, f"record {i} (Long.MIN_VALUE) rejected",
+                     i in flagged(view.expected), i in flagged(view.observed))
+
+
+@check("KIP-937.per-record-validation")
+def per_record_conformance(s: Scenario, c: Compare) -> None:
+    for view in s.produces():
+        if view.batch.control or (view.honest_header and view.batch.timestamp_type is CT):
+            continue
+        c.eq(view.index, "rejected record indices (header max or attribute disagrees with records)",
+             flagged(view.expected), flagged(view.observed))
+
+
+@check("KIP-937.whole-batch-rejection")
+def whole_batch_conformance(s: Scenario, c: Compare) -> None:
+    for view in s.produces():
+        if view.expected.error_code == INVALID_TIMESTAMP:
+            c.eq(view.index, "(error_code, base_offset) of a rejected batch", (INVALID_TIMESTAMP, -1),
+                 (view.observed.error_code, view.observed.base_offset))
+    if any(v.expected.error_code == INVALID_TIMESTAMP for v in s.produces()):
+        for i, _topic, _p, exp, obs in s.last_fetches():
+            c.eq(i, "offsets stored", offsets(exp), offsets(obs))
+
+
+def offsets(fetch) -> list[int]:
+    return [r.offset for b in fetch.batches for r in b.records]
+
+
+@check("KIP-937.error-code-32")
+def error_code_conformance(s: Scenario, c: Compare) -> None:
+    for view in s.produces():
+        c.eq(view.index, "error_code is INVALID_TIMESTAMP (32)",
+             view.expected.error_code == INVALID_TIMESTAMP, view.observed.error_code == INVALID_TIMESTAMP)
+
+
+@check("KIP-937.batch-error-message")
+def batch_message_conformance(s: Scenario, c: Compare) -> None:
+    for view in s.produces():
+        if view.expected.error_code == INVALID_TIMESTAMP:
+            c.eq(view.index, "error_message", view.expected.error_message, view.observed.error_message)
+
+
+@check("KIP-937.record-error-message")
+def record_message_conformance(s: Scenario, c: Compare) -> None:
+    for view in s.produces():
+        if bounds_overflow(s, view):
+            continue
+        observed = {e.batch_index: e.message for e in view.observed.record_errors}
+        for error in view.expected.record_errors:
+            if error.batch_index in observed:
+                c.eq(view.index, f"record_errors[{error.batch_index}].message", error.message,
+                     observed[error.batch_index])
+
+
+@check("KIP-937.validation-before-append")
+def offsets_after_rejection_conformance(s: Scenario, c: Compare) -> None:
+    rejected = False
+    for view in s.produces():
+        if rejected and view.expected.error_code == 0:
+            c.eq(view.index, "base_offset after a rejected batch", view.expected.base_offset,
+                 view.observed.base_offset)
+        rejected = rejected or view.expected.error_code != 0
+
+
+@check("KIP-937.log-append-time-skips-validation")
+def log_append_time_acceptance_conformance(s: Scenario, c: Compare) -> None:
+    for view in s.produces():
+        if view.on_log_append_time_topic and view.batch.timestamp_type is CT and not view.batch.control:
+            c.eq(view.index, "error_code on a LogAppendTime topic", view.expected.error_code,
+                 view.observed.error_code)
+
+
+@check("KIP-937.future-timestamp-warning")
+def warning_conformance(s: Scenario, c: Compare) -> None:
+    for view in s.produces():
+        if not view.on_log_append_time_topic:
+            c.eq(view.index, "warnings", view.expected.warnings, view.observed.warnings)
+
+
+@check("KIP-937.difference-deprecated", "KIP-870.config-name")
+def topic_config_conformance(s: Scenario, c: Compare) -> None:
+    for i, op, exp, obs in s.ops_of(CreateTopic):
+        c.eq(i, f"CreateTopic error_code for configs {op.config.set_keys()}", exp.error_code, obs.error_code)

@@ -1,0 +1,97 @@
+"""Read-only views over a history and its two traces, shared by every check.
+
+Bookkeeping only (which topic config applies, which broker leads, what its clock reads); no
+timestamp rule lives here.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterator, Optional
+
+from reference.types import (Advance, Batch, CreateTopic, ElectLeader, FetchResult, History, Produce,
+                             ProduceResult, StepClock, TimestampType, TopicConfig, Trace, header_max)
+from specs.profiles import Profile
+
+LAT = TimestampType.LOG_APPEND_TIME
+
+
+@dataclass(frozen=True)
+class ProduceView:
+    index: int
+    op: Produce
+    config: TopicConfig
+    now: int
+    leader_changed_before: bool
+    expected: ProduceResult
+    observed: ProduceResult
+
+    @property
+    def batch(self) -> Batch:
+        return self.op.batch
+
+    @property
+    def on_log_append_time_topic(self) -> bool:
+        return self.config.timestamp_type is LAT
+
+    @property
+    def honest_header(self) -> bool:
+        return self.batch.max_timestamp is None or \
+            self.batch.max_timestamp == header_max(Batch(self.batch.records))
+
+
+def clocks_per_op(history: History) -> list[dict[tuple[str, int], int]]:
+    """For each op, the clock reading of every partition's leader (a dict keyed by (topic, partition))."""
+    real, offsets, leaders, out = history.start_ms, list(history.clock_offsets), {}, []
+    for op in history.ops:
+        if isinstance(op, Advance):
+            real += op.ms
+        elif isinstance(op, StepClock):
+            offsets[op.broker] += op.delta_ms
+        elif isinstance(op, ElectLeader):
+            leaders[(op.topic, op.partition)] = op.broker
+        out.append({"real": real, "offsets": tuple(offsets), "leaders": dict(leaders)})
+    return out
+
+
+def leader_now(snapshot: dict, topic: str, partition: int) -> int:
+    broker = snapshot["leaders"].get((topic, partition), 0)
+    return snapshot["real"] + snapshot["offsets"][broker]
+
+
+@dataclass
+class Scenario:
+    history: History
+    profile: Profile
+    expected: Trace
+    observed: Trace
+
+    def configs(self) -> dict[str, TopicConfig]:
+        """Topics the reference created, with their configs."""
+        return {op.topic: op.config for op, r in zip(self.history.ops, self.expected)
+                if isinstance(op, CreateTopic) and r.error_code == 0}
+
+    def produces(self) -> Iterator[ProduceView]:
+        configs, snapshots, changed = self.configs(), clocks_per_op(self.history), False
+        for i, op in enumerate(self.history.ops):
+            changed = changed or isinstance(op, (ElectLeader, StepClock))
+            if isinstance(op, Produce) and op.topic in configs:
+                now = leader_now(snapshots[i], op.topic, op.partition)
+                yield ProduceView(i, op, configs[op.topic], now, changed, self.expected[i], self.observed[i])
+
+    def last_fetches(self) -> Iterator[tuple[int, str, int, FetchResult, FetchResult]]:
+        """The final Fetch of each topic-partition: (op index, topic, partition, expected, observed)."""
+        last: dict[tuple[str, int], int] = {}
+        for i, r in enumerate(self.expected):
+            if isinstance(r, FetchResult):
+                op = self.history.ops[i]
+                last[(op.topic, op.partition)] = i
+        for (topic, partition), i in last.items():
+            yield i, topic, partition, self.expected[i], self.observed[i]
+
+    def ops_of(self, kind) -> Iterator[tuple[int, object, object, object]]:
+        for i, op in enumerate(self.history.ops):
+            if isinstance(op, kind):
+                yield i, op, self.expected[i], self.observed[i]
+
+    def config_of(self, topic: str) -> Optional[TopicConfig]:
+        return self.configs().get(topic)

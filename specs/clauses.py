@@ -1,0 +1,119 @@
+"""The clause registry: every normative statement of the KIPs, as data with provenance.
+
+One TOML file per KIP (``kip-32.toml`` ...).  Each clause has a stable id, a one-line
+statement, a verbatim quote from ``texts/`` (checked by ``problems()``), a status, the
+profiles it holds in, deviations of real Kafka, and ambiguity notes.
+"""
+from __future__ import annotations
+
+import functools
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Optional
+
+from .profiles import names as profile_names
+
+HERE = Path(__file__).parent
+TEXTS = HERE / "texts"
+RESEARCH_TEXT = "kafka-semantics.md"
+STATUSES = ("accepted", "draft", "abandoned", "under-discussion")
+
+
+class SpecError(ValueError):
+    """A clause file that does not follow the schema."""
+
+
+@dataclass(frozen=True)
+class Deviation:
+    profiles: tuple[str, ...]
+    versions: str
+    note: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Clause:
+    id: str
+    kip: str
+    statement: str
+    quote: str
+    quote_file: str
+    status: str
+    profiles: tuple[str, ...]
+    ambiguity: Optional[str] = None
+    deviations: tuple[Deviation, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class Kip:
+    id: str
+    title: str
+    status: str
+    text: str
+    url: str
+    clauses: tuple[Clause, ...]
+
+
+def _clause(kip: dict, raw: dict, path: Path) -> Clause:
+    allowed = {"id", "statement", "quote", "quote_source", "status", "profiles", "ambiguity", "deviation"}
+    if unknown := raw.keys() - allowed:
+        raise SpecError(f"{path.name}: clause {raw.get('id')!r} has unknown keys {sorted(unknown)}")
+    source = raw.get("quote_source", "kip")
+    if source not in ("kip", "research"):
+        raise SpecError(f"{path.name}: clause {raw['id']!r}: quote_source must be 'kip' or 'research'")
+    deviations = tuple(Deviation(tuple(d["profiles"]), d["versions"], d["note"], d["source"])
+                       for d in raw.get("deviation", ()))
+    return Clause(raw["id"], kip["id"], raw["statement"], raw["quote"],
+                  kip["text"] if source == "kip" else RESEARCH_TEXT, raw["status"], tuple(raw["profiles"]),
+                  raw.get("ambiguity"), deviations)
+
+
+def _load(path: Path) -> Kip:
+    try:
+        data = tomllib.loads(path.read_text())
+        head = data["kip"]
+        clauses = tuple(_clause(head, raw, path) for raw in data["clause"])
+    except (tomllib.TOMLDecodeError, KeyError, TypeError) as error:
+        raise SpecError(f"{path.name}: malformed clause file ({type(error).__name__}: {error})") from None
+    return Kip(head["id"], head["title"], head["status"], head["text"], head["url"], clauses)
+
+
+@functools.cache
+def kips() -> tuple[Kip, ...]:
+    return tuple(_load(p) for p in sorted(HERE.glob("kip-*.toml"), key=lambda p: int(p.stem.split("-")[1])))
+
+
+@functools.cache
+def all_clauses() -> dict[str, Clause]:
+    """Every clause by id, in KIP order."""
+    return {c.id: c for kip in kips() for c in kip.clauses}
+
+
+def problems() -> list[str]:
+    """Everything wrong with the registry itself: quotes not found verbatim, bad statuses or profiles."""
+    found, seen = [], set()
+    for kip in kips():
+        for c in kip.clauses:
+            found += _clause_problems(kip, c, seen)
+            seen.add(c.id)
+    return found
+
+
+def _clause_problems(kip: Kip, c: Clause, seen: set) -> list[str]:
+    out = []
+    if c.id in seen or not c.id.startswith(kip.id + "."):
+        out.append(f"{c.id}: duplicate id or id not prefixed with {kip.id}.")
+    if c.quote not in _text(c.quote_file):
+        out.append(f"{c.id}: quote not found verbatim in {c.quote_file}: {c.quote[:60]!r}")
+    if c.status not in STATUSES:
+        out.append(f"{c.id}: status {c.status!r} not in {STATUSES}")
+    bad = [p for p in c.profiles + tuple(p for d in c.deviations for p in d.profiles) if p not in profile_names()]
+    if bad or not c.profiles:
+        out.append(f"{c.id}: unknown or missing profiles {bad}")
+    return out
+
+
+@functools.cache
+def _text(name: str) -> str:
+    return (TEXTS / name).read_text()

@@ -1,0 +1,57 @@
+"""Building blocks of ``timestamps()``: the ordered edge list and the strategy built from it."""
+from __future__ import annotations
+
+import functools
+
+from hypothesis import strategies as st
+
+from ._edges import (DAY_MS, GREGORIAN_CUTOVER_MS, INT64_MAX, INT64_MIN, NO_TIMESTAMP, PANDAS_NS_MAX_MS,
+                     PANDAS_NS_MIN_MS, YEAR_1_MS, YEAR_9999_END_MS, clamp, unit_mistakes, wrap)
+
+NEAR_NOW_MS = 10 * DAY_MS
+_GENERIC = (0, 1, NO_TIMESTAMP, -2, INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1)
+_CALENDAR = (GREGORIAN_CUTOVER_MS, YEAR_1_MS, YEAR_9999_END_MS, PANDAS_NS_MIN_MS, PANDAS_NS_MAX_MS)
+
+
+def bound_edges(now: int, bound: int) -> list[int]:
+    """The six values around ``now - bound`` and ``now + bound``, wrapped like Java ``long``."""
+    return [wrap(now + sign * bound + step) for sign in (-1, 1) for step in (0, -1, 1)]
+
+
+def now_edges(now: int, bounds: tuple[int, ...]) -> list[int]:
+    """Edges that only exist relative to the broker's clock, ``now`` itself first."""
+    edges = [now, wrap(now - 1), wrap(now + 1)]
+    for bound in bounds:
+        edges += bound_edges(now, bound)
+    return edges + [wrap(now + INT64_MIN), *unit_mistakes(now)]
+
+
+def edge_list(now, bounds, min_value, max_value, allow_no_timestamp) -> list[int]:
+    """Every edge in [min_value, max_value], deduplicated, in shrinking-preference order."""
+    edges = ([] if now is None else now_edges(now, bounds)) + [*_GENERIC, *_CALENDAR]
+    kept = (e for e in edges if min_value <= e <= max_value)
+    return list(dict.fromkeys(e for e in kept if allow_no_timestamp or e != NO_TIMESTAMP))
+
+
+def near_now(now, min_value: int, max_value: int):
+    """Integers within ten days of ``now`` and inside the range, or None when there are none."""
+    if now is None:
+        return None
+    low, high = max(min_value, clamp(now - NEAR_NOW_MS)), min(max_value, clamp(now + NEAR_NOW_MS))
+    return st.integers(low, high) if low <= high else None
+
+
+@functools.lru_cache(maxsize=512)
+def build(now, bounds, min_value, max_value, allow_no_timestamp) -> st.SearchStrategy[int]:
+    """Edges first (so examples shrink to the first one), then any integer, then integers near now."""
+    edges = edge_list(now, bounds, min_value, max_value, allow_no_timestamp)
+    branches = [st.sampled_from(edges)] if edges else []
+    branches += [s for s in (st.integers(min_value, max_value), near_now(now, min_value, max_value)) if s]
+    strategy = st.one_of(branches)
+    return strategy if allow_no_timestamp else strategy.filter(lambda ts: ts != NO_TIMESTAMP)
+
+
+@st.composite
+def timestamps(draw, *, now, bounds, min_value, max_value, allow_no_timestamp):
+    """Named like the public strategy so that the repr reads as the user's call."""
+    return draw(build(now, bounds, min_value, max_value, allow_no_timestamp))
