@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 import re
 
 from .protocol import Capabilities, Implementation
@@ -26,7 +27,7 @@ def load(spec: str) -> Implementation:
         raise ImplementationError(
             f"unknown implementation {spec!r}: use a built-in ({', '.join(BUILTINS)}) or package.module:attribute")
     candidate = _import(spec, target)
-    if callable(candidate) and not isinstance(candidate, Implementation):
+    if inspect.isclass(candidate) or (callable(candidate) and not isinstance(candidate, Implementation)):
         try:
             candidate = candidate()
         except Exception as error:  # a factory that cannot build is a bad --impl, not a crash

@@ -1,0 +1,17 @@
+"""Top-level pytest configuration: Hypothesis profiles.  The ktc plugin itself is ktc/plugin.py,
+loaded through the ``pytest11`` entry point of the installed package.
+
+Profiles (select with HYPOTHESIS_PROFILE or --hypothesis-profile):
+  dev      quick local runs
+  ci       what .ci/run uses: more examples, no deadline, the failing blob printed
+  nightly  long runs that hunt for new counterexamples
+"""
+import os
+
+from hypothesis import HealthCheck, settings
+
+_common = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("dev", max_examples=40, **_common)
+settings.register_profile("ci", max_examples=120, **_common)
+settings.register_profile("nightly", max_examples=3000, **_common)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))

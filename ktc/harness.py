@@ -1,0 +1,101 @@
+"""Judge an implementation: run it and the reference on the same histories, apply the checks.
+
+``assert_conforms`` is what suites call.  It records per-clause statistics for the pytest plugin
+(examples, verdicts, the first failure) and raises ``ClauseViolation`` with a portable,
+replayable counterexample when a check fails.
+"""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Optional, Sequence
+
+import reference
+from implementations.protocol import Implementation
+from reference.types import History
+from specs.profiles import get as get_profile
+
+from . import checks, checks_log, context  # noqa: F401  (registers every check)
+from .steering import steer
+from .checks import run_check
+from .scenario import Scenario
+from .serialize import to_data
+from .verdicts import Validity, Verdict, render_mismatch
+
+
+class ImplementationCrash(Exception):
+    """The implementation under test raised: a harness ``error``, not a conformance ``fail``."""
+
+
+class ClauseViolation(AssertionError):
+    def __init__(self, verdict: Verdict, history: History, implementation: str):
+        self.verdict, self.history, self.implementation = verdict, history, implementation
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        return (f"{self.verdict.clause} violated by {self.implementation}: "
+                f"{render_mismatch(self.verdict.mismatch)}\ncounterexample: {json.dumps(self.counterexample())}")
+
+    def counterexample(self) -> dict:
+        mismatch = self.verdict.mismatch
+        return {"clause": self.verdict.clause, "implementation": self.implementation,
+                "history": to_data(self.history),
+                "mismatch": {"op_index": mismatch.op_index, "what": mismatch.what,
+                             "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}}
+
+
+@dataclass
+class ClauseStats:
+    examples: int = 0
+    validities: dict = field(default_factory=lambda: defaultdict(int))
+    first_failure_at: Optional[int] = None
+
+
+class Recorder:
+    """Per-test statistics, keyed by clause id; the plugin swaps one in around each test."""
+
+    def __init__(self) -> None:
+        self.clauses: dict[str, ClauseStats] = defaultdict(ClauseStats)
+
+    def add(self, verdict: Verdict) -> None:
+        stats = self.clauses[verdict.clause]
+        stats.examples += 1
+        stats.validities[verdict.validity.value] += 1
+        if verdict.failed and stats.first_failure_at is None:
+            stats.first_failure_at = stats.examples
+
+
+RECORDER = Recorder()
+
+
+def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[str]) -> list[list[Verdict]]:
+    """Verdicts per history for the given clauses (a clause not exercised by a history is omitted)."""
+    clauses = tuple(clauses)
+    try:
+        observed = impl.run(histories)
+    except Exception as error:
+        raise ImplementationCrash(f"{impl.name} raised {type(error).__name__}: {error}") from error
+    out = []
+    for history, trace in zip(histories, observed, strict=True):
+        scenario = Scenario(history, get_profile(history.profile), reference.run(history), tuple(trace))
+        out.append([v for c in clauses if (v := run_check(c, scenario)) is not None])
+    return out
+
+
+def assert_conforms(impl: Implementation, history: History, *clauses: str) -> list[Verdict]:
+    """Run one history; record every verdict; raise ClauseViolation on the first failing clause.
+
+    Without explicit ``clauses`` the clauses the running test cites (``@pytest.mark.clause``) are checked.
+    """
+    clauses = clauses or context.CITED
+    if not clauses:
+        raise ValueError("assert_conforms needs clause ids: cite them with @pytest.mark.clause(...)")
+    steer(history)
+    verdicts = judge(impl, [history], clauses)[0]
+    for verdict in verdicts:
+        RECORDER.add(verdict)
+    for verdict in verdicts:
+        if verdict.validity is Validity.FAIL:
+            raise ClauseViolation(verdict, history, impl.name)
+    return verdicts

@@ -1,0 +1,192 @@
+"""The ktc pytest plugin: ``--impl``, ``--profile``, ``@pytest.mark.clause``, verdict rows, results.
+
+Each test cites clause ids with ``@pytest.mark.clause(...)``.  Tests that take an ``impl``
+argument run once per selected implementation; tests that take ``profile`` run once per selected
+profile in which a cited clause holds.  After every test the plugin turns its outcome into one
+row per cited clause (pass / fail / unsupported / unknown / error) and ships the rows through
+``report.user_properties`` (which pytest-xdist carries to the controller); the controller merges
+them and writes results.json.
+"""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+import implementations
+from specs import clauses as clause_registry
+from specs.profiles import ProfileError, get as get_profile, names as profile_names
+
+from . import context, harness
+from .provenance import provenance
+from reports import results
+
+ROWS_KEY = "ktc-rows"
+STATE = pytest.StashKey["KtcState"]()
+
+
+class KtcState:
+    def __init__(self, config: pytest.Config):
+        self.impls = [load_impl(spec) for spec in split(config.getoption("impl") or ["reference"])]
+        self.profiles = parse_profiles(config.getoption("ktc_profile"))
+        self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
+        self.rows: list[dict] = []
+        self.seed = config.getoption("hypothesis_seed", None)
+
+
+def split(values) -> list[str]:
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def load_impl(spec: str):
+    try:
+        return implementations.load(spec)
+    except implementations.ImplementationError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def parse_profiles(value: str) -> tuple[str, ...]:
+    if value == "all":
+        return profile_names()
+    try:
+        return tuple(get_profile(name).name for name in split([value]))
+    except ProfileError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ktc", "ktc conformance")
+    group.addoption("--impl", action="append", metavar="NAME|module:attr",
+                    help="implementation under test (repeatable; default: reference)")
+    group.addoption("--profile", dest="ktc_profile", default="all", metavar="NAMES",
+                    help=f"comma-separated profiles or 'all' ({', '.join(profile_names())})")
+    group.addoption("--ktc-report", metavar="DIR", help="write results.json and summary.txt into DIR")
+    group.addoption("--ktc-clause", action="append", metavar="ID",
+                    help="only run tests citing this clause id or KIP prefix (repeatable)")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "clause(*ids): the clause ids a test checks (specs/kip-*.toml)")
+    config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
+    if getattr(config.option, "hypothesis_seed", None) is None and hasattr(config.option, "hypothesis_seed"):
+        config.option.hypothesis_seed = random.SystemRandom().randrange(2**32)
+    config.stash[STATE] = KtcState(config)
+
+
+def cited(item_or_definition) -> tuple[str, ...]:
+    return tuple(c for m in item_or_definition.iter_markers("clause") for c in m.args)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    state = metafunc.config.stash[STATE]
+    if "impl" in metafunc.fixturenames:
+        metafunc.parametrize("impl", state.impls, ids=[i.name for i in state.impls])
+    if "profile" in metafunc.fixturenames:
+        metafunc.parametrize("profile", state.profiles)
+
+
+def holds(clause_id: str, profile: str) -> bool:
+    clause = clause_registry.all_clauses().get(clause_id)
+    return clause is not None and profile in clause.profiles
+
+
+def wanted(item, state: KtcState) -> bool:
+    ids = cited(item)
+    params = getattr(item, "callspec", None)
+    profile = params.params.get("profile") if params else None
+    if profile is not None and not any(holds(c, profile) for c in ids):
+        return False
+    only = [p for m in item.iter_markers("profiles") for p in m.args]
+    if profile is not None and only and profile not in only:
+        return False
+    return not state.clause_filter or any(c == f or c.startswith(f + ".") for c in ids for f in state.clause_filter)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    state = config.stash[STATE]
+    keep = [i for i in items if wanted(i, state)]
+    dropped = [i for i in items if not wanted(i, state)]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+def pytest_runtest_setup(item) -> None:
+    harness.RECORDER.__init__()
+    params = getattr(item, "callspec", None)
+    impl = params.params.get("impl") if params else None
+    profile = params.params.get("profile") if params else None
+    supported = cited(item)
+    if impl is not None:
+        caps = impl.capabilities()
+        if profile is not None and profile not in caps.profiles:
+            pytest.skip(f"unsupported: {impl.name} does not implement profile {profile}")
+        supported = tuple(c for c in supported if not caps.reason_unsupported(c))
+        if not supported:
+            pytest.skip("unsupported: " + "; ".join(sorted({caps.reason_unsupported(c) for c in cited(item)})))
+    context.set_cited(supported)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if call.when == "call" or (call.when == "setup" and report.skipped):
+        from .rows import rows_for
+        rows = rows_for(item, call, report, item.config.stash[STATE])
+        report.user_properties.append((ROWS_KEY, json.dumps(rows)))
+        add_replay_section(item, report, rows)
+
+
+def add_replay_section(item, report, rows: list[dict]) -> None:
+    failed = [r for r in rows if r["verdict"] == "fail" and r.get("counterexample")]
+    if failed:
+        seed = item.config.getoption("hypothesis_seed", None)
+        impl = failed[0]["implementation"]
+        text = (f"replay: pytest '{item.nodeid}' --impl {impl} --hypothesis-seed={seed} -p no:randomly\n"
+                f"counterexample: {json.dumps(failed[0]['counterexample'])}")
+        report.sections.append(("ktc replay", text))
+
+
+def pytest_runtest_logreport(report) -> None:
+    for key, value in report.user_properties:
+        if key == ROWS_KEY:
+            _CONTROLLER_ROWS.extend(json.loads(value))
+
+
+_CONTROLLER_ROWS: list[dict] = []
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = config.stash[STATE]
+    seed = config.getoption("hypothesis_seed", None)
+    return [f"ktc: implementations {[i.name for i in state.impls]}, profiles {list(state.profiles)}",
+            f"ktc: hypothesis seed {seed} (replay any failure with --hypothesis-seed={seed})"]
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    directory = config.getoption("ktc_report")
+    if hasattr(config, "workerinput") or not directory:
+        return
+    state = config.stash[STATE]
+    rows = results.merge_rows(_CONTROLLER_ROWS)
+    meta = provenance(state, config)
+    path = results.write(Path(directory), rows, meta)
+    config.stash[RESULT_PATH] = str(path)
+
+
+RESULT_PATH = pytest.StashKey[str]()
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    if hasattr(config, "workerinput") or RESULT_PATH not in config.stash:
+        return
+    rows = results.merge_rows(_CONTROLLER_ROWS)
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in results.ORDER}
+    seed = config.getoption("hypothesis_seed", None)
+    terminalreporter.write_line(f"ktc: {len(rows)} clause rows: " + ", ".join(f"{n} {v}" for v, n in counts.items())
+                                + f"; seed {seed}; written to {config.stash[RESULT_PATH]}")

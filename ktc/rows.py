@@ -1,0 +1,78 @@
+"""Turn one test's outcome into verdict rows, one per cited clause (and profile it holds in)."""
+from __future__ import annotations
+
+from specs import clauses as clause_registry
+
+from . import harness
+
+
+def violations(exc) -> list:
+    """Every ClauseViolation inside an exception (Hypothesis may group several)."""
+    if isinstance(exc, harness.ClauseViolation):
+        return [exc]
+    return [v for sub in getattr(exc, "exceptions", ()) for v in violations(sub)]
+
+
+def rows_for(item, call, report, state) -> list[dict]:
+    params = getattr(item, "callspec", None)
+    params = params.params if params else {}
+    impl = params.get("impl")
+    profiles = [params["profile"]] if "profile" in params else list(state.profiles)
+    rows = []
+    for clause_id in dict.fromkeys(c for m in item.iter_markers("clause") for c in m.args):
+        clause = clause_registry.all_clauses().get(clause_id)
+        for profile in profiles:
+            if clause is not None and profile in clause.profiles:
+                row = base_row(clause, impl, profile, item.nodeid)
+                rows.append({**row, **outcome(clause_id, impl, call, report)})
+    return rows
+
+
+def base_row(clause, impl, profile: str, nodeid: str) -> dict:
+    return {"clause": clause.id, "kip": clause.kip, "status": clause.status, "profile": profile,
+            "implementation": impl.name if impl is not None else "reference",
+            "implementation_version": getattr(impl, "version", None), "tests": [nodeid]}
+
+
+def outcome(clause_id: str, impl, call, report) -> dict:
+    stats = harness.RECORDER.clauses.get(clause_id)
+    examples = stats.examples if stats else 0
+    if report.skipped:
+        reason = skip_reason(report)
+        verdict = "unsupported" if reason.startswith("unsupported") else "unknown"
+        return {"verdict": verdict, "examples": 0, "reason": reason}
+    if report.failed:
+        return failed_outcome(clause_id, call.excinfo, stats)
+    if impl is None:
+        return {"verdict": "pass", "examples": max(examples, 1)}
+    return passed_outcome(stats)
+
+
+def skip_reason(report) -> str:
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) else str(longrepr)
+    return text.removeprefix("Skipped: ")
+
+
+def passed_outcome(stats) -> dict:
+    if stats is None or stats.examples == 0:
+        return {"verdict": "unexercised", "examples": 0, "reason": "no example exercised this clause"}
+    if not stats.validities.get("pass"):
+        return {"verdict": "unknown", "examples": stats.examples, "reason": "no example could be decided"}
+    return {"verdict": "pass", "examples": stats.examples}
+
+
+def failed_outcome(clause_id: str, excinfo, stats) -> dict:
+    exc = excinfo.value if excinfo else None
+    found = [v for v in violations(exc) if v.verdict.clause == clause_id]
+    examples = stats.examples if stats else 0
+    if found:
+        return {"verdict": "fail", "examples": examples, "counterexample": found[0].counterexample(),
+                "first_failure_at": stats.first_failure_at if stats else None,
+                "reason": found[0].describe().splitlines()[0]}
+    if violations(exc):
+        return passed_outcome(stats)
+    if isinstance(exc, AssertionError):
+        return {"verdict": "fail", "examples": examples, "reason": str(exc).splitlines()[0][:300] if str(exc) else
+                "assertion failed"}
+    return {"verdict": "error", "examples": examples, "reason": f"{type(exc).__name__}: {exc}"[:300]}

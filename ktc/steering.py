@@ -1,0 +1,36 @@
+"""Push Hypothesis towards the interesting edges with ``target()``: records near a bound."""
+from __future__ import annotations
+
+from hypothesis import target
+from hypothesis.control import currently_in_test_context
+
+from reference.configs import effective_limits
+from reference.types import CreateTopic, History, Produce, TimestampType
+from specs.profiles import get as get_profile
+
+from .scenario import clocks_per_op, leader_now
+
+
+def bound_distance(history: History) -> int | None:
+    """The smallest |(now - ts) - before| or |(ts - now) - after| over CreateTime records."""
+    profile, configs, best = get_profile(history.profile), {}, None
+    for op, snap in zip(history.ops, clocks_per_op(history)):
+        if isinstance(op, CreateTopic):
+            configs.setdefault(op.topic, op.config)
+        elif isinstance(op, Produce) and op.topic in configs:
+            config = configs[op.topic]
+            if config.timestamp_type is TimestampType.CREATE_TIME:
+                before, after = effective_limits(config, profile)
+                now = leader_now(snap, op.topic, op.partition)
+                for r in op.batch.records:
+                    d = min(abs(now - r.timestamp - before), abs(r.timestamp - now - after))
+                    best = d if best is None else min(best, d)
+    return best
+
+
+def steer(history: History) -> None:
+    if not currently_in_test_context():
+        return
+    distance = bound_distance(history)
+    if distance is not None:
+        target(-float(min(distance, 2**53)), label="ms from a validation bound (closer is better)")

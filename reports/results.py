@@ -1,0 +1,78 @@
+"""results.json: one row per clause x implementation x profile, written atomically.
+
+Rows are merged from per-test contributions: a clause cited by several tests gets the worst
+verdict (fail > error > unknown > pass > unsupported) and the sum of their examples.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Iterable, Optional
+
+SCHEMA_VERSION = 1
+ORDER = {"unsupported": 0, "pass": 1, "unknown": 2, "error": 3, "fail": 4}
+# A test that cites a clause but whose examples never reached it contributes "unexercised": the
+# weakest value, so other tests decide the row; a row left unexercised is reported as unknown.
+_MERGE = {"unexercised": -1, **ORDER}
+
+
+def merge_rows(contributions: Iterable[dict]) -> list[dict]:
+    merged: dict[tuple, dict] = {}
+    for part in contributions:
+        key = (part["clause"], part["implementation"], part["profile"])
+        row = merged.setdefault(key, {**part, "examples": 0, "tests": []})
+        row["examples"] += part.get("examples") or 0
+        row["tests"] = sorted(set(row["tests"]) | set(part.get("tests", ())))
+        if _MERGE[part["verdict"]] > _MERGE[row["verdict"]]:
+            row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at")})
+    for row in merged.values():
+        if row["verdict"] == "unexercised":
+            row["verdict"] = "unknown"
+    return sorted(merged.values(), key=lambda r: (r["implementation"], r["profile"], r["clause"]))
+
+
+def git_sha(root: Path) -> Optional[str]:
+    try:
+        out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def document(rows: list[dict], provenance: dict) -> dict:
+    return {"schema_version": SCHEMA_VERSION,
+            "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "provenance": provenance, "rows": rows}
+
+
+def write_atomically(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def write(directory: Path, rows: list[dict], provenance: dict) -> Path:
+    """Write results.json and summary.txt into ``directory``; return the results path."""
+    doc = document(rows, provenance)
+    results = directory / "results.json"
+    write_atomically(results, json.dumps(doc, indent=1, sort_keys=True))
+    write_atomically(directory / "summary.txt", summary(doc))
+    return results
+
+
+def summary(doc: dict) -> str:
+    """Clauses x verdict, one block per implementation and profile; counts first."""
+    blocks: dict[tuple, list[dict]] = {}
+    for row in doc["rows"]:
+        blocks.setdefault((row["implementation"], row["profile"]), []).append(row)
+    lines = [f"ktc results (schema {doc['schema_version']}, {doc['generated_at']})"]
+    for (impl, profile), rows in blocks.items():
+        counts = {v: sum(r["verdict"] == v for r in rows) for v in ORDER}
+        lines.append(f"\n{impl} / {profile}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
+        lines += [f"  {r['verdict']:<11} {r['clause']:<48} {r['examples']:>6} ex" +
+                  (f"  ({r['reason']})" if r.get("reason") else "") for r in rows]
+    return "\n".join(lines) + "\n"
