@@ -119,14 +119,15 @@ def pytest_runtest_setup(item) -> None:
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
     profile = params.params.get("profile") if params else None
-    supported = cited(item)
+    supported = tuple(c for c in cited(item) if profile is None or holds(c, profile))
     if impl is not None:
         caps = impl.capabilities()
         if profile is not None and profile not in caps.profiles:
             pytest.skip(f"unsupported: {impl.name} does not implement profile {profile}")
+        reasons = {caps.reason_unsupported(c) for c in supported} - {None}
         supported = tuple(c for c in supported if not caps.reason_unsupported(c))
         if not supported:
-            pytest.skip("unsupported: " + "; ".join(sorted({caps.reason_unsupported(c) for c in cited(item)})))
+            pytest.skip("unsupported: " + "; ".join(sorted(reasons)))
     context.set_cited(supported)
 
 

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from hypothesis import target
-from hypothesis.control import currently_in_test_context
+from hypothesis.control import current_build_context, currently_in_test_context
 
 from reference.configs import effective_limits
 from reference.types import CreateTopic, History, Produce, TimestampType
@@ -28,9 +28,15 @@ def bound_distance(history: History) -> int | None:
     return best
 
 
+_LAST_CONTEXT = None
+
+
 def steer(history: History) -> None:
-    if not currently_in_test_context():
+    """target() the bound distance once per example (Hypothesis allows one observation per label)."""
+    global _LAST_CONTEXT
+    if not currently_in_test_context() or current_build_context() is _LAST_CONTEXT:
         return
+    _LAST_CONTEXT = current_build_context()
     distance = bound_distance(history)
     if distance is not None:
         target(-float(min(distance, 2**53)), label="ms from a validation bound (closer is better)")

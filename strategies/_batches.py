@@ -3,8 +3,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from reference.types import Batch, Record, TimestampType
+from reference.types import CODECS, Batch, Record, TimestampType
 
+from . import _timestamps
 from ._edges import INT64_MAX, INT64_MIN, wrap
 
 KEYS = st.none() | st.binary(max_size=8)
@@ -13,8 +14,8 @@ ATTRIBUTE_TYPES = st.sampled_from([TimestampType.CREATE_TIME, TimestampType.LOG_
 
 
 @st.composite
-def records(draw, *, timestamps):
-    return Record(draw(timestamps), draw(KEYS), draw(VALUES))
+def records(draw, *, timestamps=None):
+    return Record(draw(_timestamps.timestamps() if timestamps is None else timestamps), draw(KEYS), draw(VALUES))
 
 
 def dishonest_headers(stamps: list[int]) -> st.SearchStrategy:
@@ -29,8 +30,8 @@ def maybe(allowed: bool, strategy: st.SearchStrategy, default):
 
 
 @st.composite
-def batches(draw, *, timestamps, min_size, max_size, codecs, log_append_time_attribute, bad_header,
-            control, transactional, timestamp_extended):
+def batches(draw, *, timestamps=None, min_size=1, max_size=8, codecs=CODECS, log_append_time_attribute=False,
+            bad_header=False, control=False, transactional=False, timestamp_extended=False):
     """Named like the public strategy so that the repr reads as the user's call."""
     rows = tuple(draw(st.lists(records(timestamps=timestamps), min_size=min_size, max_size=max_size)))
     header = maybe(bad_header, dishonest_headers([r.timestamp for r in rows]), None)

@@ -46,12 +46,12 @@ def build(now, bounds, min_value, max_value, allow_no_timestamp) -> st.SearchStr
     """Edges first (so examples shrink to the first one), then any integer, then integers near now."""
     edges = edge_list(now, bounds, min_value, max_value, allow_no_timestamp)
     branches = [st.sampled_from(edges)] if edges else []
-    branches += [s for s in (st.integers(min_value, max_value), near_now(now, min_value, max_value)) if s]
+    branches += [s for s in (st.integers(min_value, max_value), near_now(now, min_value, max_value)) if s is not None]
     strategy = st.one_of(branches)
     return strategy if allow_no_timestamp else strategy.filter(lambda ts: ts != NO_TIMESTAMP)
 
 
 @st.composite
-def timestamps(draw, *, now, bounds, min_value, max_value, allow_no_timestamp):
+def timestamps(draw, *, now=None, bounds=(), min_value=INT64_MIN, max_value=INT64_MAX, allow_no_timestamp=True):
     """Named like the public strategy so that the repr reads as the user's call."""
     return draw(build(now, bounds, min_value, max_value, allow_no_timestamp))

@@ -10,6 +10,7 @@ from reference.types import CODECS, Batch, Record
 
 from . import _batches, _timestamps
 from ._edges import INT64_MAX, INT64_MIN
+from ._repr import shown
 from ._validation import check_bool, check_int64, check_order, check_range, check_sequence, check_strategy, \
     check_subset
 
@@ -41,8 +42,8 @@ def timestamps(*, now: Optional[int] = None, bounds: Sequence[int] = (), min_val
     for bound in bounds:
         check_range(bound, "each of bounds", 0, INT64_MAX)
     check_bool(allow_no_timestamp, "allow_no_timestamp")
-    return _timestamps.timestamps(now=now, bounds=bounds, min_value=min_value, max_value=max_value,
-                                  allow_no_timestamp=allow_no_timestamp)
+    return _timestamps.timestamps(**shown(timestamps, now=now, bounds=bounds, min_value=min_value,
+                                          max_value=max_value, allow_no_timestamp=allow_no_timestamp))
 
 
 def records(*, timestamps: Optional[st.SearchStrategy[int]] = None) -> st.SearchStrategy[Record]:
@@ -52,7 +53,7 @@ def records(*, timestamps: Optional[st.SearchStrategy[int]] = None) -> st.Search
     Shrinks towards ``Record(0)``: timestamp 0, no key, empty value.
     """
     check_strategy(timestamps, "timestamps")
-    return _batches.records(timestamps=_default_timestamps(timestamps))
+    return _batches.records(**shown(records, timestamps=timestamps))
 
 
 def batches(*, timestamps: Optional[st.SearchStrategy[int]] = None, min_size: int = 1, max_size: int = 8,
@@ -79,9 +80,5 @@ def batches(*, timestamps: Optional[st.SearchStrategy[int]] = None, min_size: in
                  transactional=transactional, timestamp_extended=timestamp_extended)
     for name, value in flags.items():
         check_bool(value, name)
-    return _batches.batches(timestamps=_default_timestamps(timestamps), min_size=min_size, max_size=max_size,
-                            codecs=codecs, **flags)
-
-
-def _default_timestamps(given: Optional[st.SearchStrategy[int]]) -> st.SearchStrategy[int]:
-    return timestamps() if given is None else given
+    return _batches.batches(**shown(batches, timestamps=timestamps, min_size=min_size, max_size=max_size,
+                                    codecs=codecs, **flags))

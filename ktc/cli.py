@@ -1,0 +1,137 @@
+"""The ``ktc`` command.
+
+  ktc clauses [--check]      list the clause registry; --check fails on gaps (CI runs it)
+  ktc profiles               list the profiles and their switches
+  ktc run --impl NAME --profile NAMES [--hypothesis-profile ci] [--report DIR] [-- PYTEST ARGS]
+
+Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
+line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwise.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+EXIT_USAGE = 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2, no usage dump
+        raise UsageError(f"{message} (see 'ktc {self.prog.split()[-1]} --help')" if " " in self.prog
+                         else f"{message} (see 'ktc --help')")
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="ktc", description="Conformance suite for Kafka record-timestamp semantics")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+    clauses = sub.add_parser("clauses", help="list clauses; --check fails on registry gaps")
+    clauses.add_argument("--check", action="store_true")
+    sub.add_parser("profiles", help="list profiles and their switches")
+    run = sub.add_parser("run", help="run the suites against an implementation")
+    run.add_argument("--impl", action="append", help="built-in name or package.module:attribute (repeatable)")
+    run.add_argument("--profile", default="all", help="comma-separated profile names, or 'all'")
+    run.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
+    run.add_argument("--report", default=str(ROOT / "reports" / "latest"), help="report directory")
+    run.add_argument("--workers", default="2", help="pytest-xdist workers (0 for none)")
+    run.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return COMMANDS[args.command](args)
+    except UsageError as error:
+        print(f"ktc: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("ktc: interrupted", file=sys.stderr)
+        return 130
+
+
+def cmd_clauses(args) -> int:
+    from specs import clauses as registry
+
+    from .citations import citations
+    counts = citations(ROOT / "suites")
+    for c in registry.all_clauses().values():
+        print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {counts.get(c.id, 0):>3} tests")
+    if not args.check:
+        return 0
+    problems = registry_problems(registry, counts)
+    for line in problems:
+        print(f"PROBLEM: {line}", file=sys.stderr)
+    print(f"{len(registry.all_clauses())} clauses, {len(problems)} problems", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def registry_problems(registry, counts) -> list[str]:
+    from .harness import checks
+    known = registry.all_clauses()
+    problems = list(registry.problems())
+    problems += [f"{c}: no test cites this clause" for c in known if counts.get(c, 0) == 0]
+    problems += [f"{c}: cited by a test but not in the registry" for c in counts if c not in known]
+    problems += [f"{c}: a check is registered for an unknown clause" for c in checks.CHECKS if c not in known]
+    return problems
+
+
+def cmd_profiles(args) -> int:
+    from specs.profiles import all_profiles
+    for profile in all_profiles().values():
+        print(f"{profile.name}: {profile.description}")
+    return 0
+
+
+def validate_run(args) -> None:
+    import implementations
+    from specs.profiles import ProfileError, get
+    for spec in args.impl or ["reference"]:
+        try:
+            implementations.load(spec)
+        except implementations.ImplementationError as error:
+            raise UsageError(str(error)) from None
+    if args.profile != "all":
+        for name in args.profile.split(","):
+            try:
+                get(name.strip())
+            except ProfileError as error:
+                raise UsageError(str(error)) from None
+
+
+def cmd_run(args) -> int:
+    validate_run(args)
+    import pytest
+    os.environ["HYPOTHESIS_PROFILE"] = args.hypothesis_profile
+    argv = [str(ROOT / "suites"), "--rootdir", str(ROOT), "-q", "--profile", args.profile,
+            "--ktc-report", args.report, "-p", "no:cacheprovider"]
+    argv += [f"--impl={spec}" for spec in args.impl or ["reference"]]
+    argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []
+    code = pytest.main(argv + list(args.pytest_args))
+    return finish_run(Path(args.report), int(code))
+
+
+def finish_run(report: Path, code: int) -> int:
+    summary = report / "summary.txt"
+    if summary.exists():
+        print(summary.read_text())
+    if code == pytest_exit_no_tests():
+        print("ktc: error: no tests were collected", file=sys.stderr)
+        return 1
+    return code
+
+
+def pytest_exit_no_tests() -> int:
+    return 5
+
+
+COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run}
+
+if __name__ == "__main__":
+    sys.exit(main())

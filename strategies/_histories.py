@@ -1,0 +1,125 @@
+"""Building blocks of ``histories()`` and ``append_histories()``: one drawer per kind of op."""
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from reference.types import (INT64_MAX, INT64_MIN, NO_TIMESTAMP, ONE_HOUR_MS, Advance, CreateTopic, DescribeLog,
+                             ElectLeader, Fetch, History, ListOffsets, Produce, RetentionPass, StepClock)
+from specs import profiles
+
+from . import configs, data
+from ._edges import DAY_MS
+from ._sketch import Sketch, config_bounds
+
+START_MS = 1_700_000_000_000
+ROUND_STARTS = (START_MS, 1_600_000_000_000, 1_800_000_000_000, 2_000_000_000_000)
+STARTS = st.one_of(st.sampled_from(ROUND_STARTS), st.integers(START_MS - 365 * DAY_MS, START_MS + 365 * DAY_MS))
+ADVANCES = st.one_of(st.sampled_from((1, ONE_HOUR_MS, DAY_MS, 2 * DAY_MS)), st.integers(1, 2 * DAY_MS))
+SPECIAL_TARGETS = (-1, -2, -3)  # latest, earliest, max timestamp
+
+
+def sentinels(profile: str) -> st.SearchStrategy[int]:
+    """-1, or KIP-228's Long.MIN draft too when the profile leaves the sentinel to the history."""
+    if profiles.get(profile).sentinel == "parameter":
+        return st.sampled_from((NO_TIMESTAMP, INT64_MIN))
+    return st.just(NO_TIMESTAMP)
+
+
+def batch_strategy(batches, now: int, bounds) -> st.SearchStrategy:
+    """A strategy used as given; a callable called with timestamps near ``now`` and ``bounds``."""
+    if isinstance(batches, st.SearchStrategy):
+        return batches
+    return (batches or data.batches)(timestamps=data.timestamps(now=now, bounds=bounds))
+
+
+def where(draw, sketch: Sketch) -> tuple[str, int]:
+    topic = draw(st.sampled_from(list(sketch.topics)))
+    return topic, draw(st.integers(0, sketch.partitions(topic) - 1))
+
+
+def produce(draw, sketch: Sketch, batches, skew_ms: int) -> Produce:
+    topic, partition = where(draw, sketch)
+    batch = draw(batch_strategy(batches, sketch.clock(topic, partition), sketch.bounds(topic)))
+    sketch.produced += [r.timestamp for r in batch.records if r.timestamp >= 0]
+    return Produce(topic, batch, partition)
+
+
+def advance(draw, sketch: Sketch, batches, skew_ms: int) -> Advance:
+    op = Advance(draw(ADVANCES))
+    sketch.real_ms += op.ms
+    return op
+
+
+def step_clock(draw, sketch: Sketch, batches, skew_ms: int) -> StepClock:
+    op = StepClock(draw(st.integers(0, sketch.brokers - 1)), draw(st.integers(-skew_ms, skew_ms)))
+    sketch.offsets[op.broker] += op.delta_ms
+    return op
+
+
+def elect_leader(draw, sketch: Sketch, batches, skew_ms: int) -> ElectLeader:
+    topic, partition = where(draw, sketch)
+    op = ElectLeader(topic, draw(st.integers(0, sketch.brokers - 1)), partition)
+    sketch.leaders[(topic, partition)] = op.broker
+    return op
+
+
+def retention_pass(draw, sketch: Sketch, batches, skew_ms: int) -> RetentionPass:
+    return RetentionPass(*where(draw, sketch))
+
+
+def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
+    topic, partition = where(draw, sketch)
+    near = st.sampled_from(sketch.produced or [0]).flatmap(lambda t: st.sampled_from((t, t + 1, max(0, t - 1))))
+    target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS), near, st.integers(0, INT64_MAX)))
+    return ListOffsets(topic, min(target, INT64_MAX), partition)
+
+
+def drawers(brokers: int, skew_ms: int) -> list:
+    """Produce twice as likely as the rest; clock steps and elections only where they can matter."""
+    kinds = [produce, produce, advance, retention_pass, list_offsets]
+    return kinds + [step_clock] * (skew_ms > 0) + [elect_leader] * (brokers > 1)
+
+
+def final_reads(sketch: Sketch) -> list:
+    """Fetch and DescribeLog for every partition of every topic, in creation order."""
+    return [op(topic, p) for topic in sketch.topics for p in range(sketch.partitions(topic)) for op in
+            (Fetch, DescribeLog)]
+
+
+def create_topics(draw, sketch: Sketch, configs) -> list[CreateTopic]:
+    names = ["t", "u"] if draw(st.booleans()) else ["t"]
+    for name in names:
+        sketch.topics[name] = draw(configs)
+    return [CreateTopic(name, sketch.topics[name]) for name in names]
+
+
+@st.composite
+def histories(draw, *, profile, brokers, max_ops, topic_configs, batches, skew_ms):
+    """Named like the public strategy so that the repr reads as the user's call."""
+    start, no_timestamp = draw(STARTS), draw(sentinels(profile))
+    offsets = [0] + [draw(st.integers(-skew_ms, skew_ms)) for _ in range(brokers - 1)]
+    sketch = Sketch(profiles.get(profile), start, list(offsets))
+    chosen = configs.topic_configs(profile=profile) if topic_configs is None else topic_configs
+    ops = create_topics(draw, sketch, chosen)
+    kinds = drawers(brokers, skew_ms)
+    for _ in range(draw(st.integers(0, max_ops))):
+        ops.append(draw(st.sampled_from(kinds))(draw, sketch, batches, skew_ms))
+    return History(profile, tuple(ops + final_reads(sketch)), start, tuple(offsets), no_timestamp)
+
+
+def value_or(given, strategy) -> st.SearchStrategy:
+    """``given`` itself when it is a strategy, ``just(given)`` when a value, ``strategy`` when None."""
+    if given is None:
+        return strategy
+    return given if isinstance(given, st.SearchStrategy) else st.just(given)
+
+
+@st.composite
+def append_histories(draw, *, profile, config, batch, now):
+    """Named like the public strategy so that the repr reads as the user's call."""
+    start = draw(value_or(now, STARTS))
+    chosen = draw(value_or(config, configs.topic_configs(profile=profile)))
+    bounds = config_bounds(chosen, profiles.get(profile))
+    sent = draw(value_or(batch, data.batches(timestamps=data.timestamps(now=start, bounds=bounds))))
+    ops = (CreateTopic("t", chosen), Produce("t", sent), Fetch("t"))
+    return History(profile, ops, start, (0,), draw(sentinels(profile)))

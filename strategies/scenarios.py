@@ -1,0 +1,80 @@
+"""Strategies for whole scenarios: histories of operations that ``reference.run`` interprets."""
+from __future__ import annotations
+
+from typing import Callable, Optional, Union
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+
+from reference.types import Batch, History, TopicConfig
+
+from . import _histories
+from ._validation import check_int64, check_profile, check_range, check_strategy
+
+__all__ = ["histories", "append_histories"]
+
+BatchesArg = Union[None, st.SearchStrategy[Batch], Callable[..., st.SearchStrategy[Batch]]]
+
+
+def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
+              topic_configs: Optional[st.SearchStrategy[TopicConfig]] = None, batches: BatchesArg = None,
+              skew_ms: int = 0) -> st.SearchStrategy[History]:
+    """Histories for ``profile`` on ``brokers`` brokers.
+
+    ``start_ms`` is a round value (1.7e12 first) or within a year of 1.7e12; broker 0's clock
+    offset is 0, the others' within ±``skew_ms``; under a profile whose sentinel is a history
+    parameter, ``no_timestamp`` is -1 or INT64_MIN.  Ops: ``CreateTopic("t")`` (and sometimes
+    ``"u"``) with configs from ``topic_configs`` (default ``topic_configs(profile=profile)``),
+    then up to ``max_ops`` of Produce (twice as likely as each other kind; any partition of a
+    topic), Advance (1 ms to 2 days), RetentionPass, ListOffsets (-1, -2, -3, or >= 0 near the
+    produced timestamps), StepClock (±``skew_ms``, only when ``skew_ms`` > 0) and ElectLeader
+    (only when ``brokers`` > 1), and last a Fetch and a DescribeLog for every partition.
+
+    Produce batches come from ``batches``: a strategy is used as is; a callable (default
+    ``batches``) is called with ``timestamps=timestamps(now=<leader clock>, bounds=<topic's
+    limits and the profile's defaults>)``, so timestamps sit on the validation edges.
+
+    Shrinks towards ``CreateTopic("t", TopicConfig())``, ``Fetch("t")``, ``DescribeLog("t")``.
+    """
+    check_profile(profile)
+    check_range(brokers, "brokers", 1, 64)
+    check_range(max_ops, "max_ops", 1, 10_000)
+    check_int64(skew_ms, "skew_ms")
+    if skew_ms < 0:
+        raise InvalidArgument(f"skew_ms={skew_ms!r} must be >= 0 (it bounds clock offsets both ways)")
+    check_strategy(topic_configs, "topic_configs")
+    if batches is not None and not (isinstance(batches, st.SearchStrategy) or callable(batches)):
+        raise InvalidArgument(f"batches={batches!r} must be a SearchStrategy, a callable taking "
+                              "timestamps= and returning one, or None")
+    return _histories.histories(profile=profile, brokers=brokers, max_ops=max_ops,
+                                topic_configs=topic_configs, batches=batches, skew_ms=skew_ms)
+
+
+def append_histories(*, profile: str, config: Union[None, TopicConfig, st.SearchStrategy[TopicConfig]] = None,
+                     batch: Union[None, Batch, st.SearchStrategy[Batch]] = None,
+                     now: Union[None, int, st.SearchStrategy[int]] = None) -> st.SearchStrategy[History]:
+    """The single-append scenario most KIP-937 properties use.
+
+    ``[CreateTopic("t", config), Produce("t", batch), Fetch("t")]`` with ``start_ms = now``
+    on one broker, so the Produce is validated at exactly ``now``.  Each of ``now``,
+    ``config`` and ``batch`` may be a value, a strategy, or None to draw it: ``now`` like
+    ``histories``' start, ``config`` from ``topic_configs(profile=profile)``, ``batch`` from
+    ``batches(timestamps=timestamps(now=now, bounds=<config's limits and profile defaults>))``.
+
+    Shrinks towards start 1.7e12, ``TopicConfig()`` and one record stamped ``now``.
+    """
+    spec = check_profile(profile)
+    _check_value_or_strategy(config, "config", TopicConfig)
+    _check_value_or_strategy(batch, "batch", Batch)
+    if now is not None and not isinstance(now, st.SearchStrategy):
+        check_int64(now, "now")
+    if isinstance(config, TopicConfig):
+        unknown = [key for key in config.set_keys() if key not in spec.configs]
+        if unknown:
+            raise InvalidArgument(f"config sets {unknown!r}, which profile={profile!r} does not accept")
+    return _histories.append_histories(profile=profile, config=config, batch=batch, now=now)
+
+
+def _check_value_or_strategy(value, name: str, kind: type) -> None:
+    if value is not None and not isinstance(value, (kind, st.SearchStrategy)):
+        raise InvalidArgument(f"{name}={value!r} must be a {kind.__name__}, a SearchStrategy of them, or None")

@@ -1,0 +1,35 @@
+"""Small builders shared by the suites: histories from a config and a few timestamps."""
+from __future__ import annotations
+
+from specs.profiles import get as get_profile
+from reference.types import (Batch, CreateTopic, DescribeLog, Fetch, History, Produce, Record, TimestampType,
+                             TopicConfig)
+
+NOW = 1_760_000_000_000
+CT = TimestampType.CREATE_TIME
+LAT = TimestampType.LOG_APPEND_TIME
+
+
+def bounded(profile: str, before: int, after: int) -> TopicConfig:
+    """before/after limits, or the deprecated difference.max.ms where the profile has nothing else."""
+    if "message.timestamp.before.max.ms" in get_profile(profile).configs:
+        return TopicConfig(before_max_ms=before, after_max_ms=after)
+    return TopicConfig(difference_max_ms=min(before, after))
+
+
+def batch(*timestamps: int, **attributes) -> Batch:
+    return Batch(tuple(Record(ts) for ts in timestamps), **attributes)
+
+
+def one_append(profile: str, config: TopicConfig, *timestamps: int, now: int = NOW, **attributes) -> History:
+    """CreateTopic, one Produce of a batch with these record timestamps, Fetch, DescribeLog."""
+    ops = (CreateTopic("t", config), Produce("t", batch(*timestamps, **attributes)), Fetch("t"), DescribeLog("t"))
+    return History(profile, ops, start_ms=now)
+
+
+def appends(profile: str, config: TopicConfig, batches, now: int = NOW, between=()) -> History:
+    """Several produces to one topic; ``between`` ops (e.g. Advance) are inserted after each produce."""
+    ops = [CreateTopic("t", config)]
+    for b in batches:
+        ops += [Produce("t", b), *between]
+    return History(profile, tuple(ops) + (Fetch("t"), DescribeLog("t")), start_ms=now)

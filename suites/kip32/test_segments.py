@@ -1,0 +1,58 @@
+"""KIP-32: time-based rolling and retention, with timestamps in the past, the future and missing."""
+import pytest
+from hypothesis import example, given, strategies as st
+
+from ktc.harness import assert_conforms
+from reference.types import Advance, DescribeLog, RetentionPass, TopicConfig
+from strategies import histories, timestamps
+from suites._support import LAT, NOW, appends, batch
+
+SEGMENT_MS = 60_000
+RETENTION_MS = 600_000
+
+
+def rolled_history(profile, stamps, gaps, timestamp_type):
+    config = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=RETENTION_MS, timestamp_type=timestamp_type)
+    history = appends(profile, config, [batch(ts) for ts in stamps])
+    ops, out = list(history.ops), []
+    for op, gap in zip(ops, [0, *gaps, *[0] * len(ops)]):
+        out += [Advance(gap), op] if gap else [op]
+    return history.__class__(profile, tuple(out) + (RetentionPass("t"), DescribeLog("t")), start_ms=NOW)
+
+
+STAMPS = st.lists(timestamps(now=NOW, bounds=[SEGMENT_MS, RETENTION_MS]), min_size=1, max_size=6)
+GAPS = st.lists(st.integers(0, 2 * RETENTION_MS), max_size=6)
+
+
+@pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.future-timestamp-breaks-rolling")
+@example(stamps=[NOW, NOW + SEGMENT_MS, NOW + SEGMENT_MS + 1], gaps=[])
+@example(stamps=[NOW + 10**12, NOW, NOW + 2 * SEGMENT_MS], gaps=[SEGMENT_MS + 1])
+@example(stamps=[-1, -1], gaps=[SEGMENT_MS + 1])
+@given(stamps=STAMPS, gaps=GAPS)
+def test_segment_rolls_when_incoming_max_passes_segment_ms(impl, profile, stamps, gaps):
+    assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=None or TopicConfig().timestamp_type))
+
+
+@pytest.mark.clause("KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level",
+                    "KIP-32.retention-mtime-fallback", "KIP-32.future-timestamp-pins-retention")
+@example(stamps=[NOW - RETENTION_MS - 1, NOW + 10**12, NOW - RETENTION_MS - 1], gaps=[SEGMENT_MS + 1] * 2)
+@example(stamps=[-1, NOW], gaps=[RETENTION_MS + 1])
+@example(stamps=[NOW - RETENTION_MS, NOW - RETENTION_MS - 1], gaps=[0])
+@given(stamps=STAMPS, gaps=GAPS)
+def test_retention_deletes_old_segments_oldest_first_and_stops_at_a_survivor(impl, profile, stamps, gaps):
+    assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=TopicConfig().timestamp_type))
+
+
+@pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-by-last-timestamp",
+                    "KIP-32.retention-segment-level")
+@given(stamps=STAMPS, gaps=GAPS)
+def test_log_append_time_segments_roll_and_expire_by_broker_clock(impl, profile, stamps, gaps):
+    assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=LAT))
+
+
+@pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-segment-level",
+                    "KIP-32.retention-by-last-timestamp", "KIP-32.log-append-time-assigned",
+                    "KIP-32.create-time-kept", "KIP-32.offsets-contiguous")
+@given(data=st.data())
+def test_generated_histories_agree_with_the_reference(impl, profile, data):
+    assert_conforms(impl, data.draw(histories(profile=profile, max_ops=16)))

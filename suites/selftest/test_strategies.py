@@ -1,0 +1,340 @@
+"""Self-tests of the ``strategies`` package: argument validation, reachable edges, well-formed output."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from hypothesis import Phase, find, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument, NoSuchExample
+
+import reference
+from reference.configs import config_error
+from reference.types import (CODECS, INT64_MAX, INT64_MIN, NONE, Advance, Batch, CreateTopic, CreateTopicResult,
+                             DescribeLog, ElectLeader, Fetch, History, Produce, Record, StepClock, TimestampType,
+                             TopicConfig)
+from specs import profiles
+from strategies import append_histories, batches, histories, records, timestamps, topic_configs
+from strategies import _edges
+
+FIND = settings(max_examples=2000, database=None)
+REACH = settings(FIND, phases=[Phase.generate])  # existence only: stop at the first hit, no shrinking
+FAST = settings(max_examples=50, deadline=None, database=None)
+NOW = 1_700_000_000_000
+PROFILES = profiles.names()
+LAT = TimestampType.LOG_APPEND_TIME
+
+
+def reach(strategy, condition):
+    """The first example satisfying ``condition``: proves it is reachable, without shrinking."""
+    return find(strategy, condition, settings=REACH)
+
+
+def simplest(strategy):
+    """What every example of ``strategy`` shrinks towards."""
+    return find(strategy, lambda _: True, settings=FIND)
+
+
+def invalid(strategy_call):
+    with pytest.raises(InvalidArgument):
+        strategy_call().validate()
+
+
+def epoch_ms(*args) -> int:
+    return int((dt.datetime(*args, tzinfo=dt.timezone.utc) - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc))
+               / dt.timedelta(milliseconds=1))
+
+
+# ---- edges ---------------------------------------------------------------------------------
+
+def test_calendar_edges_are_the_instants_their_names_say():
+    assert _edges.GREGORIAN_CUTOVER_MS == epoch_ms(1582, 10, 15)
+    assert _edges.YEAR_1_MS == epoch_ms(1, 1, 1)
+    assert _edges.YEAR_9999_END_MS == epoch_ms(9999, 12, 31, 23, 59, 59, 999_000)
+
+
+def test_pandas_edges_are_int64_nanoseconds_in_milliseconds():
+    assert _edges.PANDAS_NS_MAX_MS == INT64_MAX // 1_000_000
+    assert _edges.PANDAS_NS_MIN_MS == -(INT64_MAX // 1_000_000)
+
+
+def test_unit_mistakes_are_micro_nano_and_seconds_with_nanoseconds_clamped():
+    assert _edges.unit_mistakes(NOW) == (NOW * 1000, NOW * 1_000_000, NOW // 1000)
+    assert _edges.unit_mistakes(10**13) == (10**16, INT64_MAX, 10**10)
+    assert _edges.unit_mistakes(-(10**13))[1] == INT64_MIN
+    assert _edges.unit_mistakes(5) == (5000, 5_000_000, 0)
+
+
+# ---- timestamps ----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [
+    dict(min_value=2, max_value=1), dict(min_value=INT64_MIN - 1), dict(max_value=INT64_MAX + 1),
+    dict(now=1.5), dict(now=True), dict(now=INT64_MAX + 1), dict(bounds=[-1]), dict(bounds=[1.0]),
+    dict(bounds=5), dict(allow_no_timestamp=None), dict(min_value="0"),
+])
+def test_timestamps_rejects_invalid_arguments(kwargs):
+    invalid(lambda: timestamps(**kwargs))
+
+
+def test_timestamps_rejects_min_value_above_max_value_before_drawing():
+    with pytest.raises(InvalidArgument, match="min_value=2 must not be greater than max_value=1"):
+        timestamps(min_value=2, max_value=1)
+
+
+@pytest.mark.parametrize("bound", [0, 1, 1000, 3_600_000, INT64_MAX])
+@pytest.mark.parametrize("step", [-1, 0, 1])
+def test_timestamps_reach_every_value_around_both_bounds(bound, step):
+    for sign in (-1, 1):
+        target = _edges.wrap(NOW + sign * bound + step)
+        assert reach(timestamps(now=NOW, bounds=[bound]), lambda t: t == target) == target
+
+
+@pytest.mark.parametrize("target", [INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1, -1, 0, 1, -2,
+                                    _edges.GREGORIAN_CUTOVER_MS, _edges.YEAR_1_MS, _edges.YEAR_9999_END_MS])
+def test_timestamps_reach_the_named_edges(target):
+    assert reach(timestamps(), lambda t: t == target) == target
+
+
+def test_timestamps_reach_the_value_that_passes_every_limit_through_overflow():
+    target = _edges.wrap(NOW + INT64_MIN)
+    assert reach(timestamps(now=NOW), lambda t: t == target) == target
+
+
+@pytest.mark.parametrize("index", range(3))
+def test_timestamps_reach_now_read_in_the_wrong_unit(index):
+    target = _edges.unit_mistakes(NOW)[index]
+    assert reach(timestamps(now=NOW), lambda t: t == target) == target
+
+
+def test_timestamps_reach_values_near_now_that_are_not_edges():
+    assert NOW + 3 < reach(timestamps(now=NOW), lambda t: NOW + 3 < t < NOW + 86_400_000) < NOW + 86_400_000
+
+
+def test_timestamps_shrink_towards_now_when_given_and_zero_otherwise():
+    assert simplest(timestamps(now=NOW)) == NOW
+    assert simplest(timestamps()) == 0
+
+
+@FAST
+@given(st.data())
+def test_timestamps_stay_within_min_value_and_max_value(data):
+    low = data.draw(st.integers(INT64_MIN, INT64_MAX))
+    high = data.draw(st.integers(low, INT64_MAX))
+    now = data.draw(st.none() | st.integers(INT64_MIN, INT64_MAX))
+    bounds = data.draw(st.lists(st.integers(0, INT64_MAX), max_size=3))
+    assert low <= data.draw(timestamps(now=now, bounds=bounds, min_value=low, max_value=high)) <= high
+
+
+@FAST
+@given(timestamps(now=0, bounds=[1], allow_no_timestamp=False))
+def test_timestamps_never_draw_minus_one_when_no_timestamp_is_not_allowed(ts):
+    assert ts != -1
+
+
+def test_timestamps_repr_shows_only_the_arguments_given():
+    assert repr(timestamps(now=5, bounds=(1,))) == "timestamps(now=5, bounds=(1,))"
+
+
+# ---- records and batches -------------------------------------------------------------------
+
+def test_records_rejects_a_timestamps_argument_that_is_not_a_strategy():
+    invalid(lambda: records(timestamps=5))
+
+
+def test_records_shrink_towards_timestamp_zero_without_key_or_value():
+    assert simplest(records()) == Record(0)
+
+
+@pytest.mark.parametrize("kwargs", [
+    dict(min_size=0), dict(min_size=3, max_size=2), dict(max_size=0), dict(codecs=()), dict(codecs=["brotli"]),
+    dict(codecs="none"), dict(timestamps=[1]), dict(control=1), dict(bad_header="yes"),
+])
+def test_batches_rejects_invalid_arguments(kwargs):
+    invalid(lambda: batches(**kwargs))
+
+
+def test_batches_shrink_towards_one_uncompressed_create_time_record():
+    assert simplest(batches()) == Batch((Record(0),))
+
+
+@FAST
+@given(batches(codecs=("gzip", "lz4"), min_size=2, max_size=3))
+def test_batches_keep_every_default_when_no_flag_is_set(batch):
+    assert 2 <= len(batch.records) <= 3 and batch.codec in ("gzip", "lz4")
+    assert batch.timestamp_type is TimestampType.CREATE_TIME and batch.max_timestamp is None
+    assert not (batch.control or batch.transactional or batch.timestamp_extended)
+
+
+@pytest.mark.parametrize("flag, drawn", [
+    ("log_append_time_attribute", lambda b: b.timestamp_type is LAT),
+    ("control", lambda b: b.control),
+    ("transactional", lambda b: b.transactional),
+    ("timestamp_extended", lambda b: b.timestamp_extended),
+    ("bad_header", lambda b: b.max_timestamp is not None and b.max_timestamp != max(r.timestamp for r in b.records)),
+])
+def test_batches_draw_each_flagged_feature_without_forcing_it(flag, drawn):
+    reach(batches(**{flag: True}), drawn)
+    reach(batches(**{flag: True}), lambda b: not drawn(b))
+
+
+@pytest.mark.parametrize("wrong", [min, lambda stamps: _edges.wrap(max(stamps) + 1)])
+def test_batches_reach_the_dishonest_headers_derived_from_the_records(wrong):
+    reach(batches(bad_header=True, min_size=2),
+          lambda b: len({r.timestamp for r in b.records}) > 1 and b.max_timestamp == wrong(
+              [r.timestamp for r in b.records]))
+
+
+# ---- topic configs -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [
+    dict(profile="kafka-9"), dict(profile="kip", timestamp_types=()), dict(profile="kip", timestamp_types=["x"]),
+    dict(profile="kip", limits=[-1]), dict(profile="kip", limits=[INT64_MAX + 1]), dict(profile="kip", limits=()),
+    dict(profile="kip", limits=5),
+])
+def test_topic_configs_rejects_invalid_arguments(kwargs):
+    invalid(lambda: topic_configs(**kwargs))
+
+
+def test_topic_configs_lists_the_valid_profiles_when_the_name_is_unknown():
+    with pytest.raises(InvalidArgument, match="kafka-3.5, kafka-3.6, kafka-4"):
+        topic_configs(profile="kafka-9")
+
+
+@pytest.mark.parametrize("profile_name", PROFILES)
+def test_topic_configs_only_set_keys_the_profile_accepts(profile_name):
+    @FAST
+    @given(topic_configs(profile=profile_name))
+    def check(config):
+        assert set(config.set_keys()) <= profiles.get(profile_name).configs
+        assert config_error(config, profiles.get(profile_name)) == NONE
+    check()
+
+
+@pytest.mark.parametrize("profile_name", PROFILES)
+def test_topic_configs_shrink_towards_the_default_config(profile_name):
+    assert simplest(topic_configs(profile=profile_name)) == TopicConfig()
+
+
+def test_topic_configs_reach_event_time_retention_only_where_the_profile_accepts_it():
+    reach(topic_configs(profile="kip"), lambda c: c.retention_max_eventtime_ms is not None)
+    with pytest.raises(NoSuchExample):
+        find(topic_configs(profile="kafka-4"), lambda c: c.retention_max_eventtime_ms is not None, settings=FAST)
+
+
+@FAST
+@given(topic_configs(profile="kafka-3.6", limits=[None, 7], timestamp_types=[LAT]))
+def test_topic_configs_draw_limits_and_types_only_from_the_choices_given(config):
+    assert {config.before_max_ms, config.after_max_ms, config.difference_max_ms} <= {None, 7}
+    assert config.timestamp_type is LAT
+
+
+def test_topic_configs_reach_int64_max_limits_and_a_compression_codec():
+    reach(topic_configs(profile="kip"), lambda c: c.before_max_ms == INT64_MAX and c.compression_type in CODECS)
+
+
+# ---- histories -----------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [
+    dict(profile="nope"), dict(profile="kip", brokers=0), dict(profile="kip", max_ops=0),
+    dict(profile="kip", skew_ms=-1), dict(profile="kip", topic_configs=TopicConfig()),
+    dict(profile="kip", batches=5),
+])
+def test_histories_rejects_invalid_arguments(kwargs):
+    invalid(lambda: histories(**kwargs))
+
+
+def check_well_formed(history: History):
+    trace = reference.run(history)
+    creates = [r for op, r in zip(history.ops, trace) if isinstance(op, CreateTopic)]
+    assert creates and all(r == CreateTopicResult(NONE) for r in creates)
+    assert history.ops[0] == CreateTopic("t", history.ops[0].config)
+
+
+def final_reads(history: History):
+    topics = [op for op in history.ops if isinstance(op, CreateTopic)]
+    return [op(t.topic, p) for t in topics for p in range(t.config.partitions) for op in (Fetch, DescribeLog)]
+
+
+@pytest.mark.parametrize("profile_name", PROFILES)
+def test_histories_run_through_the_reference_and_end_with_reads_of_every_partition(profile_name):
+    @FAST
+    @given(histories(profile=profile_name, brokers=3, skew_ms=60_000))
+    def check(history):
+        check_well_formed(history)
+        reads = final_reads(history)
+        assert list(history.ops[-len(reads):]) == reads
+        assert all(abs(offset) <= 60_000 for offset in history.clock_offsets) and history.clock_offsets[0] == 0
+    check()
+
+
+@FAST
+@given(histories(profile="kafka-4", max_ops=4))
+def test_histories_on_one_unskewed_broker_never_step_clocks_or_elect(history):
+    assert not any(isinstance(op, (StepClock, ElectLeader)) for op in history.ops)
+    assert sum(not isinstance(op, (CreateTopic, Fetch, DescribeLog)) for op in history.ops) <= 4
+
+
+def test_histories_shrink_towards_one_create_fetch_and_describe():
+    assert simplest(histories(profile="kip", brokers=2, skew_ms=5)).ops == (
+        CreateTopic("t", TopicConfig()), Fetch("t"), DescribeLog("t"))
+
+
+def test_histories_produce_timestamps_just_past_the_topics_before_limit_at_the_leader_clock():
+    def just_past(history):
+        real, limit = history.start_ms, history.ops[0].config.before_max_ms
+        for op in history.ops:
+            real += op.ms if isinstance(op, Advance) else 0
+            if isinstance(op, Produce) and op.topic == "t" and limit is not None:
+                if any(r.timestamp == real - limit - 1 for r in op.batch.records):
+                    return True
+        return False
+    reach(histories(profile="kafka-3.6", topic_configs=topic_configs(profile="kafka-3.6", limits=[1000])), just_past)
+
+
+def test_histories_reach_elections_clock_steps_and_a_second_topic():
+    reach(histories(profile="kip", brokers=2, skew_ms=1000),
+          lambda h: {ElectLeader, StepClock} <= {type(op) for op in h.ops} and any(isinstance(op, CreateTopic) and op.topic == "u" for op in h.ops))
+
+
+def test_histories_accept_a_batches_callable_such_as_a_configured_batches():
+    reach(histories(profile="kip", batches=lambda timestamps: batches(timestamps=timestamps, control=True)),
+          lambda h: any(isinstance(op, Produce) and op.batch.control for op in h.ops))
+
+
+# ---- append histories ----------------------------------------------------------------------
+
+@pytest.mark.parametrize("kwargs", [
+    dict(profile="nope"), dict(profile="kip", now=1.5), dict(profile="kip", now=INT64_MAX + 1),
+    dict(profile="kip", config=5), dict(profile="kip", batch=[Record(0)]),
+    dict(profile="kafka-4", config=TopicConfig(difference_max_ms=5)),
+])
+def test_append_histories_rejects_invalid_arguments(kwargs):
+    invalid(lambda: append_histories(**kwargs))
+
+
+@pytest.mark.parametrize("profile_name", PROFILES)
+def test_append_histories_are_one_create_one_produce_one_fetch_that_the_reference_runs(profile_name):
+    @FAST
+    @given(append_histories(profile=profile_name))
+    def check(history):
+        check_well_formed(history)
+        assert [type(op) for op in history.ops] == [CreateTopic, Produce, Fetch]
+    check()
+
+
+@FAST
+@given(append_histories(profile="kip", config=TopicConfig(before_max_ms=10), now=NOW,
+                        batch=batches(timestamps=st.just(5))))
+def test_append_histories_use_values_and_strategies_as_given(history):
+    assert history.start_ms == NOW and history.ops[0].config == TopicConfig(before_max_ms=10)
+    assert all(r.timestamp == 5 for r in history.ops[1].batch.records)
+
+
+def test_append_histories_reach_the_timestamp_one_past_the_configured_after_limit():
+    reach(append_histories(profile="kafka-4", config=TopicConfig(after_max_ms=500)),
+          lambda h: any(r.timestamp == h.start_ms + 501 for r in h.ops[1].batch.records))
+
+
+def test_append_histories_shrink_towards_one_record_stamped_now_on_the_default_config():
+    history = simplest(append_histories(profile="kip"))
+    assert history.ops == (CreateTopic("t", TopicConfig()), Produce("t", Batch((Record(NOW),))), Fetch("t"))
