@@ -29,7 +29,8 @@ def batch_strategy(batches, now: int, bounds) -> st.SearchStrategy:
     """A strategy used as given; a callable called with timestamps near ``now`` and ``bounds``."""
     if isinstance(batches, st.SearchStrategy):
         return batches
-    return (batches or data.batches)(timestamps=data.timestamps(now=now, bounds=bounds))
+    make = data.batches if batches is None else batches
+    return make(timestamps=data.timestamps(now=now, bounds=bounds))
 
 
 def where(draw, sketch: Sketch) -> tuple[str, int]:

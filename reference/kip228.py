@@ -1,0 +1,42 @@
+"""KIP-228's compatibility tables, executable.
+
+The KIP (Long.MIN_VALUE draft) describes what a broker records and what a consumer reads, for old
+and new software, given a record timestamp and the proposed ``isTimestampExtended`` bit.  Each
+function returns the *set* of outcomes the table allows: cells that say "Error or ..." allow
+both.  The broker side for a "new broker" is the Model under the ``kip`` profile with sentinel
+Long.MIN_VALUE; the consumer side has no broker involved and lives only here.
+"""
+from __future__ import annotations
+
+from .types import INT64_MIN, NO_TIMESTAMP
+
+ERROR = "error"
+OLD_SENTINEL = ("no-timestamp", NO_TIMESTAMP)
+NEW_SENTINEL = ("no-timestamp", INT64_MIN)
+
+
+def recorded(ts: int) -> tuple[str, int]:
+    return ("timestamp", ts)
+
+
+def broker_records(sent: int, extended: bool, broker: str) -> frozenset:
+    """What a broker ('old' or 'new') records for a produced timestamp (producer table)."""
+    if broker == "old":
+        return frozenset({OLD_SENTINEL}) if not extended else frozenset({ERROR, OLD_SENTINEL})
+    if not extended and sent == NO_TIMESTAMP:
+        return frozenset({NEW_SENTINEL})
+    return frozenset({NEW_SENTINEL}) if sent == INT64_MIN else frozenset({recorded(sent)})
+
+
+def consumer_reads(ts: int, extended: bool, consumer: str) -> frozenset:
+    """How a consumer ('old' or 'new') interprets a stored timestamp (consumer table)."""
+    if consumer == "old":
+        return frozenset({OLD_SENTINEL}) if not extended else frozenset({ERROR, OLD_SENTINEL})
+    if not extended and ts == NO_TIMESTAMP:
+        return frozenset({NEW_SENTINEL})
+    return frozenset({NEW_SENTINEL}) if ts == INT64_MIN else frozenset({recorded(ts)})
+
+
+def stored_as(ts: int, sentinel: int) -> tuple[str, int]:
+    """Read a stored timestamp as a table cell, given the sentinel the broker used."""
+    return ("no-timestamp", ts) if ts == sentinel else recorded(ts)
