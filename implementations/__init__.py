@@ -2,6 +2,8 @@
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import inspect
 import re
 
@@ -39,6 +41,8 @@ def load(spec: str) -> Implementation:
 
 def _import(spec: str, target: str):
     module_name, _, attribute = target.partition(":")
+    if os.getcwd() not in sys.path:  # like `python -m`: the user's own modules are importable
+        sys.path.insert(0, os.getcwd())
     try:
         obj = importlib.import_module(module_name)
     except ImportError as error:

@@ -64,7 +64,8 @@ def run_check(clause_id: str, scenario: Scenario) -> Optional[Verdict]:
 # ---- helpers ---------------------------------------------------------------------------------
 
 def flagged(result) -> frozenset[int]:
-    if result.error_code != INVALID_TIMESTAMP:
+    """Indices of the records an answer blames (whatever the error code; the code is its own clause)."""
+    if result.error_code == 0:
         return frozenset()
     return frozenset(e.batch_index for e in result.record_errors)
 
@@ -109,14 +110,20 @@ def limits(scenario: Scenario, view: ProduceView) -> tuple[int, int]:
 
 # ---- KIP-937: validation -----------------------------------------------------------------
 
+def at_bound(s: Scenario, view: ProduceView, ts: int) -> bool:
+    before, after = limits(s, view)
+    return view.now - ts == before or ts - view.now == after
+
+
 @check("KIP-937.before-bound")
 def past_records_conformance(s: Scenario, c: Compare) -> None:
-    compare_flags(c, records_where(s, lambda v, ts: ts <= v.now), "past")
+    """Records strictly inside or beyond the past bound (the bound itself is KIP-937.bounds-inclusive)."""
+    compare_flags(c, records_where(s, lambda v, ts: ts <= v.now and not at_bound(s, v, ts)), "past")
 
 
 @check("KIP-937.after-bound")
 def future_records_conformance(s: Scenario, c: Compare) -> None:
-    compare_flags(c, records_where(s, lambda v, ts: ts > v.now), "future")
+    compare_flags(c, records_where(s, lambda v, ts: ts > v.now and not at_bound(s, v, ts)), "future")
 
 
 @check("KIP-937.legacy-abs-difference", "KIP-937.long-max-fallback")
@@ -126,10 +133,7 @@ def all_records_conformance(s: Scenario, c: Compare) -> None:
 
 @check("KIP-937.bounds-inclusive")
 def bound_records_conformance(s: Scenario, c: Compare) -> None:
-    def at_bound(view, ts):
-        before, after = limits(s, view)
-        return view.now - ts == before or ts - view.now == after
-    compare_flags(c, records_where(s, at_bound), "at bound")
+    compare_flags(c, records_where(s, lambda v, ts: at_bound(s, v, ts)), "at bound")
 
 
 @check("KIP-937.default-before-unbounded")
@@ -188,11 +192,11 @@ def whole_batch_conformance(s: Scenario, c: Compare) -> None:
                  (view.observed.error_code, view.observed.base_offset))
     if any(v.expected.error_code == INVALID_TIMESTAMP for v in s.produces()):
         for i, _topic, _p, exp, obs in s.last_fetches():
-            c.eq(i, "offsets stored", offsets(exp), offsets(obs))
+            c.eq(i, "number of records stored", count(exp), count(obs))
 
 
-def offsets(fetch) -> list[int]:
-    return [r.offset for b in fetch.batches for r in b.records]
+def count(fetch) -> int:
+    return sum(len(b.records) for b in fetch.batches)
 
 
 @check("KIP-937.error-code-32")

@@ -5,6 +5,8 @@ from __future__ import annotations
 from reference.types import (INT64_MIN, CreateTopic, DescribeLog, ElectLeader, ListOffsets, RetentionPass,
                              TimestampType)
 
+from reference.model import Model
+
 from .checks import CT, LAT, Compare, check, exempt
 from .scenario import Scenario
 
@@ -119,13 +121,73 @@ def rolling_conformance(s: Scenario, c: Compare) -> None:
         c.eq(i, "segment base offsets", [g.base_offset for g in exp.segments], [g.base_offset for g in obs.segments])
 
 
-@check("KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level", "KIP-32.retention-mtime-fallback",
-       "KIP-32.future-timestamp-pins-retention", "KIP-870.event-time-retention",
-       "KIP-870.partition-max-event-time", "KIP-870.unset-means-unchanged", "KIP-870.combined-with-existing")
-def retention_conformance(s: Scenario, c: Compare) -> None:
-    for i, _op, exp, obs in s.ops_of(RetentionPass):
-        c.eq(i, "(deleted segment base offsets, log start offset)", (exp.deleted_base_offsets, exp.log_start_offset),
-             (obs.deleted_base_offsets, obs.log_start_offset))
+def segment_fates(s: Scenario):
+    """Per retention pass, per segment up to the first one the reference keeps: what decided its fate.
+
+    Yields (op index, base offset, basis kind, expected deleted?, observed deleted?, event limit set?).
+    ``basis kind`` is 'mtime' (no usable timestamp), 'future' (basis after the leader clock) or 'timestamp'.
+    """
+    model = Model.for_history(s.history)
+    for i, op, exp, obs in s.ops_of(RetentionPass):
+        cluster = model.replay(s.history, i)
+        partition = cluster.topics[op.topic].partitions[op.partition] if op.topic in cluster.topics else None
+        if partition is None:
+            continue
+        now, leader = cluster.now(partition.leader), partition.leader
+        limit_set = cluster.topics[op.topic].config.retention_max_eventtime_ms is not None
+        for segment in partition.segments[:len(exp.deleted_base_offsets) + 1]:
+            if segment.empty:
+                continue
+            basis = model.retention_basis(segment, leader)
+            kind = "mtime" if basis == segment.mtime_ms[leader] else "future" if basis > now else "timestamp"
+            yield (i, segment.base_offset, kind, segment.base_offset in exp.deleted_base_offsets,
+                   segment.base_offset in obs.deleted_base_offsets, limit_set)
+
+
+def compare_fates(s: Scenario, c: Compare, keep) -> None:
+    for i, base, kind, expected, observed, limit_set in segment_fates(s):
+        if keep(kind, limit_set):
+            c.eq(i, f"segment {base} ({kind} basis) deleted", expected, observed)
+
+
+@check("KIP-32.retention-by-last-timestamp")
+def retention_by_timestamp_conformance(s: Scenario, c: Compare) -> None:
+    compare_fates(s, c, lambda kind, limit_set: kind == "timestamp" and not limit_set)
+
+
+@check("KIP-32.retention-mtime-fallback")
+def retention_mtime_conformance(s: Scenario, c: Compare) -> None:
+    compare_fates(s, c, lambda kind, limit_set: kind == "mtime" and not limit_set)
+
+
+@check("KIP-32.future-timestamp-pins-retention")
+def retention_future_conformance(s: Scenario, c: Compare) -> None:
+    compare_fates(s, c, lambda kind, limit_set: kind == "future" and not limit_set)
+
+
+@check("KIP-870.event-time-retention", "KIP-870.partition-max-event-time", "KIP-870.combined-with-existing")
+def event_time_retention_conformance(s: Scenario, c: Compare) -> None:
+    compare_fates(s, c, lambda kind, limit_set: limit_set)
+
+
+@check("KIP-870.unset-means-unchanged")
+def unchanged_retention_conformance(s: Scenario, c: Compare) -> None:
+    compare_fates(s, c, lambda kind, limit_set: not limit_set)
+
+
+@check("KIP-32.retention-segment-level")
+def retention_prefix_conformance(s: Scenario, c: Compare) -> None:
+    """Deleted segments are the oldest ones, in order, and the log start moves to the first kept one."""
+    model = Model.for_history(s.history)
+    for i, op, exp, obs in s.ops_of(RetentionPass):
+        cluster = model.replay(s.history, i)
+        if op.topic not in cluster.topics:
+            continue
+        bases = [g.base_offset for g in cluster.topics[op.topic].partitions[op.partition].segments]
+        deleted = list(obs.deleted_base_offsets)
+        c.holds(i, f"deleted segments {deleted} are the oldest of {bases}", deleted == bases[:len(deleted)], deleted)
+        if obs.deleted_base_offsets == exp.deleted_base_offsets:
+            c.eq(i, "log start offset after retention", exp.log_start_offset, obs.log_start_offset)
 
 
 @check("KIP-870.both-timestamps-stored")

@@ -29,7 +29,9 @@ STATE = pytest.StashKey["KtcState"]()
 
 class KtcState:
     def __init__(self, config: pytest.Config):
-        self.impls = [load_impl(spec) for spec in split(config.getoption("impl") or ["reference"])]
+        specs = split(config.getoption("impl") or ["reference"])
+        self.impls = [load_impl(spec) for spec in specs]
+        self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
         self.profiles = parse_profiles(config.getoption("ktc_profile"))
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
         self.rows: list[dict] = []
@@ -146,8 +148,8 @@ def add_replay_section(item, report, rows: list[dict]) -> None:
     failed = [r for r in rows if r["verdict"] == "fail" and r.get("counterexample")]
     if failed:
         seed = item.config.getoption("hypothesis_seed", None)
-        impl = failed[0]["implementation"]
-        text = (f"replay: pytest '{item.nodeid}' --impl {impl} --hypothesis-seed={seed} -p no:randomly\n"
+        impl = item.config.stash[STATE].impl_specs.get(failed[0]["implementation"], failed[0]["implementation"])
+        text = (f"replay: pytest '{item.nodeid}' --impl {impl} --hypothesis-seed={seed}\n"
                 f"counterexample: {json.dumps(failed[0]['counterexample'])}")
         report.sections.append(("ktc replay", text))
 

@@ -108,7 +108,7 @@ class AppendRules:
         return tuple(StoredRecord(base_offset + i, ct if lat is None else lat, ct if dual else None)
                      for i, ct in enumerate(create_times))
 
-    def batch_max(self, records: tuple[StoredRecord, ...], lat: Optional[int]) -> int:
+    def batch_max(self, records: tuple[StoredRecord, ...], lat: Optional[int], batch: Batch) -> int:
         """The MaxTimestamp header the broker writes: recomputed from the records, never trusted."""
         if lat is not None:
             return lat

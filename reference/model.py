@@ -32,6 +32,13 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         cluster = Cluster(history.start_ms, list(history.clock_offsets))
         return tuple(self.apply(cluster, op) for op in history.ops)
 
+    def replay(self, history: History, stop: int) -> Cluster:
+        """The model's state just before operation ``stop`` (used by checks to explain a result)."""
+        cluster = Cluster(history.start_ms, list(history.clock_offsets))
+        for op in history.ops[:stop]:
+            self.apply(cluster, op)
+        return cluster
+
     def apply(self, cluster: Cluster, op):
         handler = getattr(self, "op_" + type(op).__name__)
         return handler(cluster, op)
@@ -78,6 +85,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         warnings = () if op.batch.control else self.warnings(op.batch, config, now)
         if refused is not None:
             code, message, errors = refused
+            self.discard(partition, op.batch)
             return ProduceResult(code, message, errors, -1, -1, partition.log_start_offset, False, warnings)
         return self.append(cluster, partition, op.batch, config, warnings)
 
@@ -88,13 +96,20 @@ class Model(AppendRules, SegmentRules, OffsetRules):
             lat = self.log_append_time(now, partition.last_log_append_time)
             partition.last_log_append_time = lat
         records = self.stored_records(batch, config, partition.next_offset, lat)
-        stored = StoredBatch(partition.next_offset, config.timestamp_type, self.batch_max(records, lat), records)
+        stored = StoredBatch(partition.next_offset, config.timestamp_type, self.batch_max(records, lat, batch), records)
         rolled = self.should_roll(partition.active, stored.max_timestamp, now, partition.leader, config)
         if rolled:
             partition.segments.append(self.new_segment(cluster, partition.next_offset))
         self.write(cluster, partition, stored)
-        return ProduceResult(0, None, (), stored.base_offset, -1 if lat is None else lat,
+        return ProduceResult(0, None, (), stored.base_offset, self.response_log_append_time(lat, now),
                              partition.log_start_offset, rolled, warnings)
+
+    def response_log_append_time(self, lat, now: int) -> int:
+        """The ProduceResponse's log_append_time: the LogAppendTime, or -1 on a CreateTime topic."""
+        return -1 if lat is None else lat
+
+    def discard(self, partition: Partition, batch) -> None:
+        """A refused batch leaves the log untouched: no record stored, no offset consumed."""
 
     def new_segment(self, cluster: Cluster, base_offset: int) -> Segment:
         clocks = cluster.clocks()

@@ -47,7 +47,7 @@ def accepted_fields(accepted: frozenset[str], limits: st.SearchStrategy) -> dict
 
 
 @st.composite
-def topic_configs(draw, *, profile, timestamp_types, limits):
+def topic_configs(draw, *, profile, timestamp_types=tuple(TimestampType), limits=None):
     """Named like the public strategy so that the repr reads as the user's call."""
     accepted = profiles.get(profile).configs
     kind = st.sampled_from(timestamp_types) if "message.timestamp.type" in accepted else st.just(

@@ -95,7 +95,7 @@ def create_topics(draw, sketch: Sketch, configs) -> list[CreateTopic]:
 
 
 @st.composite
-def histories(draw, *, profile, brokers, max_ops, topic_configs, batches, skew_ms):
+def histories(draw, *, profile, brokers=1, max_ops=12, topic_configs=None, batches=None, skew_ms=0):
     """Named like the public strategy so that the repr reads as the user's call."""
     start, no_timestamp = draw(STARTS), draw(sentinels(profile))
     offsets = [0] + [draw(st.integers(-skew_ms, skew_ms)) for _ in range(brokers - 1)]
@@ -116,7 +116,7 @@ def value_or(given, strategy) -> st.SearchStrategy:
 
 
 @st.composite
-def append_histories(draw, *, profile, config, batch, now):
+def append_histories(draw, *, profile, config=None, batch=None, now=None):
     """Named like the public strategy so that the repr reads as the user's call."""
     start = draw(value_or(now, STARTS))
     chosen = draw(value_or(config, configs.topic_configs(profile=profile)))

@@ -26,9 +26,14 @@ def now_edges(now: int, bounds: tuple[int, ...]) -> list[int]:
     return edges + [wrap(now + INT64_MIN), *unit_mistakes(now)]
 
 
+def fixed_edges(min_value: int, max_value: int) -> list[int]:
+    """Edges that need no clock, and the range's own ends, nearest 0 first (where integers shrink)."""
+    return sorted({*_GENERIC, *_CALENDAR, min_value, max_value}, key=lambda e: (abs(e), e < 0))
+
+
 def edge_list(now, bounds, min_value, max_value, allow_no_timestamp) -> list[int]:
     """Every edge in [min_value, max_value], deduplicated, in shrinking-preference order."""
-    edges = ([] if now is None else now_edges(now, bounds)) + [*_GENERIC, *_CALENDAR]
+    edges = ([] if now is None else now_edges(now, bounds)) + fixed_edges(min_value, max_value)
     kept = (e for e in edges if min_value <= e <= max_value)
     return list(dict.fromkeys(e for e in kept if allow_no_timestamp or e != NO_TIMESTAMP))
 

@@ -10,6 +10,7 @@ from hypothesis.errors import InvalidArgument
 from reference.types import INT64_MAX, TimestampType, TopicConfig
 
 from . import _configs
+from ._repr import shown
 from ._validation import check_profile, check_range, check_sequence, check_subset
 
 __all__ = ["topic_configs"]
@@ -37,7 +38,8 @@ def topic_configs(*, profile: str, timestamp_types: Sequence[TimestampType] = (C
         raise InvalidArgument(f"profile={profile!r} cannot set message.timestamp.type, "
                               f"so timestamp_types={timestamp_types!r} must include {CREATE_TIME!r}")
     kinds = tuple(kind for kind in TimestampType if kind in kinds)  # CreateTime first: the default
-    return _configs.topic_configs(profile=profile, timestamp_types=kinds, limits=_check_limits(limits))
+    return _configs.topic_configs(**shown(topic_configs, profile=profile, timestamp_types=kinds,
+                                          limits=_check_limits(limits)))
 
 
 def _check_limits(limits) -> Optional[tuple[Optional[int], ...]]:

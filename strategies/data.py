@@ -22,16 +22,17 @@ def timestamps(*, now: Optional[int] = None, bounds: Sequence[int] = (), min_val
     """Record timestamps: Java ``long`` milliseconds in ``[min_value, max_value]``.
 
     Named edges are drawn often: 0, 1, -1 (NO_TIMESTAMP, unless ``allow_no_timestamp`` is False,
-    which then excludes -1 entirely), -2, INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1 and
-    calendar edges (Gregorian cutover, year 1, end of year 9999, pandas' ns range).  Given the
+    which then excludes -1 entirely), -2, INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1,
+    ``min_value`` and ``max_value``, and calendar edges (Gregorian cutover, year 1, end of year
+    9999, pandas' ns range).  Given the
     broker clock ``now``: now and now ± 1; for every ``b`` in ``bounds`` (a timestamp config
     such as ``message.timestamp.before.max.ms``) the values now - b and now + b and ±1 around
     each, wrapped like Java ``long``; ``now + INT64_MIN`` wrapped (it passes every limit through
     overflow); now read as µs, ns and seconds; then integers within ten days of now.  Any
     integer in the range is possible.  Edges outside ``[min_value, max_value]`` are dropped.
 
-    Examples shrink towards ``now`` when it is given and in range, else towards 0 (or the
-    first edge in range, then the in-range integer nearest 0).
+    Examples shrink towards ``now`` when it is given and in range, else towards the value in
+    range nearest 0 (0 itself by default), as ``integers()`` does.
     """
     bounds = check_sequence(bounds, "bounds")
     for name, value in (("min_value", min_value), ("max_value", max_value)):

@@ -9,6 +9,7 @@ from hypothesis.errors import InvalidArgument
 from reference.types import Batch, History, TopicConfig
 
 from . import _histories
+from ._repr import shown
 from ._validation import check_int64, check_profile, check_range, check_strategy
 
 __all__ = ["histories", "append_histories"]
@@ -46,8 +47,8 @@ def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
     if batches is not None and not (isinstance(batches, st.SearchStrategy) or callable(batches)):
         raise InvalidArgument(f"batches={batches!r} must be a SearchStrategy, a callable taking "
                               "timestamps= and returning one, or None")
-    return _histories.histories(profile=profile, brokers=brokers, max_ops=max_ops,
-                                topic_configs=topic_configs, batches=batches, skew_ms=skew_ms)
+    return _histories.histories(**shown(histories, profile=profile, brokers=brokers, max_ops=max_ops,
+                                        topic_configs=topic_configs, batches=batches, skew_ms=skew_ms))
 
 
 def append_histories(*, profile: str, config: Union[None, TopicConfig, st.SearchStrategy[TopicConfig]] = None,
@@ -72,7 +73,8 @@ def append_histories(*, profile: str, config: Union[None, TopicConfig, st.Search
         unknown = [key for key in config.set_keys() if key not in spec.configs]
         if unknown:
             raise InvalidArgument(f"config sets {unknown!r}, which profile={profile!r} does not accept")
-    return _histories.append_histories(profile=profile, config=config, batch=batch, now=now)
+    return _histories.append_histories(**shown(append_histories, profile=profile, config=config, batch=batch,
+                                               now=now))
 
 
 def _check_value_or_strategy(value, name: str, kind: type) -> None:
