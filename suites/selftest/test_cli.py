@@ -1,0 +1,55 @@
+"""The ktc command: one-line errors with exit 2 on bad input; a run writes results.json."""
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def ktc(*args, cwd=ROOT) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ktc", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
+
+
+@pytest.mark.parametrize("args,needle", [
+    (["run", "--impl", "nope"], "unknown implementation 'nope'"),
+    (["run", "--profile", "kafka-9"], "unknown profile 'kafka-9'"),
+    (["run", "--impl", "package.module:"], "unknown implementation"),
+    (["run", "--impl", "no_such_module_xyz:Impl"], "cannot import 'no_such_module_xyz'"),
+    (["run", "--impl", "json:JSONDecoder"], "is not an implementation"),
+    (["run", "--bogus-option"], "unrecognized arguments: --bogus-option"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_prints_one_line_and_exits_2(args, needle):
+    done = ktc(*args)
+    assert done.returncode == 2
+    assert needle in done.stderr
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+
+
+def test_clauses_check_exits_zero_and_lists_every_clause():
+    done = ktc("clauses", "--check")
+    assert done.returncode == 0, done.stderr
+    assert "KIP-937.after-bound" in done.stdout and "0 problems" in done.stderr
+
+
+def test_run_writes_results_with_a_row_per_clause_and_profile(tmp_path):
+    done = ktc("run", "--impl", "reference", "--profile", "kafka-4", "--report", str(tmp_path), "--workers", "0",
+               "--hypothesis-profile", "dev", "--", "-k", "overflow")
+    assert done.returncode == 0, done.stdout[-2000:]
+    doc = json.loads((tmp_path / "results.json").read_text())
+    assert doc["schema_version"] == 1
+    assert {r["profile"] for r in doc["rows"]} == {"kafka-4"}
+    assert {"clause", "implementation", "profile", "verdict", "examples"} <= set(doc["rows"][0])
+    assert (tmp_path / "summary.txt").read_text().startswith("ktc results")
+
+
+def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
+    done = ktc("run", "--impl", "suites.selftest.mutants:exact_arithmetic", "--profile", "kafka-4", "--report",
+               str(tmp_path), "--workers", "0", "--hypothesis-profile", "dev", "--", "-k", "overflow", "-x")
+    assert done.returncode == 1
+    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    failed = [r for r in rows if r["verdict"] == "fail"]
+    assert failed and failed[0]["counterexample"]["history"]["type"] == "History"

@@ -1,0 +1,44 @@
+"""ARCHITECTURE.md's import rules, enforced: an implementation under test never imports the
+reference's rule logic (only reference.types), and nothing outside implementations/ imports
+pyspark or Kafka clients."""
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ALLOWED_FROM_REFERENCE = {"reference.types"}
+
+
+def imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return found
+
+
+IMPLEMENTATION_FILES = [p for p in (ROOT / "implementations").rglob("*.py") if p.name != "reference.py"]
+
+
+@pytest.mark.parametrize("path", IMPLEMENTATION_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_implementation_never_imports_reference_rules(path):
+    bad = {m for m in imports(path) if m.split(".")[0] == "reference"
+           and m not in ALLOWED_FROM_REFERENCE and not m.startswith("reference.types.")}
+    assert not bad, f"{path.name} imports reference rule logic: {sorted(bad)}"
+
+
+@pytest.mark.parametrize("package", ["specs", "reference", "strategies", "reports"])
+def test_lower_layers_do_not_import_upper_layers(package):
+    upper = {"ktc", "suites", "implementations"}
+    for path in (ROOT / package).rglob("*.py"):
+        bad = {m for m in imports(path) if m.split(".")[0] in upper}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_strategies_import_only_plain_types_from_the_reference():
+    for path in (ROOT / "strategies").rglob("*.py"):
+        bad = {m for m in imports(path) if m.split(".")[0] == "reference" and not m.startswith("reference.types")}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
