@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable, Iterator, Optional
 
 from reference import configs, int64
-from reference.types import (INT64_MIN, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, DescribeLog, ElectLeader,
+from reference.types import (INT64_MAX, INT64_MIN, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, DescribeLog, ElectLeader,
                              ListOffsets, Produce, RetentionPass, TimestampType)
 
 from .scenario import ProduceView, Scenario
@@ -77,6 +77,14 @@ def validated(view: ProduceView) -> bool:
             and not batch.control)
 
 
+def falls_back(s: Scenario, view: ProduceView) -> bool:
+    """Whether difference.max.ms stands in for a Long.MAX (or unset) before/after (kafka-3.6)."""
+    config = view.config
+    if not s.profile.long_max_fallback or config.difference_max_ms is None:
+        return False
+    return any(v is None or v == INT64_MAX for v in (config.before_max_ms, config.after_max_ms))
+
+
 def exempt(scenario: Scenario, ts: int) -> bool:
     return ts in (NO_TIMESTAMP, scenario.history.no_timestamp)
 
@@ -87,10 +95,13 @@ def overflows(scenario: Scenario, now: int, ts: int) -> bool:
     return not int64.fits(diff) or diff == INT64_MIN
 
 
-def records_where(scenario: Scenario, keep) -> Iterator[tuple[ProduceView, int, int]]:
-    """(view, index, timestamp) for validated records that are neither exempt nor overflowing."""
+def records_where(scenario: Scenario, keep, fallback: bool = False) -> Iterator[tuple[ProduceView, int, int]]:
+    """(view, index, timestamp) for validated records that are neither exempt nor overflowing.
+
+    Records judged through the Long.MAX fallback are only seen with ``fallback=True``.
+    """
     for view in scenario.produces():
-        if not validated(view):
+        if not validated(view) or falls_back(scenario, view) != fallback:
             continue
         for i, record in enumerate(view.batch.records):
             ts = record.timestamp
@@ -126,9 +137,14 @@ def future_records_conformance(s: Scenario, c: Compare) -> None:
     compare_flags(c, records_where(s, lambda v, ts: ts > v.now and not at_bound(s, v, ts)), "future")
 
 
-@check("KIP-937.legacy-abs-difference", "KIP-937.long-max-fallback")
+@check("KIP-937.legacy-abs-difference")
 def all_records_conformance(s: Scenario, c: Compare) -> None:
     compare_flags(c, records_where(s, lambda v, ts: True), "record")
+
+
+@check("KIP-937.long-max-fallback")
+def fallback_records_conformance(s: Scenario, c: Compare) -> None:
+    compare_flags(c, records_where(s, lambda v, ts: True, fallback=True), "record under the difference fallback")
 
 
 @check("KIP-937.bounds-inclusive")
@@ -186,29 +202,35 @@ def per_record_conformance(s: Scenario, c: Compare) -> None:
 
 @check("KIP-937.whole-batch-rejection")
 def whole_batch_conformance(s: Scenario, c: Compare) -> None:
-    for view in s.produces():
-        if view.expected.error_code == INVALID_TIMESTAMP:
-            c.eq(view.index, "(error_code, base_offset) of a rejected batch", (INVALID_TIMESTAMP, -1),
-                 (view.observed.error_code, view.observed.base_offset))
-    if any(v.expected.error_code == INVALID_TIMESTAMP for v in s.produces()):
-        for i, _topic, _p, exp, obs in s.last_fetches():
-            c.eq(i, "number of records stored", count(exp), count(obs))
+    """A batch the implementation refuses leaves nothing behind: no base offset, no stored record."""
+    refused = [v for v in s.produces() if v.observed.error_code != 0]
+    for view in refused:
+        c.eq(view.index, "base_offset of a refused batch", -1, view.observed.base_offset)
+    if refused and not any(True for _ in s.ops_of(RetentionPass)):
+        for i, topic, partition, _exp, obs in s.last_fetches():
+            kept = sum(len(v.batch.records) for v in s.produces() if v.observed.error_code == 0
+                       and (v.op.topic, v.op.partition) == (topic, partition))
+            c.eq(i, f"records stored on {topic!r} = records of accepted batches", kept, count(obs))
 
 
 def count(fetch) -> int:
     return sum(len(b.records) for b in fetch.batches)
 
 
+def both_refused(view: ProduceView) -> bool:
+    return view.expected.error_code != 0 and view.observed.error_code != 0
+
+
 @check("KIP-937.error-code-32")
 def error_code_conformance(s: Scenario, c: Compare) -> None:
-    for view in s.produces():
-        c.eq(view.index, "error_code is INVALID_TIMESTAMP (32)",
-             view.expected.error_code == INVALID_TIMESTAMP, view.observed.error_code == INVALID_TIMESTAMP)
+    """Whether to refuse is the bounds' business; how to refuse is this clause's."""
+    for view in filter(both_refused, s.produces()):
+        c.eq(view.index, "error_code of a refused batch", view.expected.error_code, view.observed.error_code)
 
 
 @check("KIP-937.batch-error-message")
 def batch_message_conformance(s: Scenario, c: Compare) -> None:
-    for view in s.produces():
+    for view in filter(both_refused, s.produces()):
         if view.expected.error_code == INVALID_TIMESTAMP:
             c.eq(view.index, "error_message", view.expected.error_message, view.observed.error_message)
 
@@ -227,12 +249,13 @@ def record_message_conformance(s: Scenario, c: Compare) -> None:
 
 @check("KIP-937.validation-before-append")
 def offsets_after_rejection_conformance(s: Scenario, c: Compare) -> None:
-    rejected = False
+    rejected, agreed = False, True
     for view in s.produces():
-        if rejected and view.expected.error_code == 0:
+        if rejected and agreed and view.expected.error_code == 0 and view.observed.error_code == 0:
             c.eq(view.index, "base_offset after a rejected batch", view.expected.base_offset,
                  view.observed.base_offset)
         rejected = rejected or view.expected.error_code != 0
+        agreed = agreed and (view.expected.error_code == 0) == (view.observed.error_code == 0)
 
 
 @check("KIP-937.log-append-time-skips-validation")

@@ -29,17 +29,29 @@ class ImplementationCrash(Exception):
 
 
 class ClauseViolation(AssertionError):
-    def __init__(self, verdict: Verdict, history: History, implementation: str):
-        self.verdict, self.history, self.implementation = verdict, history, implementation
+    """One example broke one or more clauses; ``verdicts`` holds every failing one."""
+
+    def __init__(self, verdicts: list[Verdict], history: History, implementation: str):
+        self.verdicts, self.history, self.implementation = verdicts, history, implementation
+        self.verdict = verdicts[0]
         super().__init__(self.describe())
 
-    def describe(self) -> str:
-        return (f"{self.verdict.clause} violated by {self.implementation}: "
-                f"{render_mismatch(self.verdict.mismatch)}\ncounterexample: {json.dumps(self.counterexample())}")
+    @property
+    def clauses(self) -> tuple[str, ...]:
+        return tuple(v.clause for v in self.verdicts)
 
-    def counterexample(self) -> dict:
-        mismatch = self.verdict.mismatch
-        return {"clause": self.verdict.clause, "implementation": self.implementation,
+    def describe(self, clause: Optional[str] = None) -> str:
+        verdict = self.of(clause)
+        return (f"{verdict.clause} violated by {self.implementation}: "
+                f"{render_mismatch(verdict.mismatch)}\ncounterexample: {json.dumps(self.counterexample(clause))}")
+
+    def of(self, clause: Optional[str]) -> Verdict:
+        return next((v for v in self.verdicts if v.clause == clause), self.verdict)
+
+    def counterexample(self, clause: Optional[str] = None) -> dict:
+        verdict = self.of(clause)
+        mismatch = verdict.mismatch
+        return {"clause": verdict.clause, "implementation": self.implementation,
                 "history": to_data(self.history),
                 "mismatch": {"op_index": mismatch.op_index, "what": mismatch.what,
                              "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}}
@@ -95,7 +107,7 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
     verdicts = judge(impl, [history], clauses)[0]
     for verdict in verdicts:
         RECORDER.add(verdict)
-    for verdict in verdicts:
-        if verdict.validity is Validity.FAIL:
-            raise ClauseViolation(verdict, history, impl.name)
+    failed = [v for v in verdicts if v.validity is Validity.FAIL]
+    if failed:
+        raise ClauseViolation(failed, history, impl.name)
     return verdicts

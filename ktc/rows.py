@@ -64,12 +64,12 @@ def passed_outcome(stats) -> dict:
 
 def failed_outcome(clause_id: str, excinfo, stats) -> dict:
     exc = excinfo.value if excinfo else None
-    found = [v for v in violations(exc) if v.verdict.clause == clause_id]
+    found = [v for v in violations(exc) if clause_id in v.clauses]
     examples = stats.examples if stats else 0
     if found:
-        return {"verdict": "fail", "examples": examples, "counterexample": found[0].counterexample(),
+        return {"verdict": "fail", "examples": examples, "counterexample": found[0].counterexample(clause_id),
                 "first_failure_at": stats.first_failure_at if stats else None,
-                "reason": found[0].describe().splitlines()[0]}
+                "reason": found[0].describe(clause_id).splitlines()[0]}
     if violations(exc):
         return passed_outcome(stats)
     if isinstance(exc, AssertionError):

@@ -8,7 +8,7 @@ Mutants import the reference's rule logic on purpose; an implementation under te
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 
 from implementations.protocol import Capabilities
@@ -53,12 +53,17 @@ class MinusOneValidated(Model):
 
 
 class PerRecordRejection(Model):
-    """A batch is refused only when every record is bad (the good ones are kept)."""
-    def batch_error(self, batch, config, now):
-        refused = super().batch_error(batch, config, now)
-        if refused and refused[0] == INVALID_TIMESTAMP and len(refused[2]) < len(batch.records):
-            return None
-        return refused
+    """Bad records are reported with error 32, but the good records of the batch are still appended."""
+    def op_Produce(self, cluster, op):
+        result = super().op_Produce(cluster, op)
+        bad = {e.batch_index for e in result.record_errors}
+        good = tuple(r for i, r in enumerate(op.batch.records) if i not in bad)
+        if result.error_code != INVALID_TIMESTAMP or not good:
+            return result
+        partition = self.partition(cluster, op.topic, op.partition)
+        config = cluster.topics[op.topic].config
+        kept = self.append(cluster, partition, replace(op.batch, records=good, max_timestamp=None), config, ())
+        return replace(result, base_offset=kept.base_offset)
 
 
 class ValidatesLogAppendTime(Model):
