@@ -35,6 +35,9 @@ def base_row(clause, impl, profile: str, nodeid: str) -> dict:
 
 
 def outcome(clause_id: str, impl, call, report) -> dict:
+    reason = impl.capabilities().reason_unsupported(clause_id) if impl is not None else None
+    if reason:
+        return {"verdict": "unsupported", "examples": 0, "reason": f"unsupported: {reason}"}
     stats = harness.RECORDER.clauses.get(clause_id)
     examples = stats.examples if stats else 0
     if report.skipped:

@@ -1,0 +1,73 @@
+"""A minimal implementation under test, written from the KIP-937 text alone (no reference import).
+
+It answers CreateTopic, Produce, Fetch and DescribeLog for single-segment logs under kafka-4 and
+declares everything else unsupported, so ``ktc run --impl examples.minimal_broker:MinimalBroker
+--profile kafka-4`` reports pass / unsupported per clause.  Use it as a template.
+"""
+from __future__ import annotations
+
+from implementations.protocol import Capabilities
+from reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, ProduceResult, RecordError,
+                             SegmentInfo, StoredBatch, StoredRecord, TimestampType)
+
+UNSUPPORTED = {k: "not implemented by the minimal example" for k in
+               ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937.future-timestamp-warning",
+                "KIP-937.per-record-validation")}
+MESSAGE = "One or more records have been rejected due to invalid timestamp"
+
+
+class MinimalBroker:
+    name, version = "minimal-broker", "0.1"
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(profiles=frozenset({"kafka-4"}), unsupported=UNSUPPORTED)
+
+    def run(self, histories):
+        return [self.replay(h) for h in histories]
+
+    def replay(self, history):
+        now, topics, logs, out = history.start_ms, {}, {}, []
+        for op in history.ops:
+            kind = type(op).__name__
+            if kind == "CreateTopic":
+                topics[op.topic] = op.config
+                logs.update({(op.topic, p): [] for p in range(op.config.partitions)})
+                out.append(CreateTopicResult(0))
+            elif kind == "Produce":
+                out.append(self.produce(topics[op.topic], logs[op.topic, op.partition], op.batch, now))
+            elif kind == "Fetch":
+                out.append(FetchResult(tuple(logs[op.topic, op.partition])))
+            elif kind == "DescribeLog":
+                end = sum(len(b.records) for b in logs[op.topic, op.partition])
+                out.append(DescribeLogResult((SegmentInfo(0, end, -1),)))
+            else:
+                now += op.ms if kind == "Advance" else 0
+                out.append(Ack())
+        return tuple(out)
+
+    def produce(self, config, log, batch, now):
+        before = config.before_max_ms if config.before_max_ms is not None else 2**63 - 1
+        after = config.after_max_ms if config.after_max_ms is not None else 3_600_000
+        lat = config.timestamp_type is TimestampType.LOG_APPEND_TIME
+        errors = tuple(RecordError(i, self.out_of_range(r.timestamp, i, now, before, after))
+                       for i, r in enumerate(batch.records)
+                       if not lat and r.timestamp != -1 and self.wraps(now - r.timestamp, before, after))
+        if errors:
+            return ProduceResult(32, MESSAGE, errors)
+        base = sum(len(b.records) for b in log)
+        stamps = [now if lat else r.timestamp for r in batch.records]
+        records = tuple(StoredRecord(base + i, ts) for i, ts in enumerate(stamps))
+        log.append(StoredBatch(base, config.timestamp_type, max([-1, *stamps]), records))
+        return ProduceResult(0, None, (), base, now if lat else -1)
+
+    @staticmethod
+    def wraps(diff, before, after):
+        as_long = lambda x: (x + 2**63) % 2**64 - 2**63  # Java long arithmetic
+        diff = as_long(diff)
+        return diff > before or as_long(-diff) > after
+
+    @staticmethod
+    def out_of_range(ts, offset, now, before, after):
+        low, high = ((now - before + 2**63) % 2**64 - 2**63), ((now + after + 2**63) % 2**64 - 2**63)
+        return (f"Timestamp {ts} of message with offset {offset} is out of range. "
+                f"The timestamp should be within [{low}, {high}]")
