@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -106,29 +107,34 @@ def validate_run(args) -> None:
 
 
 def cmd_run(args) -> int:
+    """Validate, then run pytest in a child process (it shares our terminal, so Ctrl-C reaches it)."""
     validate_run(args)
-    import pytest
-    os.environ["HYPOTHESIS_PROFILE"] = args.hypothesis_profile
-    argv = [str(ROOT / "suites"), "--rootdir", str(ROOT), "-q", "--profile", args.profile,
-            "--ktc-report", args.report, "-p", "no:cacheprovider"]
+    report = Path(args.report).resolve()
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suites"), "--ignore", str(ROOT / "suites" / "selftest"),
+            "--rootdir", str(ROOT), "-q", "--profile", args.profile, "--ktc-report", str(report),
+            "-p", "no:cacheprovider"]
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]]
     argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []
-    code = pytest.main(argv + list(args.pytest_args))
-    return finish_run(Path(args.report), int(code))
+    env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile,
+           "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
+    code = subprocess.run(argv + list(args.pytest_args), env=env).returncode
+    return finish_run(report, code)
 
 
 def finish_run(report: Path, code: int) -> int:
+    """Print the counts and every row that is not a pass; the full table is in summary.txt."""
     summary = report / "summary.txt"
     if summary.exists():
-        print(summary.read_text())
-    if code == pytest_exit_no_tests():
+        lines = summary.read_text().splitlines()
+        print("\n".join(line for line in lines if not line.startswith("  pass ")))
+        print(f"full table: {summary}")
+    if code == EXIT_NO_TESTS:
         print("ktc: error: no tests were collected", file=sys.stderr)
         return 1
     return code
 
 
-def pytest_exit_no_tests() -> int:
-    return 5
+EXIT_NO_TESTS = 5
 
 
 COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run}
