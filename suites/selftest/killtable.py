@@ -1,4 +1,5 @@
-"""Collect the kill table from the mutant tests (also across xdist workers) and print it."""
+"""Kill-table plugin (registered by the root conftest so the xdist controller loads it too):
+collect the mutant results from every worker and print them at the end of the run."""
 import json
 
 KILLS = []
