@@ -19,22 +19,30 @@ def recorded(ts: int) -> tuple[str, int]:
     return ("timestamp", ts)
 
 
+def interpret(ts: int, extended: bool, new: bool) -> frozenset:
+    """One cell of either table: what old or new software makes of (timestamp, isTimestampExtended).
+
+    Both tables are this one mapping, seen from the broker (what it records) and from the
+    consumer (what it reads).  Old software ignores the bit, except that the KIP allows it to
+    fail on the two extended sentinel-like values ("(error) Error or ...").
+    """
+    if not new:
+        if extended and ts in (NO_TIMESTAMP, INT64_MIN):
+            return frozenset({ERROR, OLD_SENTINEL})
+        return frozenset({OLD_SENTINEL if ts == NO_TIMESTAMP else recorded(ts)})
+    if ts == INT64_MIN or (ts == NO_TIMESTAMP and not extended):
+        return frozenset({NEW_SENTINEL})
+    return frozenset({recorded(ts)})
+
+
 def broker_records(sent: int, extended: bool, broker: str) -> frozenset:
     """What a broker ('old' or 'new') records for a produced timestamp (producer table)."""
-    if broker == "old":
-        return frozenset({OLD_SENTINEL}) if not extended else frozenset({ERROR, OLD_SENTINEL})
-    if not extended and sent == NO_TIMESTAMP:
-        return frozenset({NEW_SENTINEL})
-    return frozenset({NEW_SENTINEL}) if sent == INT64_MIN else frozenset({recorded(sent)})
+    return interpret(sent, extended, broker == "new")
 
 
 def consumer_reads(ts: int, extended: bool, consumer: str) -> frozenset:
     """How a consumer ('old' or 'new') interprets a stored timestamp (consumer table)."""
-    if consumer == "old":
-        return frozenset({OLD_SENTINEL}) if not extended else frozenset({ERROR, OLD_SENTINEL})
-    if not extended and ts == NO_TIMESTAMP:
-        return frozenset({NEW_SENTINEL})
-    return frozenset({NEW_SENTINEL}) if ts == INT64_MIN else frozenset({recorded(ts)})
+    return interpret(ts, extended, consumer == "new")
 
 
 def stored_as(ts: int, sentinel: int) -> tuple[str, int]:
