@@ -104,6 +104,9 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
     if not clauses:
         raise ValueError("assert_conforms needs clause ids: cite them with @pytest.mark.clause(...)")
     steer(history)
+    if getattr(impl, "bulk", False) and BULK.active:
+        BULK.histories.append((history, clauses))
+        return []
     verdicts = judge(impl, [history], clauses)[0]
     for verdict in verdicts:
         RECORDER.add(verdict)
@@ -111,3 +114,40 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
     if failed:
         raise ClauseViolation(failed, history, impl.name)
     return verdicts
+
+
+class BulkBuffer:
+    """Histories a bulk implementation will judge in one run at the end of the test."""
+
+    def __init__(self) -> None:
+        self.active = False
+        self.histories: list[tuple[History, tuple[str, ...]]] = []
+
+
+BULK = BulkBuffer()
+
+
+def flush_bulk(impl: Implementation) -> None:
+    """Judge every buffered history in one run; shrink the first disagreement in bulk and raise it."""
+    pending, BULK.histories, BULK.active = list(dict.fromkeys(BULK.histories)), [], False
+    if not pending:
+        return
+    verdicts = judge(impl, [h for h, _ in pending], sorted({c for _, cs in pending for c in cs}))
+    first = None
+    for (history, clauses), found in zip(pending, verdicts):
+        for verdict in (v for v in found if v.clause in clauses):
+            RECORDER.add(verdict)
+            if verdict.failed and first is None:
+                first = (history, verdict.clause)
+    if first is not None:
+        raise minimal_violation(impl, *first)
+
+
+def minimal_violation(impl: Implementation, history: History, clause: str) -> ClauseViolation:
+    from .shrink import shrink
+
+    def still_fails(candidates):
+        return [any(v.failed for v in found) for found in judge(impl, candidates, [clause])]
+    smallest, _rounds = shrink(history, still_fails)
+    failed = [v for v in judge(impl, [smallest], [clause])[0] if v.failed]
+    return ClauseViolation(failed, smallest, impl.name)

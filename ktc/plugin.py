@@ -109,11 +109,30 @@ def wanted(item, state: KtcState) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
     state = config.stash[STATE]
+    for item in items:
+        params = getattr(item, "callspec", None)
+        if params and getattr(params.params.get("impl"), "bulk", False):
+            item.add_marker(pytest.mark.xdist_group("spark"))  # one worker, one JVM
     keep = [i for i in items if wanted(i, state)]
     dropped = [i for i in items if not wanted(i, state)]
+    for item in keep:  # JUnit XML writes these as <properties>, also under pytest-xdist
+        item.user_properties += [("clause", c) for c in dict.fromkeys(cited(item))]
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = keep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Bulk implementations (Spark) judge all of a test's histories in one run after it returns."""
+    params = getattr(item, "callspec", None)
+    impl = params.params.get("impl") if params else None
+    bulk = getattr(impl, "bulk", False)
+    harness.BULK.active, harness.BULK.histories = bulk, []
+    result = yield
+    if bulk:
+        harness.flush_bulk(impl)
+    return result
 
 
 def pytest_runtest_setup(item) -> None:
@@ -179,6 +198,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     rows = results.merge_rows(_CONTROLLER_ROWS)
     meta = provenance(state, config)
     path = results.write(Path(directory), rows, meta)
+    from .artifacts import write_artifacts
+    write_artifacts(Path(directory), path)
     config.stash[RESULT_PATH] = str(path)
 
 

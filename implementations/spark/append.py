@@ -1,0 +1,130 @@
+"""The append path as declarative DataFrame operations (no Python UDFs).
+
+Per record: which timestamp the broker reads, whether it is exempt, whether it is out of range
+(Java long emulated in decimal), the exact error text.  Per batch: the ProduceResponse v8 shape
+(error_code, error_message, record_errors), then, over the batches of a partition in arrival
+order, the base offset (running sum of accepted sizes), the LogAppendTime (the clock, or its
+running max where the profile keeps it monotonic) and the stored timestamps and batch max.
+"""
+from __future__ import annotations
+
+from pyspark.sql import Column, DataFrame, Window
+from pyspark.sql import functions as F
+
+from . import int64
+
+MAX = 9223372036854775807
+BATCH_REJECTED = "One or more records have been rejected due to invalid timestamp"
+PARTITION_KEY = ["scenario", "topic", "partition"]
+
+
+def lit_dec(value: int) -> Column:
+    return F.lit(str(value)).cast(int64.DEC)
+
+
+def with_limits(df: DataFrame) -> DataFrame:
+    """Effective before/after: profile defaults, abs-difference, and the Long.MAX fallback."""
+    difference = F.coalesce("difference_max_ms", F.lit(MAX))
+    before = F.coalesce("before_max_ms", "default_before_max_ms")
+    after = F.coalesce("after_max_ms", "default_after_max_ms")
+    fallback = lambda v: F.when(F.col("long_max_fallback") & (v == F.lit(MAX)), difference).otherwise(v)
+    legacy = F.col("validation") == "abs-difference"
+    return (df.withColumn("eff_before", F.when(legacy, difference).otherwise(fallback(before)))
+              .withColumn("eff_after", F.when(legacy, difference).otherwise(fallback(after))))
+
+
+def with_record_verdicts(df: DataFrame) -> DataFrame:
+    seen = F.when(F.col("timestampType") == 1, F.col("header_max")).otherwise(F.col("timestamp_ms"))
+    df = df.withColumn("seen_ms", seen)
+    no_ts = lambda ts: (ts == F.col("sentinel")) | ((F.col("sentinel") != -1) & (ts == -1) & ~F.col("extended"))
+    df = df.withColumn("checked", (F.col("topic_type") == "CreateTime") & ~no_ts(F.col("seen_ms")))
+    df = df.withColumn("out_of_range", out_of_range())
+    df = df.withColumn("range_text", range_message())
+    wrong_type = (F.col("timestampType") == 1) & (~F.col("checked") | (
+        ~F.col("out_of_range") & (F.col("lat_batch_check") == "after-range-check")))
+    text = F.when(F.col("checked") & F.col("out_of_range"), F.col("range_text")) \
+            .when(wrong_type, type_message())
+    kept = F.when(F.col("rebuild"), F.col("seen_ms")).otherwise(F.col("timestamp_ms"))
+    future = (F.col("topic_type") == "CreateTime") & F.col("future_warning") & ~F.col("control") & ~no_ts(F.col("timestamp_ms")) & (
+        int64.dec("timestamp_ms") - int64.dec("broker_now_ms") > lit_dec(3_600_000))
+    return (df.withColumn("record_error", text)
+              .withColumn("create_time", F.when(no_ts(kept), F.col("sentinel")).otherwise(kept))
+              .withColumn("warning", F.when(future, F.concat(F.lit("future-timestamp:"), F.col("offset")))))
+
+
+def out_of_range() -> Column:
+    wrapping = F.col("arithmetic") == "wrapping"
+    legacy = int64.java_abs(int64.sub("seen_ms", "broker_now_ms", wrapping), wrapping) > int64.dec("eff_before")
+    diff = int64.sub("broker_now_ms", "seen_ms", wrapping)
+    bounded = (diff > int64.dec("eff_before")) | (int64.neg(diff, wrapping) > int64.dec("eff_after"))
+    return F.when(F.col("validation") == "abs-difference", legacy).otherwise(bounded)
+
+
+def range_message() -> Column:
+    wrapping = F.col("arithmetic") == "wrapping"
+    low = int64.sub("broker_now_ms", "eff_before", wrapping).cast("string")
+    high = int64.add("broker_now_ms", "eff_after", wrapping).cast("string")
+    return F.concat(F.lit("Timestamp "), F.col("seen_ms").cast("string"), F.lit(" of message with offset "),
+                    F.col("offset").cast("string"), F.lit(" is out of range. The timestamp should be within ["),
+                    low, F.lit(", "), high, F.lit("]"))
+
+
+def type_message() -> Column:
+    key = F.coalesce(F.length("key"), F.lit(0))
+    return F.concat(F.lit("Invalid timestamp type in message DefaultRecord(offset="), F.col("offset").cast("string"),
+                    F.lit(", timestamp="), F.col("seen_ms").cast("string"), F.lit(", key="), key.cast("string"),
+                    F.lit(" bytes, value="), F.coalesce(F.length("value"), F.lit(0)).cast("string"),
+                    F.lit(" bytes). Producer should not set timestamp type to LogAppendTime."))
+
+
+def with_rebuild(df: DataFrame) -> DataFrame:
+    target = F.when(F.col("compression_type") == "uncompressed", F.lit("none")).otherwise(F.col("compression_type"))
+    return df.withColumn("rebuild", (target != "producer") & (target != F.col("codec")))
+
+
+BATCH_COLUMNS = PARTITION_KEY + ["batch_id", "topic_type", "broker_now_ms", "clocks", "broker_id", "control",
+                                 "rebuild", "negative_timestamps", "log_append_time_rule", "batch_max_floor",
+                                 "sentinel", "dual_timestamps"]
+
+
+def batches(records: DataFrame) -> DataFrame:
+    """One row per produce request: the response fields, then offsets and LogAppendTime in order."""
+    r = F.struct("offset", "record_error")
+    grouped = records.groupBy(*BATCH_COLUMNS).agg(
+        F.count("*").alias("size"),
+        F.array_sort(F.collect_list(F.when(F.col("record_error").isNotNull(), r))).alias("record_errors"),
+        F.max(F.when((F.col("seen_ms") < 0) & (F.col("seen_ms") != -1), 1).otherwise(0)).alias("has_negative"),
+        F.array_sort(F.collect_list(F.struct("offset", "create_time"))).alias("creates"),
+        F.array_sort(F.collect_list(F.struct("offset", "warning"))).alias("warnings"))
+    code = (F.when(F.col("control"), F.lit(87)).when(F.size("record_errors") > 0, F.lit(32))
+             .when((F.col("negative_timestamps") == "rebuild-fails") & F.col("rebuild") & (F.col("has_negative") == 1),
+                   F.lit(-1)).otherwise(F.lit(0)))
+    return with_positions(grouped.withColumn("error_code", code))
+
+
+def with_positions(b: DataFrame) -> DataFrame:
+    order = Window.partitionBy(*PARTITION_KEY).orderBy("batch_id")
+    before = order.rowsBetween(Window.unboundedPreceding, -1)
+    upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    accepted = F.col("error_code") == 0
+    lat_topic = F.col("topic_type") == "LogAppendTime"
+    running = F.max(F.when(accepted & lat_topic, F.col("broker_now_ms"))).over(upto)
+    lat = F.when(accepted & lat_topic, F.when(F.col("log_append_time_rule") == "max-last-appended", running)
+                 .otherwise(F.col("broker_now_ms")))
+    return (b.withColumn("base_offset", F.coalesce(F.sum(F.when(accepted, F.col("size"))).over(before), F.lit(0)))
+             .withColumn("lat", lat)
+             .withColumn("stored", F.transform("creates", lambda c: F.coalesce(F.col("lat"), c["create_time"])))
+             .withColumn("batch_max", batch_max()))
+
+
+def batch_max() -> Column:
+    real = F.filter("stored", lambda ts: ts != F.col("sentinel"))
+    floored = F.array_max(F.concat(F.array(F.lit(-1).cast("bigint")), real))
+    unfloored = F.coalesce(F.array_max(real), F.col("sentinel"))
+    by_profile = F.when(F.col("batch_max_floor") == "minus-one", floored).otherwise(unfloored)
+    return F.coalesce(F.col("lat"), by_profile)
+
+
+def evaluate(records: DataFrame) -> DataFrame:
+    """records (joined with topic configs and profile switches) -> one row per batch."""
+    return batches(with_record_verdicts(with_limits(with_rebuild(records))))

@@ -1,0 +1,45 @@
+"""Java ``long`` arithmetic as Spark Columns, exact under ANSI mode.
+
+Kafka computes ``now - ts`` and ``-1 * diff`` in wrapping 64-bit arithmetic; Spark with ANSI on
+raises ARITHMETIC_OVERFLOW instead.  Computing in decimal(38,0) and reducing with ``pmod``
+reproduces Java's result exactly (research note A7).  Results stay decimal(38,0) so that the
+exact (``kip`` profile) and wrapped values share one type; compare them with ``lit`` decimals.
+"""
+from __future__ import annotations
+
+from pyspark.sql import Column
+from pyspark.sql import functions as F
+
+DEC = "decimal(38,0)"
+_SPAN = "18446744073709551616"
+_HALF = "9223372036854775808"
+
+
+def dec(column) -> Column:
+    return (F.col(column) if isinstance(column, str) else column).cast(DEC)
+
+
+def wrap(exact: Column) -> Column:
+    """The Java long with the same low 64 bits as an exact decimal value."""
+    return (F.pmod(exact + F.lit(_HALF).cast(DEC), F.lit(_SPAN).cast(DEC)) - F.lit(_HALF).cast(DEC)).cast(DEC)
+
+
+def maybe_wrap(exact: Column, wrapping: Column) -> Column:
+    return F.when(wrapping, wrap(exact)).otherwise(exact)
+
+
+def sub(a, b, wrapping: Column) -> Column:
+    return maybe_wrap(dec(a) - dec(b), wrapping)
+
+
+def add(a, b, wrapping: Column) -> Column:
+    return maybe_wrap(dec(a) + dec(b), wrapping)
+
+
+def neg(a: Column, wrapping: Column) -> Column:
+    return maybe_wrap(-a, wrapping)
+
+
+def java_abs(a: Column, wrapping: Column) -> Column:
+    """Math.abs: abs(Long.MIN_VALUE) stays Long.MIN_VALUE in Java."""
+    return maybe_wrap(F.abs(a), wrapping)
