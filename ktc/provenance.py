@@ -1,6 +1,8 @@
 """Where a result came from: ktc revision, implementations, profiles, Hypothesis settings."""
 from __future__ import annotations
 
+import json
+import os
 import platform
 from pathlib import Path
 
@@ -14,9 +16,22 @@ ROOT = Path(__file__).resolve().parent.parent
 def provenance(state, config) -> dict:
     return {
         "ktc_git_sha": git_sha(ROOT),
-        "implementations": [{"name": i.name, "version": i.version} for i in state.impls],
+        "implementations": [{"name": i.name, "version": i.version, "spec": state.impl_specs.get(i.name, i.name)}
+                            for i in state.impls],
         "profiles": list(state.profiles),
         "hypothesis": {"version": hypothesis.__version__, "seed": config.getoption("hypothesis_seed", None),
-                       "profile": hypothesis.settings._current_profile},
+                       "profile": hypothesis.settings._current_profile,
+                       "max_examples": hypothesis.settings().max_examples},
         "python": platform.python_version(),
+        "config": run_config(config),
     }
+
+
+def run_config(config) -> dict:
+    """The options that produced these rows: pytest's arguments, and ``ktc run``'s own options
+    (handed over in KTC_RUN_OPTIONS, since pytest runs in a child process)."""
+    try:
+        ktc_run = json.loads(os.environ.get("KTC_RUN_OPTIONS", "null"))
+    except ValueError:
+        ktc_run = None
+    return {"pytest_args": [str(a) for a in config.invocation_params.args], "ktc_run": ktc_run}

@@ -1,6 +1,7 @@
 """Turn one test's outcome into verdict rows, one per cited clause (and profile it holds in)."""
 from __future__ import annotations
 
+from reports.dedupe import signature
 from specs import clauses as clause_registry
 
 from . import harness
@@ -24,7 +25,8 @@ def rows_for(item, call, report, state) -> list[dict]:
         for profile in profiles:
             if clause is not None and profile in clause.profiles:
                 row = base_row(clause, impl, profile, item.nodeid)
-                rows.append({**row, **outcome(clause_id, impl, call, report)})
+                timing = {"seed": state.seed, "duration": round(report.duration, 4)}
+                rows.append({**row, **timing, **outcome(clause_id, impl, call, report)})
     return rows
 
 
@@ -70,7 +72,10 @@ def failed_outcome(clause_id: str, excinfo, stats) -> dict:
     found = [v for v in violations(exc) if clause_id in v.clauses]
     examples = stats.examples if stats else 0
     if found:
-        return {"verdict": "fail", "examples": examples, "counterexample": found[0].counterexample(clause_id),
+        counterexamples = [v.counterexample(clause_id) for v in found]
+        signatures = [signature(c) for c in counterexamples]
+        return {"verdict": "fail", "examples": examples, "counterexample": counterexamples[0],
+                "signature": signatures[0], "signatures": {s: signatures.count(s) for s in signatures},
                 "first_failure_at": stats.first_failure_at if stats else None,
                 "reason": found[0].describe(clause_id).splitlines()[0]}
     if violations(exc):

@@ -12,7 +12,9 @@ import subprocess
 from pathlib import Path
 from typing import Iterable, Optional
 
-SCHEMA_VERSION = 1
+from .dedupe import text_signature
+
+SCHEMA_VERSION = 2  # 2: rows gained seed, duration, signature, signatures; provenance gained config
 ORDER = {"unsupported": 0, "pass": 1, "unknown": 2, "error": 3, "fail": 4}
 # A test that cites a clause but whose examples never reached it contributes "unexercised": the
 # weakest value, so other tests decide the row; a row left unexercised is reported as unknown.
@@ -23,15 +25,28 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
     merged: dict[tuple, dict] = {}
     for part in contributions:
         key = (part["clause"], part["implementation"], part["profile"])
-        row = merged.setdefault(key, {**part, "examples": 0, "tests": []})
+        row = merged.setdefault(key, {**part, "examples": 0, "tests": [], "duration": 0.0, "signatures": {},
+                                       "signature": next(iter(_signatures(part)), None)})
         row["examples"] += part.get("examples") or 0
+        row["duration"] = round(row["duration"] + (part.get("duration") or 0.0), 4)
         row["tests"] = sorted(set(row["tests"]) | set(part.get("tests", ())))
+        for sig, count in _signatures(part).items():
+            row["signatures"][sig] = row["signatures"].get(sig, 0) + count
         if _MERGE[part["verdict"]] > _MERGE[row["verdict"]]:
             row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at")})
+            row["signature"] = next(iter(_signatures(part)), None)
     for row in merged.values():
         if row["verdict"] == "unexercised":
             row["verdict"] = "unknown"
     return sorted(merged.values(), key=lambda r: (r["implementation"], r["profile"], r["clause"]))
+
+
+def _signatures(part: dict) -> dict:
+    """Raw failure counts per signature of one contribution (a failure without a counterexample
+    is signed by its normalised reason, so an assertion or a crash is still deduplicated)."""
+    if part["verdict"] not in ("fail", "error"):
+        return {}
+    return part.get("signatures") or {part.get("signature") or text_signature(part.get("reason")): 1}
 
 
 def git_sha(root: Path) -> Optional[str]:

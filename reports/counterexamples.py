@@ -1,0 +1,59 @@
+"""Failing rows as portable counterexample files, one per clause x implementation x profile.
+
+Hypothesis's database is local, keyed by test and unreadable; these files are plain JSON a
+broker team can attach to a bug, commit next to a fix, and replay with ``ktc replay FILE``.
+"""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from .loading import COUNTEREXAMPLE_SCHEMA
+from .results import write_atomically
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def file_name(row: dict) -> str:
+    """``<clause>--<impl>--<profile>.json`` with anything unsafe in a file name replaced by ``_``."""
+    parts = (row["clause"], row["implementation"], row["profile"])
+    return "--".join(_UNSAFE.sub("_", p) for p in parts) + ".json"
+
+
+def spec_of(implementation: str, provenance: dict) -> str:
+    """How to load the implementation again: the --impl value it was run with, else its name."""
+    for impl in provenance.get("implementations", ()):
+        if impl.get("name") == implementation:
+            return impl.get("spec") or implementation
+    return implementation
+
+
+def document(row: dict, provenance: dict) -> dict:
+    cx = row["counterexample"]
+    spec = spec_of(row["implementation"], provenance)
+    return {"schema_version": COUNTEREXAMPLE_SCHEMA, "clause": row["clause"],
+            "implementation": row["implementation"], "implementation_spec": spec,
+            "implementation_version": row.get("implementation_version"), "profile": row["profile"],
+            "seed": row.get("seed"), "signature": row.get("signature"), "tests": row.get("tests", []),
+            "history": cx["history"], "mismatch": cx["mismatch"]}
+
+
+def replay_command(path: Path | str, spec: str) -> str:
+    return f"ktc replay {path} --impl {spec}"
+
+
+def write_all(directory: Path, doc: dict) -> list[Path]:
+    """Write one file per failing row with a counterexample into ``directory/counterexamples``;
+    files left from an earlier run are removed, so the folder always matches results.json."""
+    target = directory / "counterexamples"
+    written = []
+    for row in doc["rows"]:
+        if row["verdict"] == "fail" and row.get("counterexample"):
+            path = target / file_name(row)
+            write_atomically(path, json.dumps(document(row, doc.get("provenance", {})), indent=1, sort_keys=True))
+            written.append(path)
+    if target.is_dir():
+        for stale in set(target.glob("*.json")) - set(written):
+            stale.unlink()
+    return written
