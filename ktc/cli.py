@@ -2,7 +2,9 @@
 
   ktc clauses [--check]      list the clause registry; --check fails on gaps (CI runs it)
   ktc profiles               list the profiles and their switches
-  ktc run --impl NAME --profile NAMES [--hypothesis-profile ci] [--report DIR] [-- PYTEST ARGS]
+  ktc run --impl NAME --profile NAMES [--hypothesis-profile ci] [--report DIR] [--baseline RESULTS]
+          [--expectations TOML] [-- PYTEST ARGS]
+  ktc report | replay | diff | failures | expectations update   (ktc/cli_reports.py)
 
 Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
 line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwise.
@@ -10,10 +12,13 @@ line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwi
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+
+from . import cli_reports
 
 ROOT = Path(__file__).resolve().parent.parent
 EXIT_USAGE = 2
@@ -41,7 +46,11 @@ def build_parser() -> Parser:
     run.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
     run.add_argument("--report", default=str(ROOT / "reports" / "latest"), help="report directory")
     run.add_argument("--workers", default="2", help="pytest-xdist workers (0 for none)")
+    run.add_argument("--spark-master", help="Spark master URL for --impl spark (default local[*])")
+    run.add_argument("--spark-conf", action="append", default=[], metavar="spark.KEY=VALUE",
+                     help="any Spark setting, passed through (repeatable)")
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
+    cli_reports.add_parsers(sub, run)
     return parser
 
 
@@ -98,6 +107,10 @@ def validate_run(args) -> None:
             implementations.load(spec)
         except implementations.ImplementationError as error:
             raise UsageError(str(error)) from None
+    for setting in args.spark_conf:
+        key, sep, value = setting.partition("=")
+        if not sep or not key.startswith("spark.") or not value:
+            raise UsageError(f"--spark-conf {setting!r}: expected spark.KEY=VALUE")
     if args.profile != "all":
         for name in args.profile.split(","):
             try:
@@ -109,16 +122,18 @@ def validate_run(args) -> None:
 def cmd_run(args) -> int:
     """Validate, then run pytest in a child process (it shares our terminal, so Ctrl-C reaches it)."""
     validate_run(args)
+    gate_inputs = cli_reports.load_gate_inputs(args)
     report = Path(args.report).resolve()
     argv = [sys.executable, "-m", "pytest", str(ROOT / "suites"), "--ignore", str(ROOT / "suites" / "selftest"),
             "--rootdir", str(ROOT), "-q", "--profile", args.profile, "--ktc-report", str(report),
-            "-p", "no:cacheprovider"]
+            "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]]
     argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []
-    env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile,
+    env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile, "KTC_SPARK_CONF": "\n".join(args.spark_conf),
+           **({"KTC_SPARK_MASTER": args.spark_master} if args.spark_master else {}), "KTC_RUN_OPTIONS": json.dumps(vars(args)),
            "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
     code = subprocess.run(argv + list(args.pytest_args), env=env).returncode
-    return finish_run(report, code)
+    return cli_reports.gate(args, report, finish_run(report, code), gate_inputs)
 
 
 def finish_run(report: Path, code: int) -> int:
@@ -137,7 +152,7 @@ def finish_run(report: Path, code: int) -> int:
 EXIT_NO_TESTS = 5
 
 
-COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run}
+COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, **cli_reports.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,161 @@
+"""The reporting subcommands of ``ktc`` and the CI gate of ``ktc run``.
+
+  ktc report RESULTS [--out FILE]                 render the self-contained HTML page
+  ktc replay FILE [--impl X]                      re-run one counterexample file: FIXED (0) / STILL FAILING (1)
+  ktc diff OLD NEW                                regressions, then fixes, then other changes; 1 on regressions
+  ktc failures RESULTS                            failures deduplicated by clause and signature, with raw counts
+  ktc expectations update RESULTS --out FILE      expected-failure entries from a results file
+  ktc run ... --baseline OLD --expectations FILE  fail only on new failures and unexpected passes
+
+Every bad input file (missing, corrupt, another schema version) is one line and exit 2.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from reports import dedupe, diff, expectations, loading
+
+
+def usage_error(message: str):
+    from .cli import UsageError  # late: cli imports this module to register the subcommands
+    return UsageError(message)
+
+
+def guarded(command):
+    """Turn the reports layer's InputError into the CLI's one-line exit-2 error."""
+    def run(args) -> int:
+        try:
+            return command(args)
+        except loading.InputError as error:
+            raise usage_error(str(error)) from None
+    run.__doc__ = command.__doc__
+    return run
+
+
+def add_parsers(sub, run) -> None:
+    from .cli import Parser
+    run.add_argument("--baseline", metavar="RESULTS", help="fail only on failures this results file did not have")
+    run.add_argument("--expectations", action="append", metavar="TOML", help="expected failures (repeatable)")
+    report = sub.add_parser("report", help="render results.json as one self-contained HTML file")
+    report.add_argument("results")
+    report.add_argument("--out", help="HTML file (default: index.html next to RESULTS)")
+    replay = sub.add_parser("replay", help="re-run a counterexample file: FIXED or STILL FAILING")
+    replay.add_argument("file")
+    replay.add_argument("--impl", help="implementation (default: the one recorded in FILE)")
+    compare = sub.add_parser("diff", help="compare two results files; exit 1 on regressions")
+    compare.add_argument("old")
+    compare.add_argument("new")
+    failures = sub.add_parser("failures", help="failures deduplicated by clause and signature")
+    failures.add_argument("results")
+    expect = sub.add_parser("expectations", help="expected-failure files")
+    expect_sub = expect.add_subparsers(dest="action", required=True, parser_class=Parser)
+    update = expect_sub.add_parser("update", help="write expected failures from a results file")
+    update.add_argument("results")
+    update.add_argument("--out", required=True, help="TOML file (its reasons and sources are kept)")
+    update.add_argument("--impl", help="implementation name (default: the only failing one)")
+
+
+@guarded
+def cmd_report(args) -> int:
+    from .artifacts import write_report
+    doc = loading.load_results(args.results)
+    out = Path(args.out or Path(args.results).with_name("index.html"))
+    path, seconds = write_report(doc, out, str(Path(args.results).parent / "counterexamples"))
+    print(f"wrote {path} ({path.stat().st_size} bytes, {len(doc['rows'])} rows, {seconds:.2f} s)")
+    return 0
+
+
+@guarded
+def cmd_replay(args) -> int:
+    import implementations
+    from .harness import ImplementationCrash, judge
+    from .serialize import FormatError, from_data
+    data = loading.load_counterexample(args.file)
+    try:
+        history = from_data(data["history"])
+    except FormatError as error:
+        raise usage_error(f"counterexample file {args.file} has an unreadable history: {error}") from None
+    spec = args.impl or data.get("implementation_spec") or data["implementation"]
+    try:
+        impl = implementations.load(spec)
+    except implementations.ImplementationError as error:
+        raise usage_error(str(error)) from None
+    try:
+        verdicts = judge(impl, [history], [data["clause"]])[0]
+    except ImplementationCrash as error:
+        print(f"STILL FAILING: {data['clause']} on {impl.name}: {error}")
+        return 1
+    return replay_outcome(data["clause"], impl.name, verdicts)
+
+
+def replay_outcome(clause: str, name: str, verdicts) -> int:
+    from .verdicts import render_mismatch
+    verdict = next((v for v in verdicts if v.clause == clause), None)
+    if verdict is not None and verdict.failed:
+        print(f"STILL FAILING: {clause} on {name}: {render_mismatch(verdict.mismatch)}")
+        return 1
+    if verdict is None or verdict.validity.value != "pass":
+        print(f"UNDECIDED: {clause} on {name}: this history no longer exercises or decides the clause")
+        return 1
+    print(f"FIXED: {clause} on {name} agrees with the reference on this counterexample")
+    return 0
+
+
+@guarded
+def cmd_diff(args) -> int:
+    old, new = loading.load_results(args.old), loading.load_results(args.new)
+    result = diff.compare(old["rows"], new["rows"])
+    print(diff.render(result))
+    return 1 if result["regressions"] else 0
+
+
+@guarded
+def cmd_failures(args) -> int:
+    print(dedupe.render(loading.load_results(args.results)["rows"]))
+    return 0
+
+
+@guarded
+def cmd_expectations(args) -> int:
+    from reports.results import write_atomically
+    doc = loading.load_results(args.results)
+    failing = sorted({r["implementation"] for r in doc["rows"] if r["verdict"] in diff.BAD})
+    impl = args.impl or (failing[0] if len(failing) == 1 else None)
+    if impl is None:
+        raise usage_error(f"--impl is needed: failing implementations are {', '.join(failing) or 'none'}")
+    old = expectations.load(args.out) if Path(args.out).exists() else None
+    text = expectations.update(doc["rows"], impl, old)
+    write_atomically(Path(args.out), text)
+    print(f"wrote {args.out}: {text.count('[[expect]]')} expected failures for {impl}")
+    return 0
+
+
+def load_gate_inputs(args) -> tuple:
+    """Read --baseline and --expectations before the run, so a bad file fails fast (exit 2)."""
+    try:
+        baseline = loading.load_results(args.baseline)["rows"] if args.baseline else None
+        files = [expectations.load(p) for p in args.expectations or ()]
+    except loading.InputError as error:
+        raise usage_error(str(error)) from None
+    return baseline, files
+
+
+def gate(args, report: Path, code: int, inputs: tuple) -> int:
+    """The exit code of ``ktc run``: with a baseline or expectations, only new failures and
+    unexpected passes fail it; pytest's own errors (usage, internal, no tests) still do."""
+    baseline, files = inputs
+    if baseline is None and not files or code not in (0, 1):
+        return code
+    try:
+        rows = loading.load_results(report / "results.json")["rows"]
+    except loading.InputError as error:
+        print(f"ktc: error: {error}", file=sys.stderr)
+        return 1
+    result = diff.gate(rows, baseline, expectations.index(files, rows))
+    print(diff.render_gate(result))
+    return 1 if result["new_failures"] or result["unexpected_passes"] else 0
+
+
+COMMANDS = {"report": cmd_report, "replay": cmd_replay, "diff": cmd_diff, "failures": cmd_failures,
+            "expectations": cmd_expectations}

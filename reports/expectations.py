@@ -1,0 +1,86 @@
+"""Expected failures, as data per implementation (and version): WPT-style metadata.
+
+A known bug in the implementation under test should not turn every CI run red, nor be silently
+ignored: each entry names the clause, the profile, the verdict expected, why, and where the bug
+is tracked.  Strict: an entry whose row passes is an *unexpected pass* and fails the run, so
+fixed bugs get their entry removed instead of rotting.
+
+```toml
+schema_version = 1
+implementation = "my-broker"
+version = "1.2.3"            # optional; entries apply only to rows of this version
+
+[[expect]]
+clause = "KIP-937.bounds-inclusive"
+profile = "kafka-4"
+verdict = "fail"
+reason = "off by one at after.max.ms"
+source = "https://example.org/bugs/123"
+```
+"""
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from typing import Optional
+
+from .loading import InputError
+
+SCHEMA = 1
+REQUIRED = ("clause", "profile", "verdict")
+VERDICTS = ("fail", "error", "unknown", "unsupported")
+TODO = "TODO: explain"
+
+
+def load(path: Path | str) -> dict:
+    """The parsed file, validated; ``InputError`` (one line) otherwise."""
+    path = Path(path)
+    try:
+        data = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise InputError(f"expectations file {path} does not exist") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise InputError(f"expectations file {path} is not valid TOML: {error}") from None
+    if data.get("schema_version") != SCHEMA or not isinstance(data.get("implementation"), str):
+        raise InputError(f"expectations file {path} needs schema_version = {SCHEMA} and implementation = \"...\"")
+    for i, entry in enumerate(data.get("expect", [])):
+        missing = [k for k in REQUIRED if not entry.get(k)]
+        if missing or entry["verdict"] not in VERDICTS:
+            raise InputError(f"expectations file {path}: entry {i + 1} needs {', '.join(REQUIRED)} with verdict in "
+                             f"{', '.join(VERDICTS)}")
+    return data
+
+
+def index(files: list[dict], rows: list[dict]) -> dict:
+    """(clause, implementation, profile) -> entry, for rows whose implementation (and version) match."""
+    versions = {(r["implementation"]): str(r.get("implementation_version")) for r in rows}
+    out = {}
+    for data in files:
+        impl, version = data["implementation"], data.get("version")
+        if version is not None and impl in versions and versions[impl] != str(version):
+            continue
+        for entry in data.get("expect", []):
+            out[(entry["clause"], impl, entry["profile"])] = entry
+    return out
+
+
+def update(rows: list[dict], implementation: str, old: Optional[dict]) -> str:
+    """A new file: one entry per failing row of ``implementation``; reasons and sources kept from
+    ``old`` where it has the same (clause, profile), else ``TODO: explain``."""
+    previous = {(e["clause"], e["profile"]): e for e in (old or {}).get("expect", [])}
+    mine = [r for r in rows if r["implementation"] == implementation and r["verdict"] in ("fail", "error")]
+    version = next((r.get("implementation_version") for r in mine), None) or (old or {}).get("version")
+    lines = [f"schema_version = {SCHEMA}", f"implementation = {_s(implementation)}"]
+    lines += [f"version = {_s(str(version))}"] if version is not None else []
+    for row in sorted(mine, key=lambda r: (r["clause"], r["profile"])):
+        prev = previous.get((row["clause"], row["profile"]), {})
+        lines += ["", "[[expect]]", f"clause = {_s(row['clause'])}", f"profile = {_s(row['profile'])}",
+                  f"verdict = {_s(row['verdict'])}", f"reason = {_s(prev.get('reason') or TODO)}",
+                  f"source = {_s(prev.get('source') or '')}"]
+    return "\n".join(lines) + "\n"
+
+
+def _s(text: str) -> str:
+    """A TOML basic string (JSON's escaping is a valid subset of TOML's)."""
+    return json.dumps(text, ensure_ascii=False)
