@@ -120,12 +120,11 @@ def table(rows: list[dict], columns: dict) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=pa.schema(columns))
 
 
-def check_records(df) -> None:
-    """Fail before any job when a user DataFrame misses a column, mistypes one, or has null timestamps."""
+def check_records(df, extra: dict = {}) -> None:
+    """Fail before the evaluation when a DataFrame misses a column, mistypes one, or has null timestamps."""
     from pyspark.sql import functions as F
-    from pyspark.sql.types import _parse_datatype_string  # noqa: F401  (types come from the schema below)
     fields = {f.name: f.dataType.simpleString() for f in df.schema.fields}
-    for name, arrow_type in RECORD_COLUMNS.items():
+    for name, arrow_type in {**RECORD_COLUMNS, **extra}.items():
         if name not in fields:
             raise ContractError(f"input records are missing column {name!r}")
         expected = _spark_type(arrow_type)

@@ -28,7 +28,8 @@ DEFAULTS = {
     "spark.driver.memory": "2g",
 }
 _master = os.environ.get("KTC_SPARK_MASTER", "local[*]")
-_overrides: dict[str, str] = {}
+_overrides: dict[str, str] = dict(
+    line.split("=", 1) for line in os.environ.get("KTC_SPARK_CONF", "").splitlines() if "=" in line)
 _session = None
 
 

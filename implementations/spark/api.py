@@ -1,0 +1,85 @@
+"""The public DataFrame API: evaluate Kafka-source-shaped records under a profile.
+
+    from implementations.spark import api, session
+    out = api.evaluate(records_df, profile="kafka-4")
+    out.batches   # ProduceResponse v8 per batch: error_code, error_message, record_errors, base_offset, lat
+    out.records   # one verdict row per input record: verdict, rule_id, error_code, reason, now_ms, ts_ms, lower, upper
+
+``records_df`` carries contract.RECORD_COLUMNS plus the topic config columns of
+contract.TOPIC_COLUMNS (minus ``scenario``/``topic``).  Bad input (a missing or mistyped column,
+null timestamps, an unknown profile) raises ContractError naming it, before the evaluation runs.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from pyspark.sql import Column, DataFrame
+from pyspark.sql import functions as F
+
+from specs.profiles import ProfileError, get as get_profile
+
+from . import append, contract, int64
+from .contract import ContractError
+
+CONFIG_COLUMNS = {k: v for k, v in contract.TOPIC_COLUMNS.items() if k not in ("scenario", "topic", "created_clocks")}
+
+
+@dataclass
+class Outputs:
+    batches: DataFrame
+    records: DataFrame
+
+
+def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFrame:
+    try:
+        p = get_profile(profile)
+    except ProfileError as error:
+        raise ContractError(str(error)) from None
+    switches = {k: getattr(p, k) for k in ("arithmetic", "validation", "long_max_fallback", "default_before_max_ms",
+                                          "default_after_max_ms", "lat_batch_check", "future_warning",
+                                          "negative_timestamps", "batch_max_floor", "dual_timestamps")}
+    switches["log_append_time_rule"] = p.log_append_time
+    switches["sentinel"] = no_timestamp if p.sentinel == "parameter" else -1
+    for name, value in switches.items():
+        df = df.withColumn(name, F.lit(value))
+    return df
+
+
+def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
+    contract.check_records(records, extra=CONFIG_COLUMNS)
+    joined = with_profile(records, profile, no_timestamp)
+    verdicts = append.with_record_verdicts(append.with_limits(append.with_rebuild(joined)))
+    batches = append.batches(verdicts)
+    return Outputs(batches, record_rows(verdicts, batches))
+
+
+def record_rows(verdicts: DataFrame, batches: DataFrame) -> DataFrame:
+    keys = ["scenario", "topic", "partition", "batch_id"]
+    outcome = batches.select(*keys, F.col("error_code").alias("batch_error"), "lat")
+    joined = verdicts.join(outcome, keys)
+    wrapping = F.col("arithmetic") == "wrapping"
+    return joined.select(
+        *keys, "offset", verdict().alias("verdict"), rule_id().alias("rule_id"),
+        F.col("batch_error").alias("error_code"), F.col("record_error").alias("reason"),
+        F.col("broker_now_ms").alias("now_ms"), F.col("timestamp_ms").alias("ts_ms"),
+        int64.sub("broker_now_ms", "eff_before", wrapping).cast("string").alias("lower"),
+        int64.add("broker_now_ms", "eff_after", wrapping).cast("string").alias("upper"))
+
+
+def verdict() -> Column:
+    return (F.when(F.col("batch_error") != 0, F.lit("rejected"))
+             .when(F.col("lat").isNotNull(), F.lit("overwritten")).otherwise(F.lit("appended")))
+
+
+def rule_id() -> Column:
+    own = F.col("record_error").isNotNull()
+    past = F.col("seen_ms") <= F.col("broker_now_ms")
+    return (F.when(F.col("control"), F.lit("KIP-937.orthogonal-control-batch"))
+             .when(own & (F.col("validation") == "abs-difference"), F.lit("KIP-937.legacy-abs-difference"))
+             .when(own & F.col("record_error").startswith("Invalid timestamp type"), F.lit("KIP-937.per-record-validation"))
+             .when(own & past, F.lit("KIP-937.before-bound")).when(own, F.lit("KIP-937.after-bound"))
+             .when(F.col("batch_error") == 32, F.lit("KIP-937.whole-batch-rejection"))
+             .when(F.col("batch_error") == -1, F.lit("KIP-228.rebuild-fails-on-negative"))
+             .when(F.col("lat").isNotNull(), F.lit("KIP-32.log-append-time-assigned"))
+             .when(~F.col("checked"), F.lit("KIP-228.minus-one-is-no-timestamp"))
+             .otherwise(F.lit("KIP-32.create-time-kept")))

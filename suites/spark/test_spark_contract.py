@@ -1,0 +1,92 @@
+"""The Spark implementation's own contract: Java long emulation, one verdict per record, bad input.
+
+Each property evaluates a whole list of examples in one Spark job (never one job per example).
+"""
+import ctypes
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+pytest.importorskip("pyspark", reason="the Spark tier needs the [spark] extra (pip install -e '.[spark]')")
+
+from implementations.spark import api, contract, int64, session  # noqa: E402
+from implementations.spark.contract import ContractError  # noqa: E402
+from ktc import bulk  # noqa: E402
+from reference.types import INT64_MAX, INT64_MIN  # noqa: E402
+from strategies import append_histories, timestamps  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("spark")
+LONGS = st.one_of(st.sampled_from([INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX]),
+                  st.integers(INT64_MIN, INT64_MAX))
+FEW = settings(max_examples=5, deadline=None)
+
+
+@FEW
+@given(pairs=st.lists(st.tuples(LONGS, LONGS), min_size=100, max_size=100))
+def test_spark_java_long_helpers_match_c_int64_arithmetic(pairs):
+    from pyspark.sql import functions as F
+    spark = session.get()
+    df = spark.createDataFrame(pairs, "a long, b long")
+    wrapping = F.lit(True)
+    rows = df.select(int64.sub("a", "b", wrapping).cast("string").alias("sub"),
+                     int64.add("a", "b", wrapping).cast("string").alias("add"),
+                     int64.neg(int64.dec("a"), wrapping).cast("string").alias("neg"),
+                     int64.java_abs(int64.dec("a"), wrapping).cast("string").alias("abs"), "a", "b").collect()
+    for r in rows:
+        assert (int(r.sub), int(r.add)) == (ctypes.c_int64(r.a - r.b).value, ctypes.c_int64(r.a + r.b).value)
+        assert (int(r["neg"]), int(r["abs"])) == (ctypes.c_int64(-r.a).value, ctypes.c_int64(abs(r.a)).value)
+
+
+def records_frame(histories):
+    from implementations.spark import topics
+    flat = contract.flatten(histories, topics.config_error)
+    spark = session.get()
+    recs = contract.table(flat.records, contract.RECORD_COLUMNS).to_pylist()
+    configs = {(t["scenario"], t["topic"]): t for t in flat.topics}
+    rows = [{**r, **{k: configs[(r["scenario"], r["topic"])][k] for k in api.CONFIG_COLUMNS}} for r in recs]
+    schema = {**contract.RECORD_COLUMNS, **api.CONFIG_COLUMNS}
+    return spark.createDataFrame(contract.table(rows, schema)), len(rows)
+
+
+@pytest.mark.parametrize("profile_name", ["kip", "kafka-3.5", "kafka-3.6", "kafka-4"])
+def test_every_input_record_yields_exactly_one_verdict_row(profile_name):
+    histories = bulk.corpus(append_histories(profile=profile_name), 60, seed=7)
+    df, count = records_frame(histories)
+    out = api.evaluate(df, profile_name).records
+    keys = out.select("scenario", "batch_id", "offset").distinct().count()
+    assert out.count() == count == keys
+    assert out.filter("rule_id is null or verdict is null").count() == 0
+
+
+def test_rejected_records_name_the_bound_and_the_numbers_behind_it():
+    histories = bulk.corpus(append_histories(profile="kafka-4", now=1_700_000_000_000), 40, seed=3)
+    df, _ = records_frame(histories)
+    rows = api.evaluate(df, "kafka-4").records.filter("verdict = 'rejected' and reason is not null").collect()
+    assert rows, "the corpus contains rejected records"
+    for r in rows:
+        assert r.reason.startswith(f"Timestamp {r.ts_ms} ") or r.reason.startswith("Invalid timestamp type")
+        assert r.rule_id.startswith("KIP-937.")
+
+
+@pytest.mark.parametrize("mangle,needle", [
+    (lambda df: df.drop("timestamp_ms"), "missing column 'timestamp_ms'"),
+    (lambda df: df.withColumn("partition", df["partition"].cast("string")), "column 'partition' has type string"),
+    (lambda df: df.drop("before_max_ms"), "missing column 'before_max_ms'"),
+])
+def test_bad_input_frames_are_refused_naming_the_column(mangle, needle):
+    df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
+    with pytest.raises(ContractError, match=needle):
+        api.evaluate(mangle(df), "kafka-4")
+
+
+def test_null_timestamps_are_refused_not_dropped():
+    from pyspark.sql import functions as F
+    df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
+    with pytest.raises(ContractError, match="'timestamp_ms' has null values"):
+        api.evaluate(df.withColumn("timestamp_ms", F.lit(None).cast("bigint")), "kafka-4")
+
+
+def test_unknown_profile_is_refused_naming_it():
+    df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 2, seed=1))
+    with pytest.raises(ContractError, match="unknown profile 'kafka-9'"):
+        api.evaluate(df, "kafka-9")
