@@ -6,6 +6,8 @@ import pytest
 
 from .reports_support import ktc, mutant_run
 
+pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
+
 
 def assert_one_line_usage_error(done, needle):
     assert done.returncode == 2, done.stdout + done.stderr

@@ -2,7 +2,11 @@
 import json
 import tomllib
 
+import pytest
+
 from .reports_support import MUTANT, QUICK, ktc, mutant_run, reference_run, scratch
+
+pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
 
 
 def run_gated(*gate_args):

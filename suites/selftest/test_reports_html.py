@@ -12,7 +12,10 @@ from reports.svg import timeline_svg
 
 from .reports_support import ktc, mutant_run, results, scratch
 
+pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
 BROWSERS = ("chromium", "chromium-browser", "google-chrome")
+
+pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
 
 
 def browser() -> str:

@@ -1,9 +1,13 @@
 """JUnit XML from `ktc run` keeps the clause ids of every test case, also under pytest-xdist."""
 import xml.etree.ElementTree as ET
 
+import pytest
+
 from ktc.plugin import ROWS_KEY
 
 from .reports_support import mutant_run, results
+
+pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
 
 
 def test_every_junit_testcase_carries_its_clause_ids_as_properties_under_two_xdist_workers():

@@ -1,9 +1,13 @@
 """Counterexample files are written for failing rows and `ktc replay` re-runs them."""
 import json
 
+import pytest
+
 from reports.counterexamples import file_name
 
 from .reports_support import ktc, mutant_run, results
+
+pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
 
 
 def counterexample_file():

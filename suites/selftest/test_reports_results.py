@@ -1,8 +1,12 @@
 """results.json schema 2: seed, duration, signatures, provenance config; and deduplication."""
+import pytest
+
 from reports import dedupe
 from reports.results import SCHEMA_VERSION, merge_rows
 
 from .reports_support import MUTANT, ktc, mutant_run, results
+
+pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
 
 
 def cx(what: str, op_type: str = "Produce", op_index: int = 1) -> dict:
