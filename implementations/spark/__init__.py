@@ -46,7 +46,9 @@ class SparkImplementation:
 
     def evaluate(self, histories: list[History], flat: contract.Flat) -> dict:
         from .pipeline import run_pipeline
-        return run_pipeline(session.get(), histories, flat, profile_rows(histories), BUCKETS)
+        spark = session.get()
+        buckets = max(1, min(BUCKETS, spark.sparkContext.defaultParallelism))  # one Python call per core
+        return run_pipeline(spark, histories, flat, profile_rows(histories), buckets)
 
 
 def profile_rows(histories: list[History]) -> list[dict]:

@@ -1,6 +1,7 @@
 """One Spark job for a whole set of histories: join, append stage, sequential stage, collect."""
 from __future__ import annotations
 
+import pyarrow as pa
 from pyspark.sql import functions as F
 
 from . import append, contract, segments
@@ -18,8 +19,8 @@ def frame(spark, rows, columns):
 
 
 def run_pipeline(spark, histories, flat, profile_rows, buckets: int) -> dict:
-    topics = frame(spark, flat.topics, contract.TOPIC_COLUMNS)
-    profiles = spark.createDataFrame(profile_rows)
+    topics = F.broadcast(frame(spark, flat.topics, contract.TOPIC_COLUMNS))
+    profiles = F.broadcast(spark.createDataFrame(pa.Table.from_pylist(profile_rows)))
     records = frame(spark, flat.records, contract.RECORD_COLUMNS).join(topics, ["scenario", "topic"]) \
         .join(profiles, "scenario")
     produced = append.evaluate(records).withColumn("kind", F.lit("Produce")).withColumn("target", F.lit(None).cast("bigint"))

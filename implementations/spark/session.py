@@ -19,7 +19,6 @@ DEFAULTS = {
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.driver.host": "127.0.0.1",
     "spark.sql.shuffle.partitions": "4",
-    "spark.default.parallelism": "4",
     "spark.sql.session.timeZone": "UTC",
     "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
     "spark.sql.ansi.enabled": "true",
