@@ -49,7 +49,7 @@ def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Output
     contract.check_records(records, extra=CONFIG_COLUMNS)
     joined = with_profile(records, profile, no_timestamp)
     verdicts = append.with_record_verdicts(append.with_limits(append.with_rebuild(joined)))
-    batches = append.batches(verdicts)
+    batches = append.batches(verdicts, with_records=False)
     return Outputs(batches, record_rows(verdicts, batches))
 
 

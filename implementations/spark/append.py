@@ -39,24 +39,25 @@ def with_record_verdicts(df: DataFrame) -> DataFrame:
     no_ts = lambda ts: (ts == F.col("sentinel")) | ((F.col("sentinel") != -1) & (ts == -1) & ~F.col("extended"))
     df = df.withColumn("checked", (F.col("topic_type") == "CreateTime") & ~no_ts(F.col("seen_ms")))
     df = df.withColumn("out_of_range", out_of_range())
-    df = df.withColumn("range_text", range_message())
     wrong_type = (F.col("timestampType") == 1) & (~F.col("checked") | (
         ~F.col("out_of_range") & (F.col("lat_batch_check") == "after-range-check")))
-    text = F.when(F.col("checked") & F.col("out_of_range"), F.col("range_text")) \
+    text = F.when(F.col("checked") & F.col("out_of_range"), range_message()) \
             .when(wrong_type, type_message())
     kept = F.when(F.col("rebuild"), F.col("seen_ms")).otherwise(F.col("timestamp_ms"))
-    future = (F.col("topic_type") == "CreateTime") & F.col("future_warning") & ~F.col("control") & ~no_ts(F.col("timestamp_ms")) & (
-        int64.dec("timestamp_ms") - int64.dec("broker_now_ms") > lit_dec(3_600_000))
+    ahead = int64.sub_long("timestamp_ms", "broker_now_ms", F.lit(False))
+    future = (F.col("topic_type") == "CreateTime") & F.col("future_warning") & ~F.col("control") & ~no_ts(
+        F.col("timestamp_ms")) & F.when(ahead.isNull(), F.col("timestamp_ms") > 0).otherwise(ahead > 3_600_000)
     return (df.withColumn("record_error", text)
               .withColumn("create_time", F.when(no_ts(kept), F.col("sentinel")).otherwise(kept))
               .withColumn("warning", F.when(future, F.concat(F.lit("future-timestamp:"), F.col("offset")))))
 
 
 def out_of_range() -> Column:
+    """Long arithmetic where it fits; the decimal emulation only on the rows that overflow."""
     wrapping = F.col("arithmetic") == "wrapping"
-    legacy = int64.java_abs(int64.sub("seen_ms", "broker_now_ms", wrapping), wrapping) > int64.dec("eff_before")
-    diff = int64.sub("broker_now_ms", "seen_ms", wrapping)
-    bounded = (diff > int64.dec("eff_before")) | (int64.neg(diff, wrapping) > int64.dec("eff_after"))
+    legacy = int64.abs_exceeds(int64.sub_long("seen_ms", "broker_now_ms", wrapping), "eff_before", wrapping)
+    diff = int64.sub_long("broker_now_ms", "seen_ms", wrapping)
+    bounded = int64.exceeds(diff, "eff_before") | int64.negated_exceeds(diff, "eff_after", wrapping)
     return F.when(F.col("validation") == "abs-difference", legacy).otherwise(bounded)
 
 
@@ -82,20 +83,28 @@ def with_rebuild(df: DataFrame) -> DataFrame:
     return df.withColumn("rebuild", (target != "producer") & (target != F.col("codec")))
 
 
-BATCH_COLUMNS = PARTITION_KEY + ["batch_id", "topic_type", "broker_now_ms", "clocks", "broker_id", "control",
-                                 "rebuild", "negative_timestamps", "log_append_time_rule", "batch_max_floor",
-                                 "sentinel", "dual_timestamps"]
+BATCH_KEY = PARTITION_KEY + ["batch_id"]
+BATCH_CONSTANTS = ["topic_type", "broker_now_ms", "clocks", "broker_id", "control", "rebuild", "negative_timestamps",
+                   "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
 
 
-def batches(records: DataFrame) -> DataFrame:
-    """One row per produce request: the response fields, then offsets and LogAppendTime in order."""
-    r = F.struct("offset", "record_error")
-    grouped = records.groupBy(*BATCH_COLUMNS).agg(
+def batches(records: DataFrame, with_records: bool = True) -> DataFrame:
+    """One row per produce request: the response fields, then offsets and LogAppendTime in order.
+
+    ``with_records`` adds the per-record create times the segment stage and Fetch need.
+    """
+    only = lambda c, value: F.array_sort(F.collect_list(F.when(F.col(c).isNotNull(), value)))
+    real = F.when(F.col("create_time") != F.col("sentinel"), F.col("create_time"))
+    aggregates = [
         F.count("*").alias("size"),
-        F.array_sort(F.collect_list(F.when(F.col("record_error").isNotNull(), r))).alias("record_errors"),
+        only("record_error", F.struct("offset", "record_error")).alias("record_errors"),
         F.max(F.when((F.col("seen_ms") < 0) & (F.col("seen_ms") != -1), 1).otherwise(0)).alias("has_negative"),
-        F.array_sort(F.collect_list(F.struct("offset", "create_time"))).alias("creates"),
-        F.array_sort(F.collect_list(F.struct("offset", "warning"))).alias("warnings"))
+        F.max(real).alias("max_create"),
+        only("warning", F.struct("offset", "warning")).alias("warnings")]
+    if with_records:
+        aggregates.append(F.array_sort(F.collect_list(F.struct("offset", "create_time"))).alias("creates"))
+    constants = [F.first(c).alias(c) for c in BATCH_CONSTANTS]  # equal on every record of a batch
+    grouped = records.groupBy(*BATCH_KEY).agg(*aggregates, *constants)
     code = (F.when(F.col("control"), F.lit(87)).when(F.size("record_errors") > 0, F.lit(32))
              .when((F.col("negative_timestamps") == "rebuild-fails") & F.col("rebuild") & (F.col("has_negative") == 1),
                    F.lit(-1)).otherwise(F.lit(0)))
@@ -111,16 +120,17 @@ def with_positions(b: DataFrame) -> DataFrame:
     running = F.max(F.when(accepted & lat_topic, F.col("broker_now_ms"))).over(upto)
     lat = F.when(accepted & lat_topic, F.when(F.col("log_append_time_rule") == "max-last-appended", running)
                  .otherwise(F.col("broker_now_ms")))
-    return (b.withColumn("base_offset", F.coalesce(F.sum(F.when(accepted, F.col("size"))).over(before), F.lit(0)))
-             .withColumn("lat", lat)
-             .withColumn("stored", F.transform("creates", lambda c: F.coalesce(F.col("lat"), c["create_time"])))
-             .withColumn("batch_max", batch_max()))
+    b = (b.withColumn("base_offset", F.coalesce(F.sum(F.when(accepted, F.col("size"))).over(before), F.lit(0)))
+          .withColumn("lat", lat).withColumn("batch_max", batch_max()))
+    if "creates" in b.columns:
+        b = b.withColumn("stored", F.transform("creates", lambda c: F.coalesce(F.col("lat"), c["create_time"])))
+    return b
 
 
 def batch_max() -> Column:
-    real = F.filter("stored", lambda ts: ts != F.col("sentinel"))
-    floored = F.array_max(F.concat(F.array(F.lit(-1).cast("bigint")), real))
-    unfloored = F.coalesce(F.array_max(real), F.col("sentinel"))
+    """LogAppendTime, else the max stored CreateTime (Kafka floors it at -1; kip falls back to the sentinel)."""
+    floored = F.greatest(F.lit(-1).cast("bigint"), F.coalesce(F.col("max_create"), F.lit(-1).cast("bigint")))
+    unfloored = F.coalesce(F.col("max_create"), F.col("sentinel"))
     by_profile = F.when(F.col("batch_max_floor") == "minus-one", floored).otherwise(unfloored)
     return F.coalesce(F.col("lat"), by_profile)
 

@@ -43,3 +43,37 @@ def neg(a: Column, wrapping: Column) -> Column:
 def java_abs(a: Column, wrapping: Column) -> Column:
     """Math.abs: abs(Long.MIN_VALUE) stays Long.MIN_VALUE in Java."""
     return maybe_wrap(F.abs(a), wrapping)
+
+
+# -- fast paths: plain long arithmetic, decimal only on the rows where it overflows --------------
+LONG_MIN = -(2**63)
+
+
+def sub_long(a: str, b: str, wrapping: Column) -> Column:
+    """Java ``a - b`` as a long where it fits; on overflow the wrapped long (wrapping) or NULL (exact)."""
+    fast = F.try_subtract(F.col(a), F.col(b))
+    return F.when(fast.isNotNull(), fast).when(wrapping, wrap(dec(a) - dec(b)).cast("bigint"))
+
+
+def add_long(a: str, b: str, wrapping: Column) -> Column:
+    fast = F.try_add(F.col(a), F.col(b))
+    return F.when(fast.isNotNull(), fast).when(wrapping, wrap(dec(a) + dec(b)).cast("bigint"))
+
+
+def exceeds(diff: Column, limit: str) -> Column:
+    """``diff > limit`` where a NULL diff (exact arithmetic overflowed) exceeds every long limit."""
+    return F.when(diff.isNull(), F.lit(True)).otherwise(diff > F.col(limit))
+
+
+def negated_exceeds(diff: Column, limit: str, wrapping: Column) -> Column:
+    """``-diff > limit``: -Long.MIN_VALUE is Long.MIN_VALUE when wrapping and 2^63 when exact."""
+    return (F.when(diff.isNull(), F.lit(False))
+             .when(diff == F.lit(LONG_MIN), ~wrapping)
+             .otherwise(-diff > F.col(limit)))
+
+
+def abs_exceeds(diff: Column, limit: str, wrapping: Column) -> Column:
+    """``Math.abs(diff) > limit``: Math.abs(Long.MIN_VALUE) is negative in Java."""
+    return (F.when(diff.isNull(), F.lit(True))
+             .when(diff == F.lit(LONG_MIN), ~wrapping)
+             .otherwise(F.abs(diff) > F.col(limit)))

@@ -182,7 +182,7 @@ def response(row: dict) -> dict:
             "record_errors": [[e["offset"], e["record_error"]] for e in row["record_errors"] or []],
             "base_offset": row["base_offset"] if accepted else -1,
             "log_append_time": row["lat"] if accepted and row["lat"] is not None else -1,
-            "warnings": [] if row["control"] else [w["warning"] for w in row["warnings"] or [] if w["warning"]]}
+            "warnings": [] if row["control"] else [w["warning"] for w in row["warnings"] or []]}
 
 
 REJECTED = "One or more records have been rejected due to invalid timestamp"
