@@ -36,6 +36,7 @@ def test_segment_rolls_when_incoming_max_passes_segment_ms(impl, profile, stamps
 @pytest.mark.clause("KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level",
                     "KIP-32.retention-mtime-fallback", "KIP-32.future-timestamp-pins-retention")
 @example(stamps=[NOW - RETENTION_MS - 1, NOW + 10**12, NOW - RETENTION_MS - 1], gaps=[SEGMENT_MS + 1] * 2)
+@example(stamps=[NOW + SEGMENT_MS // 2, NOW - RETENTION_MS - 1], gaps=[0])  # future, yet inside kafka-4's 1 h
 @example(stamps=[-1, NOW], gaps=[RETENTION_MS + 1])
 @example(stamps=[NOW - RETENTION_MS, NOW - RETENTION_MS - 1], gaps=[0])
 @given(stamps=STAMPS, gaps=GAPS)
