@@ -14,7 +14,7 @@ from ktc.serialize import dump_history
 from strategies import append_histories, histories
 
 TOTAL = int(os.environ.get("KTC_BULK_SCENARIOS", "100000"))
-CHUNK = 10_000
+CHUNK = 20_000
 PROFILES = ["kip", "kafka-3.5", "kafka-3.6", "kafka-4"]
 
 
