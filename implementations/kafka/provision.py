@@ -1,0 +1,165 @@
+"""Apache Kafka broker jars from Maven Central, resolved with Maven into a local cache.
+
+``lib_dir(version)`` returns ``<cache>/kafka/<version>/lib`` holding ``kafka_2.13-<version>.jar``,
+everything it pulls transitively, and the logging jars the POM leaves out (the tarball's
+``libs/`` ships them; see specs/texts/kafka-semantics.md section 6):
+
+* 3.x: ``ch.qos.reload4j:reload4j`` + ``org.slf4j:slf4j-reload4j`` (log4j 1.x API; ``Log4jController`` needs it);
+* 4.x: ``log4j-api`` + ``log4j-core`` + ``log4j-slf4j-impl`` (Kafka 4 still uses slf4j 1.7).
+
+Resolution writes a throwaway ``pom.xml`` into a temp dir and runs
+``mvn -q -B dependency:copy-dependencies``; a ``.complete`` stamp marks a finished cache so a
+second call costs one ``stat``.  The cache root is ``$KTC_CACHE`` (default ``~/.cache/ktc``).
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import urllib.request
+from pathlib import Path
+
+DEFAULT_VERSIONS = ("3.9.2", "4.3.1")  # newest 3.9.x and newest 4.x that resolve (4.4.0: kafka-tools-api jar 404 on Central)
+MAVEN_METADATA = "https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/maven-metadata.xml"
+STAMP = ".complete"
+_VERSION = re.compile(r"^\d+\.\d+\.\d+([.-][A-Za-z0-9.-]+)?$")
+
+LOGGING = {
+    3: [("ch.qos.reload4j", "reload4j", "1.2.25"), ("org.slf4j", "slf4j-reload4j", "1.7.36")],
+    4: [("org.apache.logging.log4j", "log4j-api", "2.24.3"), ("org.apache.logging.log4j", "log4j-core", "2.24.3"),
+        ("org.apache.logging.log4j", "log4j-slf4j-impl", "2.24.3")],
+}
+
+
+class ProvisionError(RuntimeError):
+    """The broker jars could not be made available; the message is one actionable line."""
+
+
+def cache_root() -> Path:
+    return Path(os.environ.get("KTC_CACHE") or Path.home() / ".cache" / "ktc")
+
+
+def major(version: str) -> int:
+    return int(version.split(".", 1)[0])
+
+
+def logging_family(version: str) -> str:
+    """``reload4j`` (log4j 1.x properties) for 3.x, ``log4j2`` for 4.x and later."""
+    return "reload4j" if major(version) < 4 else "log4j2"
+
+
+def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path:
+    """The directory of jars for ``version``, resolving it first if it is not cached yet."""
+    if not _VERSION.match(version):
+        raise ProvisionError(f"not a Kafka version: {version!r} (expected e.g. {DEFAULT_VERSIONS[0]})")
+    lib = cache_root() / "kafka" / version / "lib"
+    if (lib / STAMP).exists():
+        return lib
+    if shutil.which("mvn") is None:
+        raise ProvisionError("Maven (mvn) is not on PATH: install Maven 3.8+ to fetch Kafka "
+                             f"{version} from Maven Central, or point --kafka-bootstrap at a running broker")
+    lib.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"lib-{version}-", dir=lib.parent))
+    try:
+        with tempfile.TemporaryDirectory(prefix="ktc-mvn-") as work:
+            Path(work, "pom.xml").write_text(pom(version))
+            cmd = ["mvn", "-B", "-Dstyle.color=never", "dependency:copy-dependencies", "-DincludeScope=runtime",
+                   f"-DoutputDirectory={staging}"]
+            if quiet:
+                cmd.insert(1, "-q")
+            try:
+                done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout_s)
+            except subprocess.TimeoutExpired:
+                raise ProvisionError(f"Maven did not resolve Kafka {version} within {timeout_s:.0f} s: "
+                                     "check access to https://repo.maven.apache.org") from None
+            if done.returncode != 0:
+                raise ProvisionError(f"Maven could not resolve org.apache.kafka:kafka_2.13:{version}: "
+                                     f"{_first_error(done.stdout + done.stderr)} "
+                                     f"(is {version} on Maven Central? is repo.maven.apache.org reachable?)")
+        if not (staging / f"kafka_2.13-{version}.jar").exists():
+            raise ProvisionError(f"Maven finished but kafka_2.13-{version}.jar is missing from {staging}")
+        (staging / STAMP).write_text(version + "\n")
+        if lib.exists():  # a half-finished earlier attempt (no stamp)
+            shutil.rmtree(lib, ignore_errors=True)
+        try:
+            staging.rename(lib)
+        except OSError:  # another process finished first
+            if not (lib / STAMP).exists():
+                raise
+        return lib
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+        try:
+            lib.parent.rmdir()  # only succeeds when a failed attempt left the version dir empty
+        except OSError:
+            pass
+
+
+def classpath(version: str) -> str:
+    return str(lib_dir(version) / "*")
+
+
+def cache_size_bytes(version: str) -> int:
+    lib = cache_root() / "kafka" / version / "lib"
+    return sum(p.stat().st_size for p in lib.glob("*.jar"))
+
+
+def latest(prefix: str, *, timeout_s: float = 20) -> str:
+    """The newest release on Maven Central whose version starts with ``prefix`` (``"3.9"``, ``"4"``)."""
+    try:
+        with urllib.request.urlopen(MAVEN_METADATA, timeout=timeout_s) as response:
+            text = response.read().decode()
+    except OSError as error:
+        raise ProvisionError(f"cannot read {MAVEN_METADATA}: {error}") from None
+    found = [v for v in re.findall(r"<version>([^<]+)</version>", text)
+             if re.fullmatch(r"\d+\.\d+\.\d+", v) and (v == prefix or v.startswith(prefix + "."))]
+    if not found:
+        raise ProvisionError(f"no Kafka release matching {prefix!r} on Maven Central")
+    return max(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+def pom(version: str) -> str:
+    deps = [("org.apache.kafka", "kafka_2.13", version), *LOGGING[3 if major(version) < 4 else 4]]
+    body = "\n".join(
+        f"    <dependency><groupId>{g}</groupId><artifactId>{a}</artifactId><version>{v}</version></dependency>"
+        for g, a, v in deps)
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<project xmlns="http://maven.apache.org/POM/4.0.0">
+  <modelVersion>4.0.0</modelVersion>
+  <groupId>ktc</groupId>
+  <artifactId>kafka-broker-{version}</artifactId>
+  <version>0</version>
+  <packaging>pom</packaging>
+  <dependencies>
+{body}
+  </dependencies>
+  <build><plugins><plugin>
+    <groupId>org.apache.maven.plugins</groupId>
+    <artifactId>maven-dependency-plugin</artifactId>
+    <version>3.6.1</version>
+  </plugin></plugins></build>
+</project>
+"""
+
+
+def _first_error(output: str) -> str:
+    """The reason in Maven's first [ERROR] line, without colour codes or the project preamble."""
+    output = re.sub(r"\x1b\[[0-9;]*m", "", output)
+    for line in output.splitlines():
+        if "[ERROR]" in line and line.replace("[ERROR]", "").strip():
+            text = line.replace("[ERROR]", "").strip()
+            text = re.sub(r"^.*?Could not resolve dependencies for project [^:]+:[^:]+:[^:]+:[^:]+: ", "", text)
+            return re.sub(r"\s*-> \[Help 1\]$", "", text)[:300]
+    return (output.strip().splitlines() or ["no output"])[-1][:300]
+
+
+if __name__ == "__main__":  # python -m implementations.kafka.provision [VERSION ...]
+    import sys
+    import time
+
+    for v in sys.argv[1:] or DEFAULT_VERSIONS:
+        t0 = time.monotonic()
+        path = lib_dir(v, quiet=False)
+        print(f"{v}: {path} ({cache_size_bytes(v) / 1e6:.1f} MB, {time.monotonic() - t0:.1f} s)")
