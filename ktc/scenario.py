@@ -8,8 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from reference.types import (Advance, Batch, CreateTopic, ElectLeader, FetchResult, History, Produce,
-                             ProduceResult, StepClock, TimestampType, TopicConfig, Trace, header_max)
+from reference.types import (Batch, CreateTopic, ElectLeader, FetchResult, History, Produce, ProduceResult,
+                             StepClock, TimestampType, TopicConfig, Trace, clock_states, header_max)
 from specs.profiles import Profile
 
 LAT = TimestampType.LOG_APPEND_TIME
@@ -39,25 +39,6 @@ class ProduceView:
             self.batch.max_timestamp == header_max(Batch(self.batch.records))
 
 
-def clocks_per_op(history: History) -> list[dict[tuple[str, int], int]]:
-    """For each op, the clock reading of every partition's leader (a dict keyed by (topic, partition))."""
-    real, offsets, leaders, out = history.start_ms, list(history.clock_offsets), {}, []
-    for op in history.ops:
-        if isinstance(op, Advance):
-            real += op.ms
-        elif isinstance(op, StepClock):
-            offsets[op.broker] += op.delta_ms
-        elif isinstance(op, ElectLeader):
-            leaders[(op.topic, op.partition)] = op.broker
-        out.append({"real": real, "offsets": tuple(offsets), "leaders": dict(leaders)})
-    return out
-
-
-def leader_now(snapshot: dict, topic: str, partition: int) -> int:
-    broker = snapshot["leaders"].get((topic, partition), 0)
-    return snapshot["real"] + snapshot["offsets"][broker]
-
-
 @dataclass
 class Scenario:
     history: History
@@ -71,11 +52,11 @@ class Scenario:
                 if isinstance(op, CreateTopic) and r.error_code == 0}
 
     def produces(self) -> Iterator[ProduceView]:
-        configs, snapshots, changed = self.configs(), clocks_per_op(self.history), False
+        configs, snapshots, changed = self.configs(), clock_states(self.history), False
         for i, op in enumerate(self.history.ops):
             changed = changed or isinstance(op, (ElectLeader, StepClock))
             if isinstance(op, Produce) and op.topic in configs:
-                now = leader_now(snapshots[i], op.topic, op.partition)
+                now = snapshots[i].leader_now(op.topic, op.partition)
                 yield ProduceView(i, op, configs[op.topic], now, changed, self.expected[i], self.observed[i])
 
     def last_fetches(self) -> Iterator[tuple[int, str, int, FetchResult, FetchResult]]:

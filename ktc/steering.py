@@ -5,23 +5,22 @@ from hypothesis import target
 from hypothesis.control import current_build_context, currently_in_test_context
 
 from reference.configs import effective_limits
-from reference.types import CreateTopic, History, Produce, TimestampType
+from reference.types import CreateTopic, History, Produce, TimestampType, clock_states
 from specs.profiles import get as get_profile
 
-from .scenario import clocks_per_op, leader_now
 
 
 def bound_distance(history: History) -> int | None:
     """The smallest |(now - ts) - before| or |(ts - now) - after| over CreateTime records."""
     profile, configs, best = get_profile(history.profile), {}, None
-    for op, snap in zip(history.ops, clocks_per_op(history)):
+    for op, snap in zip(history.ops, clock_states(history)):
         if isinstance(op, CreateTopic):
             configs.setdefault(op.topic, op.config)
         elif isinstance(op, Produce) and op.topic in configs:
             config = configs[op.topic]
             if config.timestamp_type is TimestampType.CREATE_TIME:
                 before, after = effective_limits(config, profile)
-                now = leader_now(snap, op.topic, op.partition)
+                now = snap.leader_now(op.topic, op.partition)
                 for r in op.batch.records:
                     d = min(abs(now - r.timestamp - before), abs(r.timestamp - now - after))
                     best = d if best is None else min(best, d)

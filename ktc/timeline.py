@@ -9,10 +9,9 @@ from __future__ import annotations
 from typing import Optional
 
 from reference.configs import effective_limits
-from reference.types import INT64_MAX, CreateTopic, Produce
+from reference.types import INT64_MAX, CreateTopic, Produce, clock_states
 from specs.profiles import ProfileError, get as get_profile
 
-from .scenario import clocks_per_op, leader_now
 from .serialize import FormatError, from_data
 
 
@@ -28,11 +27,11 @@ def timeline(counterexample: dict) -> Optional[dict]:
     except (FormatError, ProfileError, KeyError, TypeError):
         return None
     configs, produces = {}, []
-    for index, (op, snap) in enumerate(zip(history.ops, clocks_per_op(history))):
+    for index, (op, snap) in enumerate(zip(history.ops, clock_states(history))):
         if isinstance(op, CreateTopic):
             configs.setdefault(op.topic, op.config)
         elif isinstance(op, Produce) and op.topic in configs:
-            produces.append(produce_row(index, op, configs[op.topic], profile, leader_now(snap, op.topic, op.partition)))
+            produces.append(produce_row(index, op, configs[op.topic], profile, snap.leader_now(op.topic, op.partition)))
     if not produces:
         return None
     return {"produces": produces, "mismatch_op": (counterexample.get("mismatch") or {}).get("op_index")}

@@ -281,3 +281,35 @@ def header_max(batch: Batch) -> int:
     if batch.max_timestamp is not None:
         return batch.max_timestamp
     return max([NO_TIMESTAMP, *(r.timestamp for r in batch.records)])
+
+
+@dataclass(frozen=True)
+class ClockState:
+    """Real time, every broker's clock offset and the partition leaders, as in effect at one operation."""
+
+    real_ms: int
+    offsets: tuple[int, ...]
+    leaders: tuple[tuple[tuple[str, int], int], ...]
+
+    def clocks(self) -> list[int]:
+        return [self.real_ms + o for o in self.offsets]
+
+    def leader(self, topic: str, partition: int) -> int:
+        return dict(self.leaders).get((topic, partition), 0)
+
+    def leader_now(self, topic: str, partition: int) -> int:
+        return self.real_ms + self.offsets[self.leader(topic, partition)]
+
+
+def clock_states(history: History) -> list[ClockState]:
+    """For each operation, the clocks and leaders it runs under (Advance/StepClock/ElectLeader applied)."""
+    real, offsets, leaders, out = history.start_ms, list(history.clock_offsets), {}, []
+    for op in history.ops:
+        if isinstance(op, Advance):
+            real += op.ms
+        elif isinstance(op, StepClock):
+            offsets[op.broker] += op.delta_ms
+        elif isinstance(op, ElectLeader):
+            leaders[(op.topic, op.partition)] = op.broker
+        out.append(ClockState(real, tuple(offsets), tuple(leaders.items())))
+    return out

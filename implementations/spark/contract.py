@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from reference.types import (Advance, CreateTopic, ElectLeader, History, Produce, StepClock, TimestampType,
-                             TopicConfig, header_max)
+from reference.types import CreateTopic, History, Produce, TimestampType, TopicConfig, clock_states, header_max
 from specs.profiles import get as get_profile
 
 RECORD_COLUMNS = {
@@ -63,20 +62,11 @@ def flatten(histories: list[History], topic_error) -> Flat:
 
 def _flatten_one(flat: Flat, scenario: int, history: History, topic_error) -> None:
     get_profile(history.profile)  # an unknown profile fails here, before any job
-    real, offsets, leaders = history.start_ms, list(history.clock_offsets), {}
-    for op_index, op in enumerate(history.ops):
-        clocks = [real + o for o in offsets]
-        if isinstance(op, Advance):
-            real += op.ms
-        elif isinstance(op, StepClock):
-            offsets[op.broker] += op.delta_ms
-        elif isinstance(op, ElectLeader):
-            leaders[(op.topic, op.partition)] = op.broker
-        elif isinstance(op, CreateTopic):
-            _create(flat, scenario, op_index, op, history, topic_error, clocks)
+    for op_index, (op, state) in enumerate(zip(history.ops, clock_states(history))):
+        if isinstance(op, CreateTopic):
+            _create(flat, scenario, op_index, op, history, topic_error, state.clocks())
         elif isinstance(op, Produce) or type(op).__name__ in EVENT_KINDS:
-            leader = leaders.get((op.topic, op.partition), 0)
-            _route(flat, scenario, op_index, op, leader, clocks)
+            _route(flat, scenario, op_index, op, state.leader(op.topic, op.partition), state.clocks())
 
 
 def _create(flat, scenario, op_index, op: CreateTopic, history, topic_error, clocks) -> None:

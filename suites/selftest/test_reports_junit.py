@@ -10,10 +10,10 @@ from .reports_support import mutant_run, results
 pytestmark = pytest.mark.xdist_group("reports")  # one worker makes the shared mutant run once
 
 
-def test_every_junit_testcase_carries_its_clause_ids_as_properties_under_two_xdist_workers():
+def test_every_junit_testcase_that_ran_carries_its_clause_ids_as_properties_under_two_xdist_workers():
     run = mutant_run()
     assert results(run)["provenance"]["config"]["ktc_run"]["workers"] == "2"
-    cases = ET.parse(run / "junit.xml").getroot().iter("testcase")
+    cases = [c for c in ET.parse(run / "junit.xml").getroot().iter("testcase") if c.find("skipped") is None]
     clauses = {c.get("name"): [p.get("value") for p in c.iter("property") if p.get("name") == "clause"] for c in cases}
     assert len(clauses) >= 20
     assert all("KIP-937.int64-wraparound" in ids for ids in clauses.values()), clauses
