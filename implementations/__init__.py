@@ -12,6 +12,7 @@ from .protocol import Capabilities, Implementation
 BUILTINS = {
     "reference": "implementations.reference:ReferenceImplementation",
     "spark": "implementations.spark:SparkImplementation",
+    "kafka": "implementations.kafka:KafkaImplementation",
 }
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 

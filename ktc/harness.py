@@ -88,11 +88,34 @@ def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[
         observed = impl.run(histories)
     except Exception as error:
         raise ImplementationCrash(f"{impl.name} raised {type(error).__name__}: {error}") from error
-    out = []
-    for history, trace in zip(histories, observed, strict=True):
-        scenario = Scenario(history, get_profile(history.profile), reference.run(history), tuple(trace))
-        out.append([v for c in clauses if (v := run_check(c, scenario)) is not None])
-    return out
+    return [judge_one(history, trace, clauses) for history, trace in zip(histories, observed, strict=True)]
+
+
+def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
+    """Verdicts for one trace; a real broker's trace is judged at both ends of its clock intervals."""
+    ends = getattr(trace, "judged_as", ())
+    if not ends:
+        return checked(history, tuple(trace), clauses)
+    low, high = (checked(h, t, clauses) for h, t in ends)
+    return [interval_verdict(a, b, getattr(trace, "undecidable", False)) for a, b in zip_by_clause(low, high)]
+
+
+def checked(history: History, trace: tuple, clauses: tuple) -> list[Verdict]:
+    scenario = Scenario(history, get_profile(history.profile), reference.run(history), trace)
+    return [v for c in clauses if (v := run_check(c, scenario)) is not None]
+
+
+def zip_by_clause(low: list[Verdict], high: list[Verdict]):
+    by_clause = {v.clause: v for v in high}
+    return [(v, by_clause[v.clause]) for v in low if v.clause in by_clause]
+
+
+def interval_verdict(low: Verdict, high: Verdict, undecidable: bool) -> Verdict:
+    """Both ends agree: that verdict.  They differ, or a boundary lies inside an interval: unknown."""
+    if low.validity is high.validity and not undecidable:
+        return low
+    return Verdict(low.clause, Validity.UNKNOWN, low.compared, low.mismatch or high.mismatch,
+                   ("the broker's clock interval cannot decide this example",))
 
 
 def assert_conforms(impl: Implementation, history: History, *clauses: str) -> list[Verdict]:

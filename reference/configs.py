@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from specs.profiles import Profile
 
-from .types import CODECS, INT64_MAX, INVALID_CONFIG, NONE, TopicConfig
+from .types import INT64_MAX, INVALID_CONFIG, NONE, TOPIC_COMPRESSION_TYPES, TopicConfig
 
 _AT_LEAST = {"before_max_ms": 0, "after_max_ms": 0, "difference_max_ms": 0, "segment_ms": 1,
              "retention_ms": -1, "retention_max_eventtime_ms": 0}
@@ -17,7 +17,7 @@ def config_error(config: TopicConfig, profile: Profile) -> int:
         value = getattr(config, attr)
         if value is not None and not floor <= value <= INT64_MAX:
             return INVALID_CONFIG
-    if config.compression_type not in (*CODECS, "producer", "uncompressed"):
+    if config.compression_type not in TOPIC_COMPRESSION_TYPES:
         return INVALID_CONFIG
     return NONE
 

@@ -28,7 +28,10 @@ INVALID_TIMESTAMP = 32
 INVALID_CONFIG = 40
 INVALID_RECORD = 87
 
-CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+CODECS = ("none", "gzip", "snappy", "lz4", "zstd")  # a batch's codec (attribute bits 0-2)
+# A topic's compression.type: "none" is NOT accepted (observed on Kafka 3.9.2: "String must be one of:
+# uncompressed, zstd, lz4, snappy, gzip, producer"); "uncompressed" is the topic-level name.
+TOPIC_COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
 
 
 class TimestampType(str, enum.Enum):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from reference.types import CODECS, CONFIG_NAMES, INT64_MAX, ONE_HOUR_MS, TimestampType, TopicConfig
+from reference.types import CONFIG_NAMES, INT64_MAX, ONE_HOUR_MS, TOPIC_COMPRESSION_TYPES, TimestampType, TopicConfig
 
 from specs import profiles
 
@@ -52,7 +52,7 @@ def topic_configs(draw, *, profile, timestamp_types=tuple(TimestampType), limits
     accepted = profiles.get(profile).configs
     kind = st.sampled_from(timestamp_types) if "message.timestamp.type" in accepted else st.just(
         TimestampType.CREATE_TIME)
-    codec = mostly("producer", CODECS) if "compression.type" in accepted else st.just("producer")
+    codec = mostly("producer", TOPIC_COMPRESSION_TYPES) if "compression.type" in accepted else st.just("producer")
     fields = {attr: draw(s) for attr, s in accepted_fields(accepted, limit_values(limits)).items()}
     return TopicConfig(timestamp_type=draw(kind), compression_type=draw(codec),
                        partitions=draw(st.integers(1, 3)), **fields)

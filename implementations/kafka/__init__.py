@@ -1,1 +1,5 @@
-"""Real Apache Kafka brokers under test (issue 4): provisioning, a local KRaft broker, a wire client."""
+"""Real Apache Kafka brokers under test (issue 4): provisioning, a local KRaft broker, a wire client,
+and the ``kafka`` implementation that runs histories on a broker (adapter.py)."""
+from .adapter import KafkaImplementation
+
+__all__ = ["KafkaImplementation"]

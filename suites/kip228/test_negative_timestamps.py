@@ -3,7 +3,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from ktc.harness import assert_conforms
-from reference.types import CODECS, INT64_MIN, History, TopicConfig
+from reference.types import CODECS, INT64_MIN, TOPIC_COMPRESSION_TYPES, History, TopicConfig
 from strategies import timestamps
 from suites._support import LAT, NOW, one_append
 
@@ -24,7 +24,7 @@ def test_minus_one_is_exempt_and_ignored_by_the_batch_max(impl, profile, others)
 @example(stamps=[-5], topic_codec="gzip", batch_codec="none")
 @example(stamps=[-5, -1, 0], topic_codec="producer", batch_codec="none")
 @given(stamps=st.lists(st.one_of(NEGATIVES, timestamps(now=NOW)), min_size=1, max_size=4),
-       topic_codec=st.sampled_from(["producer", "uncompressed", *CODECS]), batch_codec=st.sampled_from(CODECS))
+       topic_codec=st.sampled_from(TOPIC_COMPRESSION_TYPES), batch_codec=st.sampled_from(CODECS))
 def test_negative_timestamps_are_kept_in_place_and_break_a_rebuild(impl, profile, stamps, topic_codec, batch_codec):
     for timestamp_type in (None, LAT):
         config = TopicConfig(compression_type=topic_codec, **({"timestamp_type": timestamp_type} if timestamp_type else {}))

@@ -1,0 +1,220 @@
+"""Real Kafka as an implementation under test: histories run on a broker, judged over intervals.
+
+A broker's clock cannot be set, so each operation's ``now`` is only known to lie in
+[request sent, response received].  ``run`` returns, with each trace, the history as the broker
+actually ran it twice: once with every operation placed at the start of its interval and once at
+its end (``trace.judged_as``).  The harness judges both and calls a clause ``unknown`` where they
+disagree.  Echoes narrow the interval to a point: a LogAppendTime *is* the broker's now, and an
+out-of-range text prints ``now - before``.  A history whose validation boundary falls inside an
+interval is marked undecidable (``trace.undecidable``): never pass, never fail.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import re
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from implementations.protocol import Capabilities
+from reference.types import (CONFIG_NAMES, Ack, Advance, CreateTopic, CreateTopicResult, DescribeLog,
+                             DescribeLogResult, ElectLeader, Fetch, FetchResult, History, ListOffsets,
+                             ListOffsetsResult, Produce, ProduceResult, RetentionPass, RetentionResult, StepClock,
+                             StoredBatch, StoredRecord, TimestampType, TopicConfig)
+
+from specs.profiles import get as get_profile
+
+from . import provision, wire
+
+UNSUPPORTED_VERSION = 35
+NOT_ON_A_BROKER = {
+    "KIP-32.roll-by-first-timestamp": "segment rolls are not observable through the Kafka protocol",
+    "KIP-32.future-timestamp-breaks-rolling": "segment rolls are not observable through the Kafka protocol",
+    "KIP-32.retention-by-last-timestamp": "retention passes cannot be triggered on demand (first slice)",
+    "KIP-32.retention-segment-level": "retention passes cannot be triggered on demand (first slice)",
+    "KIP-32.retention-mtime-fallback": "retention passes cannot be triggered on demand (first slice)",
+    "KIP-32.future-timestamp-pins-retention": "retention passes cannot be triggered on demand (first slice)",
+    "KIP-32.log-append-time-leader-max": "needs the 3-broker skewed-clock cluster (not built yet)",
+    "KIP-32.log-append-time-never-backwards": "needs the 3-broker skewed-clock cluster (not built yet)",
+    "KIP-32.followers-keep-log-append-time": "needs the 3-broker skewed-clock cluster (not built yet)",
+    "KIP-33.time-index-running-max": "the time index is not observable through the Kafka protocol",
+    "KIP-33.time-index-strictly-increasing": "the time index is not observable through the Kafka protocol",
+    "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
+    "KIP-33.list-offsets-first-segment-only": "needs several segments, and rolls are not observable",
+    "KIP-937.future-timestamp-warning": "Kafka logs no such warning (LogValidator has no logger)",
+    "KIP-228": "KIP-228 was never adopted", "KIP-870": "KIP-870 was never adopted",
+}
+RANGE_TEXT = re.compile(r"The timestamp should be within \[(-?\d+), (-?\d+)\]")
+_TOPICS = itertools.count()
+
+
+@dataclass(frozen=True)
+class Observed:
+    result: object
+    sent: int
+    received: int
+    exact_now: Optional[int] = None
+
+
+class JudgedTrace(tuple):
+    """A trace plus how to judge it: (history at interval starts, at interval ends, aligned trace)."""
+
+    judged_as: tuple = ()
+    undecidable: bool = False
+
+
+class KafkaImplementation:
+    """``kafka`` built-in: a local broker from Maven Central, or any broker at KAFKA_BOOTSTRAP_SERVERS."""
+
+    name = "kafka"
+
+    def __init__(self, version: Optional[str] = None, bootstrap: Optional[str] = None):
+        self.kafka_version = version or os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
+        self.bootstrap = bootstrap or os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
+        self._broker = self._client = self._profile = None
+
+    @property
+    def version(self) -> str:
+        return self.kafka_version if not self.bootstrap else f"external {self.bootstrap}"
+
+    def client(self) -> wire.Client:
+        if self._client is None:
+            if not self.bootstrap:
+                from .broker import LocalBroker
+                self._broker = LocalBroker(self.kafka_version).start()
+            self._client = wire.Client(self.bootstrap or self._broker.bootstrap)
+            self._client.__enter__()
+        return self._client
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(profiles=frozenset({self.profile()}), unsupported=NOT_ON_A_BROKER)
+
+    def profile(self) -> str:
+        """Probe the broker's defaults: after.max.ms of one hour is 4.x; difference.max.ms is 3.x."""
+        if self._profile is None:
+            _code, _msg, entries = self.client().describe_broker_configs(1)
+            after = entries.get("log.message.timestamp.after.max.ms")
+            if after is not None and after.value == "3600000":
+                self._profile = "kafka-4"
+            else:
+                self._profile = "kafka-3.6" if after is not None else "kafka-3.5"
+        return self._profile
+
+    def run(self, histories):
+        return [self.run_one(h) for h in histories]
+
+    def run_one(self, history: History) -> JudgedTrace:
+        names = {op.topic: f"ktc-{next(_TOPICS)}-{op.topic}" for op in history.ops if hasattr(op, "topic")}
+        configs: dict[str, TopicConfig] = {}
+        observed = [self.apply(op, names, configs) for op in history.ops]
+        trace = JudgedTrace(o.result for o in observed)
+        renamed = replace(history, ops=tuple(rename(op, names) for op in history.ops))
+        trace.judged_as = (placed(renamed, observed, "sent"), placed(renamed, observed, "received"))
+        trace.undecidable = boundary_inside(history, observed, configs, get_profile(self.profile()))
+        return trace
+
+    def apply(self, op, names: dict, configs: dict) -> Observed:
+        now = wire.now_ms()
+        if isinstance(op, (Advance, StepClock, ElectLeader)):
+            return Observed(Ack(), now, now)
+        if isinstance(op, (RetentionPass, DescribeLog)):
+            empty = RetentionResult((), -1, UNSUPPORTED_VERSION) if isinstance(op, RetentionPass) else \
+                DescribeLogResult((), UNSUPPORTED_VERSION)
+            return Observed(empty, now, now)
+        handler = {CreateTopic: self.create, Produce: self.produce, Fetch: self.fetch, ListOffsets: self.list}
+        return handler[type(op)](op, names[op.topic], configs)
+
+    def create(self, op: CreateTopic, topic: str, configs: dict) -> Observed:
+        sent = wire.now_ms()
+        code, _message = self.client().create_topic(topic, kafka_configs(op.config), partitions=op.config.partitions)
+        if code == 0:
+            configs[op.topic] = op.config
+        return Observed(CreateTopicResult(code), sent, wire.now_ms())
+
+    def produce(self, op: Produce, topic: str, configs: dict) -> Observed:
+        out = self.client().produce(topic, op.batch, partition=op.partition)
+        result = ProduceResult(out.error_code, out.error_message, out.record_errors, out.base_offset,
+                               out.log_append_time, out.log_start_offset, False, ())
+        return Observed(result, out.sent_ms, out.received_ms, echoed_now(out, configs.get(op.topic)))
+
+    def fetch(self, op: Fetch, topic: str, configs: dict) -> Observed:
+        sent = wire.now_ms()
+        out = self.client().fetch_all(topic, partition=op.partition)
+        batches = tuple(StoredBatch(b.base_offset, b.timestamp_type, b.max_timestamp,
+                                    tuple(StoredRecord(r.offset, r.timestamp) for r in b.records)) for b in out.batches)
+        return Observed(FetchResult(batches, out.error_code), sent, wire.now_ms())
+
+    def list(self, op: ListOffsets, topic: str, configs: dict) -> Observed:
+        sent = wire.now_ms()
+        out = self.client().list_offsets(topic, op.target, partition=op.partition)
+        return Observed(ListOffsetsResult(out.offset, out.timestamp, out.error_code), sent, wire.now_ms())
+
+    def close(self) -> None:
+        if self._client is not None:
+            self._client.__exit__(None, None, None)
+        if self._broker is not None:
+            self._broker.stop()
+
+
+def kafka_configs(config: TopicConfig) -> dict:
+    out = {name: getattr(config, attr) for attr, name in CONFIG_NAMES.items() if getattr(config, attr) is not None}
+    if config.timestamp_type is TimestampType.LOG_APPEND_TIME:
+        out["message.timestamp.type"] = "LogAppendTime"
+    if config.compression_type != "producer":
+        out["compression.type"] = config.compression_type
+    return out
+
+
+def echoed_now(out, config: Optional[TopicConfig]) -> Optional[int]:
+    """The broker's own clock when it told us: its LogAppendTime, or now - before in a range text."""
+    if out.error_code == 0 and out.log_append_time >= 0:
+        return out.log_append_time
+    for error in out.record_errors:
+        found = RANGE_TEXT.search(error.message or "")
+        if found and config is not None and config.before_max_ms is not None:
+            return int(found.group(1)) + config.before_max_ms
+    return None
+
+
+def rename(op, names: dict):
+    return replace(op, topic=names[op.topic]) if hasattr(op, "topic") else op
+
+
+def placed(history: History, observed: list[Observed], end: str) -> tuple:
+    """The history with each operation at one end of its interval (or its echoed now), and its trace.
+
+    Clock operations the broker could not perform are dropped; Advance ops carry real time instead.
+    """
+    ops, results, clock = [], [], None
+    for op, seen in zip(history.ops, observed):
+        if isinstance(op, (Advance, StepClock, ElectLeader)):
+            continue
+        now = seen.exact_now if seen.exact_now is not None else getattr(seen, end)
+        if clock is None:
+            clock = now
+        elif now > clock:
+            ops.append(Advance(now - clock))
+            results.append(Ack())
+            clock = now
+        ops.append(op)
+        results.append(seen.result)
+    first = next((s.exact_now if s.exact_now is not None else getattr(s, end) for s in observed), history.start_ms)
+    return replace(history, ops=tuple(ops), start_ms=first, clock_offsets=(0,)), tuple(results)
+
+
+def boundary_inside(history: History, observed: list[Observed], configs: dict, profile) -> bool:
+    """Whether some record's accept/reject boundary (ts - after, ts + before) lies inside an interval."""
+    for op, seen in zip(history.ops, observed):
+        config = configs.get(getattr(op, "topic", None))
+        if not isinstance(op, Produce) or config is None or seen.exact_now is not None:
+            continue
+        before = first_set(config.before_max_ms, config.difference_max_ms, profile.default_before_max_ms)
+        after = first_set(config.after_max_ms, config.difference_max_ms, profile.default_after_max_ms)
+        for r in op.batch.records:
+            if any(seen.sent <= edge <= seen.received for edge in (r.timestamp + before, r.timestamp - after)):
+                return True
+    return False
+
+
+def first_set(*values: Optional[int]) -> int:
+    return next(v for v in values if v is not None)
