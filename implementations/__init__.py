@@ -12,7 +12,9 @@ from .protocol import Capabilities, Implementation
 BUILTINS = {
     "reference": "implementations.reference:ReferenceImplementation",
     "spark": "implementations.spark:SparkImplementation",
-    "kafka": "implementations.kafka:KafkaImplementation",
+    "kafka": "implementations.kafka:KafkaImplementation",  # KAFKA_BOOTSTRAP_SERVERS, or KTC_KAFKA_VERSION locally
+    "kafka-3.9": "implementations.kafka:kafka_3_9",
+    "kafka-4": "implementations.kafka:kafka_4",
 }
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 

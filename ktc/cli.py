@@ -49,6 +49,9 @@ def build_parser() -> Parser:
     run.add_argument("--spark-master", help="Spark master URL for --impl spark (default local[*])")
     run.add_argument("--spark-conf", action="append", default=[], metavar="spark.KEY=VALUE",
                      help="any Spark setting, passed through (repeatable)")
+    run.add_argument("--kafka-version", help="for --impl kafka: the Apache Kafka version to fetch and start")
+    run.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
+                     help="for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)")
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
     cli_reports.add_parsers(sub, run)
     return parser
@@ -111,12 +114,31 @@ def validate_run(args) -> None:
         key, sep, value = setting.partition("=")
         if not sep or not key.startswith("spark.") or not value:
             raise UsageError(f"--spark-conf {setting!r}: expected spark.KEY=VALUE")
+    if args.kafka_bootstrap:
+        reachable(args.kafka_bootstrap)
     if args.profile != "all":
         for name in args.profile.split(","):
             try:
                 get(name.strip())
             except ProfileError as error:
                 raise UsageError(str(error)) from None
+
+
+def reachable(address: str, timeout_s: float = 10.0) -> None:
+    """An unreachable bootstrap address is a usage error, reported in one line within the timeout."""
+    import socket
+    host, _, port = address.rpartition(":")
+    if not host or not port.isdigit():
+        raise UsageError(f"--kafka-bootstrap {address!r}: expected HOST:PORT")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout_s).close()
+        from implementations.kafka import wire  # a TCP accept is not a broker: ask it ApiVersions
+        with wire.Client(address, timeout_s=timeout_s) as client:
+            client.api_versions()
+    except OSError as error:
+        raise UsageError(f"cannot reach Kafka at {address} ({error.strerror or error}); is the broker running?") from None
+    except Exception as error:  # WireError, a protocol mismatch, a timeout inside the client
+        raise UsageError(f"{address} did not answer as a Kafka broker ({type(error).__name__}: {error})") from None
 
 
 def cmd_run(args) -> int:
@@ -130,7 +152,9 @@ def cmd_run(args) -> int:
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]]
     argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []
     env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile, "KTC_SPARK_CONF": "\n".join(args.spark_conf),
-           **({"KTC_SPARK_MASTER": args.spark_master} if args.spark_master else {}), "KTC_RUN_OPTIONS": json.dumps(vars(args)),
+           **({"KTC_SPARK_MASTER": args.spark_master} if args.spark_master else {}),
+           **({"KTC_KAFKA_VERSION": args.kafka_version} if args.kafka_version else {}),
+           **({"KAFKA_BOOTSTRAP_SERVERS": args.kafka_bootstrap} if args.kafka_bootstrap else {}), "KTC_RUN_OPTIONS": json.dumps(vars(args)),
            "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
     code = subprocess.run(argv + list(args.pytest_args), env=env).returncode
     return cli_reports.gate(args, report, finish_run(report, code), gate_inputs)

@@ -111,8 +111,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
     state = config.stash[STATE]
     for item in items:
         params = getattr(item, "callspec", None)
-        if params and getattr(params.params.get("impl"), "bulk", False):
-            item.add_marker(pytest.mark.xdist_group("spark"))  # one worker, one JVM
+        group = getattr(params.params.get("impl"), "xdist_group", None) if params else None
+        if group:
+            item.add_marker(pytest.mark.xdist_group(group))  # e.g. one worker, one Spark JVM
     keep = [i for i in items if wanted(i, state)]
     dropped = [i for i in items if not wanted(i, state)]
     for item in keep:  # JUnit XML writes these as <properties>, also under pytest-xdist

@@ -15,7 +15,9 @@ from typing import Iterable, Optional
 from .dedupe import text_signature
 
 SCHEMA_VERSION = 2  # 2: rows gained seed, duration, signature, signatures; provenance gained config
-ORDER = {"unsupported": 0, "pass": 1, "unknown": 2, "error": 3, "fail": 4}
+ORDER = {"unsupported": 0, "unknown": 1, "pass": 2, "error": 3, "fail": 4}
+# Across tests, a decided pass outranks a test whose examples a real broker's clock could not decide:
+# the row is pass when some test decided it and none failed.  Failures and errors always win.
 # A test that cites a clause but whose examples never reached it contributes "unexercised": the
 # weakest value, so other tests decide the row; a row left unexercised is reported as unknown.
 _MERGE = {"unexercised": -1, **ORDER}

@@ -20,7 +20,7 @@ from implementations.protocol import Capabilities
 from reference.types import (CONFIG_NAMES, Ack, Advance, CreateTopic, CreateTopicResult, DescribeLog,
                              DescribeLogResult, ElectLeader, Fetch, FetchResult, History, ListOffsets,
                              ListOffsetsResult, Produce, ProduceResult, RetentionPass, RetentionResult, StepClock,
-                             StoredBatch, StoredRecord, TimestampType, TopicConfig)
+                             StoredBatch, StoredRecord, TimestampType, TopicConfig, clock_states)
 
 from specs.profiles import get as get_profile
 
@@ -44,6 +44,8 @@ NOT_ON_A_BROKER = {
     "KIP-937.future-timestamp-warning": "Kafka logs no such warning (LogValidator has no logger)",
     "KIP-228": "KIP-228 was never adopted", "KIP-870": "KIP-870 was never adopted",
 }
+# The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
+QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
 RANGE_TEXT = re.compile(r"The timestamp should be within \[(-?\d+), (-?\d+)\]")
 _TOPICS = itertools.count()
 
@@ -67,6 +69,7 @@ class KafkaImplementation:
     """``kafka`` built-in: a local broker from Maven Central, or any broker at KAFKA_BOOTSTRAP_SERVERS."""
 
     name = "kafka"
+    xdist_group = "kafka"  # one pytest-xdist worker talks to the brokers
 
     def __init__(self, version: Optional[str] = None, bootstrap: Optional[str] = None):
         self.kafka_version = version or os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
@@ -81,7 +84,7 @@ class KafkaImplementation:
         if self._client is None:
             if not self.bootstrap:
                 from .broker import LocalBroker
-                self._broker = LocalBroker(self.kafka_version).start()
+                self._broker = LocalBroker(self.kafka_version, config=QUIET).start()
             self._client = wire.Client(self.bootstrap or self._broker.bootstrap)
             self._client.__enter__()
         return self._client
@@ -91,6 +94,15 @@ class KafkaImplementation:
 
     def profile(self) -> str:
         """Probe the broker's defaults: after.max.ms of one hour is 4.x; difference.max.ms is 3.x."""
+        if isinstance(self._profile, Exception):
+            raise self._profile  # a broker that failed once is not asked again for every test
+        try:
+            return self._probe()
+        except Exception as error:
+            self._profile = error
+            raise
+
+    def _probe(self) -> str:
         if self._profile is None:
             _code, _msg, entries = self.client().describe_broker_configs(1)
             after = entries.get("log.message.timestamp.after.max.ms")
@@ -106,11 +118,17 @@ class KafkaImplementation:
     def run_one(self, history: History) -> JudgedTrace:
         names = {op.topic: f"ktc-{next(_TOPICS)}-{op.topic}" for op in history.ops if hasattr(op, "topic")}
         configs: dict[str, TopicConfig] = {}
-        observed = [self.apply(op, names, configs) for op in history.ops]
+        executed, observed = [], []
+        for op, state in zip(history.ops, clock_states(history)):
+            op = rebase(op, state.leader_now(op.topic, op.partition) if hasattr(op, "partition") else None)
+            executed.append(op)
+            observed.append(self.apply(op, names, configs))
         trace = JudgedTrace(o.result for o in observed)
-        renamed = replace(history, ops=tuple(rename(op, names) for op in history.ops))
+        renamed = replace(history, ops=tuple(rename(op, names) for op in executed))
         trace.judged_as = (placed(renamed, observed, "sent"), placed(renamed, observed, "received"))
-        trace.undecidable = boundary_inside(history, observed, configs, get_profile(self.profile()))
+        retention = any(isinstance(op, RetentionPass) for op in history.ops)  # cannot run on demand
+        trace.undecidable = retention or boundary_inside(replace(history, ops=tuple(executed)), observed, configs,
+                                                         get_profile(self.profile()))
         return trace
 
     def apply(self, op, names: dict, configs: dict) -> Observed:
@@ -169,11 +187,35 @@ def echoed_now(out, config: Optional[TopicConfig]) -> Optional[int]:
     """The broker's own clock when it told us: its LogAppendTime, or now - before in a range text."""
     if out.error_code == 0 and out.log_append_time >= 0:
         return out.log_append_time
-    for error in out.record_errors:
+    explicit = config is not None and config.difference_max_ms is None and \
+        config.before_max_ms is not None and config.before_max_ms < 2**63 - 1
+    for error in out.record_errors if explicit else ():
         found = RANGE_TEXT.search(error.message or "")
-        if found and config is not None and config.before_max_ms is not None:
+        if found:
             return int(found.group(1)) + config.before_max_ms
     return None
+
+
+NEAR_MS = 10**12  # about 31 years: closer than this to the history's clock means "relative to now"
+
+
+def rebase(op, history_now: Optional[int]):
+    """Move clock-relative timestamps onto the broker's clock, just before the request is sent.
+
+    A history is written against its own clock; a real broker has the wall clock.  Timestamps within
+    NEAR_MS of the history's clock keep their distance to now; the absolute edges (Long.MIN/MAX, -1,
+    0, unit mistakes, the Gregorian cutover) stay as they are.
+    """
+    if history_now is None:
+        return op
+    shift = wire.now_ms() - history_now
+    move = lambda ts: ts + shift if ts is not None and abs(ts - history_now) < NEAR_MS else ts
+    if isinstance(op, ListOffsets):
+        return replace(op, target=move(op.target) if op.target >= 0 else op.target)
+    if isinstance(op, Produce):
+        records = tuple(replace(r, timestamp=move(r.timestamp)) for r in op.batch.records)
+        return replace(op, batch=replace(op.batch, records=records, max_timestamp=move(op.batch.max_timestamp)))
+    return op
 
 
 def rename(op, names: dict):
@@ -218,3 +260,17 @@ def boundary_inside(history: History, observed: list[Observed], configs: dict, p
 
 def first_set(*values: Optional[int]) -> int:
     return next(v for v in values if v is not None)
+
+
+def kafka_3_9() -> KafkaImplementation:
+    """Built-in ``kafka-3.9``: the latest 3.9.x from Maven Central, started locally."""
+    impl = KafkaImplementation(provision.DEFAULT_VERSIONS[0])
+    impl.name = f"kafka-{impl.kafka_version}"
+    return impl
+
+
+def kafka_4() -> KafkaImplementation:
+    """Built-in ``kafka-4``: the latest 4.x that resolves on Maven Central, started locally."""
+    impl = KafkaImplementation(provision.DEFAULT_VERSIONS[1])
+    impl.name = f"kafka-{impl.kafka_version}"
+    return impl

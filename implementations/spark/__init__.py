@@ -29,6 +29,7 @@ PROFILE_SWITCHES = ["arithmetic", "validation", "long_max_fallback", "default_be
 class SparkImplementation:
     name = "spark"
     bulk = True  # the ktc harness batches every history of a test into one run() call
+    xdist_group = "spark"  # one pytest-xdist worker, one JVM
 
     @property
     def version(self) -> str:

@@ -21,6 +21,9 @@ def ktc(*args, cwd=ROOT) -> subprocess.CompletedProcess:
     (["run", "--impl", "json:JSONDecoder"], "is not an implementation"),
     (["run", "--bogus-option"], "unrecognized arguments: --bogus-option"),
     (["frobnicate"], "invalid choice"),
+    (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
+    (["run", "--impl", "kafka", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
+    (["run", "--impl", "spark", "--spark-conf", "foo=bar"], "expected spark.KEY=VALUE"),
 ])
 def test_bad_input_prints_one_line_and_exits_2(args, needle):
     done = ktc(*args)
