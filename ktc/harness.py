@@ -13,7 +13,8 @@ from typing import Iterable, Optional, Sequence
 
 import reference
 from implementations.protocol import Implementation
-from reference.types import History
+from reference.configs import effective_limits
+from reference.types import CreateTopic, History, Produce, TimestampType, clock_states
 from specs.profiles import get as get_profile
 
 from . import checks, checks_log, context  # noqa: F401  (registers every check)
@@ -97,7 +98,28 @@ def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
     if not ends:
         return checked(history, tuple(trace), clauses)
     low, high = (checked(h, t, clauses) for h, t in ends)
-    return [interval_verdict(a, b, getattr(trace, "undecidable", False)) for a, b in zip_by_clause(low, high)]
+    undecidable = getattr(trace, "undecidable", False) or boundary_inside(ends[0][0], ends[1][0])
+    return [interval_verdict(a, b, undecidable) for a, b in zip_by_clause(low, high)]
+
+
+def produce_clocks(history: History) -> list[tuple]:
+    """(Produce op, its topic config, the leader clock it ran at), in order."""
+    configs = {op.topic: op.config for op in history.ops if isinstance(op, CreateTopic)}
+    return [(op, configs.get(op.topic), state.leader_now(op.topic, op.partition))
+            for op, state in zip(history.ops, clock_states(history)) if isinstance(op, Produce)]
+
+
+def boundary_inside(low: History, high: History) -> bool:
+    """Whether a record's accept/reject boundary (now = ts + before, now = ts - after) falls inside the
+    clock interval its produce ran in: then no verdict can be trusted for that history."""
+    profile = get_profile(low.profile)
+    for (op, config, start), (_op, _config, end) in zip(produce_clocks(low), produce_clocks(high)):
+        if config is None or config.timestamp_type is not TimestampType.CREATE_TIME or start == end:
+            continue
+        before, after = effective_limits(config, profile)
+        if any(start <= edge <= end for r in op.batch.records for edge in (r.timestamp + before, r.timestamp - after)):
+            return True
+    return False
 
 
 def checked(history: History, trace: tuple, clauses: tuple) -> list[Verdict]:

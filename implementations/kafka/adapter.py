@@ -6,7 +6,7 @@ actually ran it twice: once with every operation placed at the start of its inte
 its end (``trace.judged_as``).  The harness judges both and calls a clause ``unknown`` where they
 disagree.  Echoes narrow the interval to a point: a LogAppendTime *is* the broker's now, and an
 out-of-range text prints ``now - before``.  A history whose validation boundary falls inside an
-interval is marked undecidable (``trace.undecidable``): never pass, never fail.
+interval is undecidable (found by the harness, ktc/harness.py): never pass, never fail.
 """
 from __future__ import annotations
 
@@ -21,8 +21,6 @@ from reference.types import (CONFIG_NAMES, Ack, Advance, CreateTopic, CreateTopi
                              DescribeLogResult, ElectLeader, Fetch, FetchResult, History, ListOffsets,
                              ListOffsetsResult, Produce, ProduceResult, RetentionPass, RetentionResult, StepClock,
                              StoredBatch, StoredRecord, TimestampType, TopicConfig, clock_states)
-
-from specs.profiles import get as get_profile
 
 from . import provision, wire
 
@@ -126,9 +124,9 @@ class KafkaImplementation:
         trace = JudgedTrace(o.result for o in observed)
         renamed = replace(history, ops=tuple(rename(op, names) for op in executed))
         trace.judged_as = (placed(renamed, observed, "sent"), placed(renamed, observed, "received"))
-        retention = any(isinstance(op, RetentionPass) for op in history.ops)  # cannot run on demand
-        trace.undecidable = retention or boundary_inside(replace(history, ops=tuple(executed)), observed, configs,
-                                                         get_profile(self.profile()))
+        # A retention pass cannot run on demand, so the broker's state after one is not the model's.
+        # (Boundaries inside a clock interval are found by the harness, which knows the effective limits.)
+        trace.undecidable = any(isinstance(op, RetentionPass) for op in history.ops)
         return trace
 
     def apply(self, op, names: dict, configs: dict) -> Observed:
@@ -242,24 +240,6 @@ def placed(history: History, observed: list[Observed], end: str) -> tuple:
         results.append(seen.result)
     first = next((s.exact_now if s.exact_now is not None else getattr(s, end) for s in observed), history.start_ms)
     return replace(history, ops=tuple(ops), start_ms=first, clock_offsets=(0,)), tuple(results)
-
-
-def boundary_inside(history: History, observed: list[Observed], configs: dict, profile) -> bool:
-    """Whether some record's accept/reject boundary (ts - after, ts + before) lies inside an interval."""
-    for op, seen in zip(history.ops, observed):
-        config = configs.get(getattr(op, "topic", None))
-        if not isinstance(op, Produce) or config is None or seen.exact_now is not None:
-            continue
-        before = first_set(config.before_max_ms, config.difference_max_ms, profile.default_before_max_ms)
-        after = first_set(config.after_max_ms, config.difference_max_ms, profile.default_after_max_ms)
-        for r in op.batch.records:
-            if any(seen.sent <= edge <= seen.received for edge in (r.timestamp + before, r.timestamp - after)):
-                return True
-    return False
-
-
-def first_set(*values: Optional[int]) -> int:
-    return next(v for v in values if v is not None)
 
 
 def kafka_3_9() -> KafkaImplementation:
