@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, setti
 
 import reference
 from reference.configs import config_error
-from reference.types import INT64_MAX, INT64_MIN, Advance, CreateTopic, History, Produce
+from reference.types import INT64_MAX, INT64_MIN, CreateTopic, History, Produce
 from specs.profiles import get as get_profile
 
 from .shrink import shrink

@@ -15,8 +15,7 @@ from __future__ import annotations
 from typing import Callable, Iterator, Optional
 
 from reference import configs, int64
-from reference.types import (INT64_MAX, INT64_MIN, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, DescribeLog, ElectLeader,
-                             ListOffsets, Produce, RetentionPass, TimestampType)
+from reference.types import INT64_MAX, INT64_MIN, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, RetentionPass, TimestampType
 
 from .scenario import ProduceView, Scenario
 from .verdicts import Mismatch, Validity, Verdict

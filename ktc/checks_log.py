@@ -2,8 +2,7 @@
 index, ListOffsets, KIP-228's sentinel and KIP-870's event time.  Same registry as checks.py."""
 from __future__ import annotations
 
-from reference.types import (INT64_MIN, CreateTopic, DescribeLog, ElectLeader, ListOffsets, RetentionPass,
-                             TimestampType)
+from reference.types import INT64_MIN, DescribeLog, ElectLeader, ListOffsets, RetentionPass
 
 from reference.model import Model
 

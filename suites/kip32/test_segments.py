@@ -30,7 +30,7 @@ GAPS = st.lists(st.integers(0, 2 * RETENTION_MS), max_size=6)
 @example(stamps=[-1, -1], gaps=[SEGMENT_MS + 1])
 @given(stamps=STAMPS, gaps=GAPS)
 def test_segment_rolls_when_incoming_max_passes_segment_ms(impl, profile, stamps, gaps):
-    assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=None or TopicConfig().timestamp_type))
+    assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=TopicConfig().timestamp_type))
 
 
 @pytest.mark.clause("KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level",

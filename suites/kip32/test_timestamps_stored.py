@@ -4,8 +4,8 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from ktc.harness import assert_conforms
-from reference.types import INT64_MIN, Advance, Batch, CreateTopic, Fetch, History, Produce, Record, TopicConfig
-from strategies import append_histories, batches, timestamps, topic_configs
+from reference.types import INT64_MIN, Advance, CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
+from strategies import append_histories, timestamps, topic_configs
 from suites._support import CT, LAT, NOW, appends, batch, one_append
 
 
@@ -47,8 +47,6 @@ def leader_change_history(profile: str, skew: int, gap: int) -> History:
            ElectLeader("t", 1), Produce("t", batch(0)), Produce("t", batch(0)), Fetch("t"))
     return History(profile, ops, start_ms=NOW, clock_offsets=(0, -skew))
 
-
-from reference.types import ElectLeader  # noqa: E402
 
 
 @pytest.mark.clause("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",

@@ -13,7 +13,7 @@ from implementations.spark import api, contract, int64, session  # noqa: E402
 from implementations.spark.contract import ContractError  # noqa: E402
 from ktc import bulk  # noqa: E402
 from reference.types import INT64_MAX, INT64_MIN  # noqa: E402
-from strategies import append_histories, timestamps  # noqa: E402
+from strategies import append_histories  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("spark")
 LONGS = st.one_of(st.sampled_from([INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX]),

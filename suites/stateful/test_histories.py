@@ -10,7 +10,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from ktc.harness import assert_conforms
 from reference.types import (Advance, CreateTopic, DescribeLog, ElectLeader, Fetch, History, ListOffsets, Produce,
-                             RetentionPass, StepClock, TopicConfig)
+                             RetentionPass, StepClock)
 from strategies import batches, timestamps, topic_configs
 from suites._support import NOW
 
