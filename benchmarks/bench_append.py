@@ -230,6 +230,17 @@ def duckdb_pipeline(con, source: str, target: str) -> None:
 
 # ---- comparison --------------------------------------------------------------------------------
 
+def timed(engine, pipeline, inputs, sizes, workdir, check_size, rows, outputs, suffix="") -> None:
+    """Run one engine on every size, append (engine, size, seconds), keep the checked size's output."""
+    for n in sizes:
+        target = str(workdir / f"{engine}-{n}{suffix}")
+        t0 = time.perf_counter()
+        pipeline(inputs[n], target)
+        rows.append((engine, n, time.perf_counter() - t0))
+        if n == check_size:
+            outputs[engine] = load_output(target)
+
+
 def load_output(path: str) -> dict:
     t = pq.read_table(path, columns=OUTPUT_COLUMNS).to_pydict()
     return {b: (p, r, m, run) for p, b, r, m, run in zip(*(t[c] for c in OUTPUT_COLUMNS))}
@@ -327,21 +338,11 @@ def main(argv=None) -> int:
             spark_pipeline(spark, inputs[WARMUP_RECORDS], str(workdir / "spark-warmup"))
             notes.append(f"Spark JVM start {jvm_start:.1f} s, warm-up ({WARMUP_RECORDS:,} records) "
                          f"{time.perf_counter() - t0:.1f} s (both excluded)")
-            for n in args.sizes:
-                target = str(workdir / f"spark-{n}")
-                t0 = time.perf_counter()
-                spark_pipeline(spark, inputs[n], target)
-                rows.append(("spark", n, time.perf_counter() - t0))
-                if n == check_size:
-                    outputs["spark"] = load_output(target)
+            timed("spark", lambda i, t: spark_pipeline(spark, i, t), inputs, args.sizes, workdir, check_size,
+                  rows, outputs)
             spark_bare_pipeline(spark, inputs[WARMUP_RECORDS], str(workdir / "spark-sql-warmup"))
-            for n in args.sizes:
-                target = str(workdir / f"spark-sql-{n}")
-                t0 = time.perf_counter()
-                spark_bare_pipeline(spark, inputs[n], target)
-                rows.append(("spark-sql", n, time.perf_counter() - t0))
-                if n == check_size:
-                    outputs["spark-sql"] = load_output(target)
+            timed("spark-sql", lambda i, t: spark_bare_pipeline(spark, i, t), inputs, args.sizes, workdir,
+                  check_size, rows, outputs)
             java = spark.sparkContext._jvm.System.getProperty("java.version")
             spark_conf = spark.conf.get("spark.sql.shuffle.partitions")
         finally:
@@ -350,13 +351,8 @@ def main(argv=None) -> int:
         con = duckdb.connect()
         con.execute("SET threads = 2")
         duckdb_pipeline(con, inputs[WARMUP_RECORDS], str(workdir / "duckdb-warmup.parquet"))
-        for n in args.sizes:
-            target = str(workdir / f"duckdb-{n}.parquet")
-            t0 = time.perf_counter()
-            duckdb_pipeline(con, inputs[n], target)
-            rows.append(("duckdb", n, time.perf_counter() - t0))
-            if n == check_size:
-                outputs["duckdb"] = load_output(target)
+        timed("duckdb", lambda i, t: duckdb_pipeline(con, i, t), inputs, args.sizes, workdir,
+              check_size, rows, outputs, suffix=".parquet")
         con.close()
 
         difference = first_difference(outputs)

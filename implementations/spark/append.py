@@ -18,10 +18,6 @@ BATCH_REJECTED = "One or more records have been rejected due to invalid timestam
 PARTITION_KEY = ["scenario", "topic", "partition"]
 
 
-def lit_dec(value: int) -> Column:
-    return F.lit(str(value)).cast(int64.DEC)
-
-
 def with_limits(df: DataFrame) -> DataFrame:
     """Effective before/after: profile defaults, abs-difference, and the Long.MAX fallback."""
     difference = F.coalesce("difference_max_ms", F.lit(MAX))

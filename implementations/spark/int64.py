@@ -36,15 +36,6 @@ def add(a, b, wrapping: Column) -> Column:
     return maybe_wrap(dec(a) + dec(b), wrapping)
 
 
-def neg(a: Column, wrapping: Column) -> Column:
-    return maybe_wrap(-a, wrapping)
-
-
-def java_abs(a: Column, wrapping: Column) -> Column:
-    """Math.abs: abs(Long.MIN_VALUE) stays Long.MIN_VALUE in Java."""
-    return maybe_wrap(F.abs(a), wrapping)
-
-
 # -- fast paths: plain long arithmetic, decimal only on the rows where it overflows --------------
 LONG_MIN = -(2**63)
 
@@ -53,11 +44,6 @@ def sub_long(a: str, b: str, wrapping: Column) -> Column:
     """Java ``a - b`` as a long where it fits; on overflow the wrapped long (wrapping) or NULL (exact)."""
     fast = F.try_subtract(F.col(a), F.col(b))
     return F.when(fast.isNotNull(), fast).when(wrapping, wrap(dec(a) - dec(b)).cast("bigint"))
-
-
-def add_long(a: str, b: str, wrapping: Column) -> Column:
-    fast = F.try_add(F.col(a), F.col(b))
-    return F.when(fast.isNotNull(), fast).when(wrapping, wrap(dec(a) + dec(b)).cast("bigint"))
 
 
 def exceeds(diff: Column, limit: str) -> Column:

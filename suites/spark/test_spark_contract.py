@@ -28,13 +28,17 @@ def test_spark_java_long_helpers_match_c_int64_arithmetic(pairs):
     spark = session.get()
     df = spark.createDataFrame(pairs, "a long, b long")
     wrapping = F.lit(True)
+    diff = int64.sub_long("a", "b", wrapping)
     rows = df.select(int64.sub("a", "b", wrapping).cast("string").alias("sub"),
-                     int64.add("a", "b", wrapping).cast("string").alias("add"),
-                     int64.neg(int64.dec("a"), wrapping).cast("string").alias("neg"),
-                     int64.java_abs(int64.dec("a"), wrapping).cast("string").alias("abs"), "a", "b").collect()
+                     int64.add("a", "b", wrapping).cast("string").alias("add"), diff.alias("fast"),
+                     int64.sub_long("a", "b", F.lit(False)).alias("exact"),
+                     int64.negated_exceeds(diff, "b", wrapping).alias("neg_gt"),
+                     int64.abs_exceeds(diff, "b", wrapping).alias("abs_gt"), "a", "b").collect()
     for r in rows:
-        assert (int(r.sub), int(r.add)) == (ctypes.c_int64(r.a - r.b).value, ctypes.c_int64(r.a + r.b).value)
-        assert (int(r["neg"]), int(r["abs"])) == (ctypes.c_int64(-r.a).value, ctypes.c_int64(abs(r.a)).value)
+        java = ctypes.c_int64(r.a - r.b).value
+        assert (int(r.sub), int(r.add), r.fast) == (java, ctypes.c_int64(r.a + r.b).value, java)
+        assert r.exact == (r.a - r.b if -(2**63) <= r.a - r.b < 2**63 else None)
+        assert (r.neg_gt, r.abs_gt) == (ctypes.c_int64(-java).value > r.b, ctypes.c_int64(abs(java)).value > r.b)
 
 
 def records_frame(histories):
