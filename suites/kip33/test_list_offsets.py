@@ -30,6 +30,7 @@ TARGETS = st.lists(st.one_of(st.sampled_from([-1, -2, -3]), timestamps(now=NOW, 
                     "KIP-33.list-offsets-earliest", "KIP-33.list-offsets-max-timestamp")
 @example(batches=[[NOW], [NOW + 2 * SEGMENT_MS], [NOW + SEGMENT_MS]], targets=[NOW + SEGMENT_MS, -3, -1, -2])
 @example(batches=[[-1], [-1], [NOW - 5]], targets=[0, -3])
+@example(batches=[[NOW], [NOW + SEGMENT_MS, NOW - 1]], targets=[-3])  # the max is not the batch's last record
 @example(batches=[], targets=[-3, -1, -2, 0])
 @given(batches=STAMPS, targets=TARGETS)
 def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, profile, batches, targets):
