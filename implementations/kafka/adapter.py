@@ -23,25 +23,9 @@ from reference.types import (CONFIG_NAMES, Ack, Advance, CreateTopic, CreateTopi
                              StoredBatch, StoredRecord, TimestampType, TopicConfig, clock_states)
 
 from . import provision, wire
+from .capabilities import broker_capabilities
 
 UNSUPPORTED_VERSION = 35
-NOT_ON_A_BROKER = {
-    "KIP-32.roll-by-first-timestamp": "segment rolls are not observable through the Kafka protocol",
-    "KIP-32.future-timestamp-breaks-rolling": "segment rolls are not observable through the Kafka protocol",
-    "KIP-32.retention-by-last-timestamp": "retention passes cannot be triggered on demand (first slice)",
-    "KIP-32.retention-segment-level": "retention passes cannot be triggered on demand (first slice)",
-    "KIP-32.retention-mtime-fallback": "retention passes cannot be triggered on demand (first slice)",
-    "KIP-32.future-timestamp-pins-retention": "retention passes cannot be triggered on demand (first slice)",
-    "KIP-32.log-append-time-leader-max": "needs the 3-broker skewed-clock cluster (not built yet)",
-    "KIP-32.log-append-time-never-backwards": "needs the 3-broker skewed-clock cluster (not built yet)",
-    "KIP-32.followers-keep-log-append-time": "needs the 3-broker skewed-clock cluster (not built yet)",
-    "KIP-33.time-index-running-max": "the time index is not observable through the Kafka protocol",
-    "KIP-33.time-index-strictly-increasing": "the time index is not observable through the Kafka protocol",
-    "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
-    "KIP-33.list-offsets-first-segment-only": "needs several segments, and rolls are not observable",
-    "KIP-937.future-timestamp-warning": "Kafka logs no such warning (LogValidator has no logger)",
-    "KIP-228": "KIP-228 was never adopted", "KIP-870": "KIP-870 was never adopted",
-}
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
 RANGE_TEXT = re.compile(r"The timestamp should be within \[(-?\d+), (-?\d+)\]")
@@ -88,7 +72,7 @@ class KafkaImplementation:
         return self._client
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(profiles=frozenset({self.profile()}), unsupported=NOT_ON_A_BROKER)
+        return broker_capabilities(self.profile())
 
     def profile(self) -> str:
         """Probe the broker's defaults: after.max.ms of one hour is 4.x; difference.max.ms is 3.x."""

@@ -1,0 +1,34 @@
+"""What a real broker can be judged on: the clauses no protocol request can observe, and profiles.
+
+A broker is judged under two profiles: the one its version family ships (probed from its
+defaults) and ``kip``, the KIP texts as written.  Where Kafka departs from the KIPs the ``kip``
+rows fail; those departures are expected, listed per version with reason and source in
+``expectations/<implementation>.toml`` (strict: a departure that stops failing fails the run).
+"""
+from __future__ import annotations
+
+from implementations.protocol import Capabilities
+
+KIP = "kip"
+NOT_ON_A_BROKER = {
+    "KIP-32.roll-by-first-timestamp": "segment rolls are not observable through the Kafka protocol",
+    "KIP-32.future-timestamp-breaks-rolling": "segment rolls are not observable through the Kafka protocol",
+    "KIP-32.retention-by-last-timestamp": "retention passes cannot be triggered on demand",
+    "KIP-32.retention-segment-level": "retention passes cannot be triggered on demand",
+    "KIP-32.retention-mtime-fallback": "retention passes cannot be triggered on demand",
+    "KIP-32.future-timestamp-pins-retention": "retention passes cannot be triggered on demand",
+    "KIP-32.log-append-time-leader-max": "needs leader changes between skewed clocks: see --impl kafka-cluster",
+    "KIP-32.log-append-time-never-backwards": "needs leader changes between skewed clocks: see --impl kafka-cluster",
+    "KIP-32.followers-keep-log-append-time": "needs leader changes between skewed clocks: see --impl kafka-cluster",
+    "KIP-33.time-index-running-max": "the time index is not observable through the Kafka protocol",
+    "KIP-33.time-index-strictly-increasing": "the time index is not observable through the Kafka protocol",
+    "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
+    "KIP-33.list-offsets-first-segment-only": "needs several segments, and rolls are not observable",
+    "KIP-937.future-timestamp-warning": "Kafka logs no such warning (LogValidator has no logger)",
+    "KIP-228": "KIP-228 was never adopted", "KIP-870": "KIP-870 was never adopted",
+}
+
+
+def broker_capabilities(shipped_profile: str) -> Capabilities:
+    """The broker's own profile and ``kip``; the unobservable clauses unsupported."""
+    return Capabilities(profiles=frozenset({shipped_profile, KIP}), unsupported=NOT_ON_A_BROKER)
