@@ -151,6 +151,7 @@ def cmd_run(args) -> int:
             "--rootdir", str(ROOT), "-q", "--profile", args.profile, "--ktc-report", str(report),
             "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]]
+    argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()]
     argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []
     env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile, "KTC_SPARK_CONF": "\n".join(args.spark_conf),
            **({"KTC_SPARK_MASTER": args.spark_master} if args.spark_master else {}),

@@ -19,7 +19,7 @@ import implementations
 from specs import clauses as clause_registry
 from specs.profiles import ProfileError, get as get_profile, names as profile_names
 
-from . import context, harness
+from . import context, expected, harness
 from .provenance import provenance
 from reports import results
 
@@ -36,6 +36,7 @@ class KtcState:
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
         self.rows: list[dict] = []
         self.seed = config.getoption("hypothesis_seed", None)
+        self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
 
 
 def split(values) -> list[str]:
@@ -67,6 +68,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ktc-report", metavar="DIR", help="write results.json and summary.txt into DIR")
     group.addoption("--ktc-clause", action="append", metavar="ID",
                     help="only run tests citing this clause id or KIP prefix (repeatable)")
+    group.addoption("--ktc-expectations", action="append", metavar="TOML",
+                    help="expected deviations (repeatable); expectations/<implementation>.toml is always read")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -159,7 +162,10 @@ def pytest_runtest_makereport(item, call):
     report = outcome.get_result()
     if call.when == "call" or (call.when == "setup" and report.skipped):
         from .rows import rows_for
-        rows = rows_for(item, call, report, item.config.stash[STATE])
+        state = item.config.stash[STATE]
+        rows = rows_for(item, call, report, state)
+        if call.when == "call":
+            expected.apply(report, rows, state.expected)
         report.user_properties.append((ROWS_KEY, json.dumps(rows)))
         add_replay_section(item, report, rows)
 
@@ -192,11 +198,16 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
+    if hasattr(config, "workerinput"):
+        return
+    rows = results.merge_rows(_CONTROLLER_ROWS)
+    config.stash[SURPRISES] = expected.surprises(rows)
+    if config.stash[SURPRISES] and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
     directory = config.getoption("ktc_report")
-    if hasattr(config, "workerinput") or not directory:
+    if not directory:
         return
     state = config.stash[STATE]
-    rows = results.merge_rows(_CONTROLLER_ROWS)
     meta = provenance(state, config)
     path = results.write(Path(directory), rows, meta)
     from .artifacts import write_artifacts
@@ -205,9 +216,12 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 RESULT_PATH = pytest.StashKey[str]()
+SURPRISES = pytest.StashKey[list]()
 
 
 def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    for line in config.stash.get(SURPRISES, []):
+        terminalreporter.write_line(line, red=True)
     if hasattr(config, "workerinput") or RESULT_PATH not in config.stash:
         return
     rows = results.merge_rows(_CONTROLLER_ROWS)

@@ -63,7 +63,8 @@ def gate(new_rows: list[dict], baseline_rows: Optional[list[dict]], expected: Op
     A failure is new unless an expectation names it or the baseline already had it failing/unknown.
     """
     baseline = index(baseline_rows) if baseline_rows is not None else None
-    expected = expected or {}
+    annotated = {key(r): r["expected"] for r in new_rows if r.get("expected")}  # expectations/<impl>.toml
+    expected = {**annotated, **(expected or {})}
     out = {"new_failures": [], "unexpected_passes": [], "expected_failures": []}
     for row in new_rows:
         k, verdict = key(row), row["verdict"]

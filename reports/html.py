@@ -66,15 +66,17 @@ def clause_row(cid, clause, cols, cells, details, doc, timelines, cx_dir) -> str
             continue
         did = f"d{len(details)}"
         details.append(detail(did, row, clause, doc, timelines.get((cid, impl, profile)), cx_dir))
-        out.append(f'<td class="cell v-{row["verdict"]}" data-detail="{did}" tabindex="0" '
-                   f'title="{escape(row["verdict"])}: {escape(cid)} on {escape(impl)}/{escape(profile)}">'
-                   f'{SYMBOL.get(row["verdict"], "?")}</td>')
+        known = " expected" if row.get("expected") else ""
+        out.append(f'<td class="cell v-{row["verdict"]}{known}" data-detail="{did}" tabindex="0" '
+                   f'title="{escape(row["verdict"])}{known and " (expected deviation)"}: {escape(cid)} on '
+                   f'{escape(impl)}/{escape(profile)}">{SYMBOL.get(row["verdict"], "?")}</td>')
     return "".join(out) + "</tr>"
 
 
 def detail(did: str, row: dict, clause: dict, doc: dict, timeline, cx_dir: str) -> str:
     facts = [("verdict", row["verdict"]), ("examples", row.get("examples")), ("duration", f'{row.get("duration", 0)} s'),
-             ("seed", row.get("seed")), ("signature", row.get("signature")), ("reason", row.get("reason"))]
+             ("seed", row.get("seed")), ("signature", row.get("signature")), ("reason", row.get("reason")),
+             ("expected deviation", expected_text(row.get("expected")))]
     parts = [f'<template id="{did}"><h2>{escape(row["clause"])} <small>on {escape(row["implementation"])} '
              f'{escape(str(row.get("implementation_version") or ""))} / {escape(row["profile"])}</small></h2>',
              f'<p class="statement">{escape(clause.get("statement", "(not in the clause registry)"))}</p>',
@@ -92,6 +94,12 @@ def detail(did: str, row: dict, clause: dict, doc: dict, timeline, cx_dir: str) 
               f'<details><summary>{len(row.get("tests", []))} tests</summary><ul>',
               "".join(f"<li><code>{escape(t)}</code></li>" for t in row.get("tests", [])), "</ul></details>"]
     return "".join(parts) + "</template>"
+
+
+def expected_text(entry) -> str | None:
+    if not entry:
+        return None
+    return f'{entry.get("verdict")}: {entry.get("reason")} ({entry.get("source") or "no source"}; {entry.get("file")})'
 
 
 def meta(doc: dict) -> str:

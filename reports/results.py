@@ -35,7 +35,7 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
         for sig, count in _signatures(part).items():
             row["signatures"][sig] = row["signatures"].get(sig, 0) + count
         if _MERGE[part["verdict"]] > _MERGE[row["verdict"]]:
-            row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at")})
+            row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at", "expected")})
             row["signature"] = next(iter(_signatures(part)), None)
     for row in merged.values():
         if row["verdict"] == "unexercised":
@@ -90,6 +90,22 @@ def summary(doc: dict) -> str:
     for (impl, profile), rows in blocks.items():
         counts = {v: sum(r["verdict"] == v for r in rows) for v in ORDER}
         lines.append(f"\n{impl} / {profile}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
-        lines += [f"  {r['verdict']:<11} {r['clause']:<48} {r['examples']:>6} ex" +
-                  (f"  ({r['reason']})" if r.get("reason") else "") for r in rows]
+        lines += [summary_line(r) for r in rows if r["verdict"] != "unsupported"]
+        lines += unsupported_lines(rows)
     return "\n".join(lines) + "\n"
+
+
+def summary_line(row: dict) -> str:
+    expected = row.get("expected")
+    verdict = row["verdict"] + ("*" if expected else "")
+    note = f"expected deviation: {expected.get('reason')}" if expected else row.get("reason")
+    return f"  {verdict:<11} {row['clause']:<48} {row['examples']:>6} ex" + (f"  ({note})" if note else "")
+
+
+def unsupported_lines(rows: list[dict]) -> list[str]:
+    """Unsupported rows folded by reason: one line each, with how many clauses it covers."""
+    reasons: dict[str, int] = {}
+    for row in rows:
+        if row["verdict"] == "unsupported":
+            reasons[row.get("reason") or "unsupported"] = reasons.get(row.get("reason") or "unsupported", 0) + 1
+    return [f"  unsupported {n:>3} clauses  ({reason})" for reason, n in sorted(reasons.items())]

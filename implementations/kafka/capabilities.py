@@ -10,6 +10,7 @@ from __future__ import annotations
 from implementations.protocol import Capabilities
 
 KIP = "kip"
+SENTINEL_CHANGE = "KIP-228's sentinel change (Long.MIN_VALUE, isTimestampExtended) was never adopted by Kafka"
 NOT_ON_A_BROKER = {
     "KIP-32.roll-by-first-timestamp": "segment rolls are not observable through the Kafka protocol",
     "KIP-32.future-timestamp-breaks-rolling": "segment rolls are not observable through the Kafka protocol",
@@ -25,7 +26,10 @@ NOT_ON_A_BROKER = {
     "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
     "KIP-33.list-offsets-first-segment-only": "needs several segments, and rolls are not observable",
     "KIP-937.future-timestamp-warning": "Kafka logs no such warning (LogValidator has no logger)",
-    "KIP-228": "KIP-228 was never adopted", "KIP-870": "KIP-870 was never adopted",
+    "KIP-228.sentinel-long-min": SENTINEL_CHANGE, "KIP-228.producer-broker-table": SENTINEL_CHANGE,
+    "KIP-228.timestamp-extended-bit": SENTINEL_CHANGE,
+    "KIP-228.consumer-table": "a consumer-side table: no broker request decodes it",
+    "KIP-870": "KIP-870 was never adopted: no broker has retention.max.eventtime.ms",
 }
 
 

@@ -1,0 +1,85 @@
+"""Known deviations inside pytest: expected failures as data, strict (WPT-style metadata).
+
+Files (format in reports/expectations.py) come from ``--ktc-expectations FILE`` and, for every
+implementation under test, ``expectations/<implementation name>.toml`` when it exists.  An entry
+applies when its implementation (and version, if it names one) matches.
+
+After each test: rows an entry names are annotated with it; a test whose every failing row is
+expected is reported as xfail (``x``) with the reasons; at the end of the session a merged row
+an entry expects to fail that passes fails the run ("unexpected pass"), so a fixed deviation
+cannot linger.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from reports import expectations as files
+from reports.loading import InputError
+
+ROOT = Path(__file__).resolve().parent.parent
+DIRECTORY = ROOT / "expectations"
+BAD = ("fail", "error")
+
+
+def paths_for(impls, explicit) -> list[Path]:
+    found = [Path(p) for p in explicit or ()]
+    found += [p for p in (DIRECTORY / f"{impl.name}.toml" for impl in impls) if p.exists()]
+    return list(dict.fromkeys(found))
+
+
+def load_index(impls, explicit) -> dict:
+    """(clause, implementation, profile) -> entry, for the implementations and versions under test."""
+    versions = {impl.name: str(getattr(impl, "version", "")) for impl in impls}
+    out = {}
+    for path in paths_for(impls, explicit):
+        data = files.load(path)
+        name, version = data["implementation"], data.get("version")
+        if name not in versions or (version is not None and versions[name] != str(version)):
+            continue
+        for entry in data.get("expect", []):
+            out[(entry["clause"], name, entry["profile"])] = {**entry, "file": path.name}
+    return out
+
+
+def key(row: dict) -> tuple:
+    return row["clause"], row["implementation"], row["profile"]
+
+
+def annotate(rows: list[dict], index: dict) -> None:
+    for row in rows:
+        entry = index.get(key(row))
+        if entry is not None:
+            row["expected"] = {k: entry.get(k) for k in ("verdict", "reason", "source", "file")}
+
+
+def unexpected_passes(rows: list[dict]) -> list[dict]:
+    return [r for r in rows if r.get("expected") and r["verdict"] == "pass"]
+
+
+def all_failures_expected(rows: list[dict]) -> bool:
+    bad = [r for r in rows if r["verdict"] in BAD]
+    return bool(bad) and all(r.get("expected", {}).get("verdict") == r["verdict"] for r in bad)
+
+
+def apply(report, rows: list[dict], index: dict) -> None:
+    """A failed test whose every failing row is expected becomes xfail, with the reasons."""
+    annotate(rows, index)
+    if report.failed and all_failures_expected(rows):
+        reasons = sorted({f"{r['clause']}: {r['expected']['reason']}" for r in rows if r["verdict"] in BAD})
+        report.outcome = "skipped"
+        report.wasxfail = "expected deviation: " + "; ".join(reasons)
+
+
+def surprises(merged_rows: list[dict]) -> list[str]:
+    """Unexpected passes, judged on the merged rows (one test passing a clause others fail is fine)."""
+    return [f"ktc: unexpected pass: {r['clause']} on {r['implementation']}/{r['profile']} was expected to "
+            f"{r['expected']['verdict']} ({r['expected']['reason']}); remove it from expectations/"
+            f"{r['expected']['file']}" for r in unexpected_passes(merged_rows)]
+
+
+def safe_index(impls, explicit) -> dict:
+    import pytest
+    try:
+        return load_index(impls, explicit)
+    except InputError as error:
+        raise pytest.UsageError(str(error)) from None

@@ -1,0 +1,76 @@
+"""Known deviations inside pytest (ktc/expected.py): expected failures xfail, unexpected passes fail,
+and the shipped expectations/*.toml files are well formed and name real clauses."""
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ktc import expected
+from reports import expectations
+from specs import clauses as registry
+from specs.profiles import names as profile_names
+
+from .reports_support import MUTANT, ROOT, results, scratch
+
+SHIPPED = sorted((ROOT / "expectations").glob("*.toml"))
+OVERFLOW = ["suites/pinned", "-k", "overflow", "--profile", "kafka-4"]
+
+
+def entry(impl: str, clause: str, reason: str) -> str:
+    return (f'schema_version = 1\nimplementation = "{impl}"\n\n[[expect]]\nclause = "{clause}"\nprofile = "kafka-4"\n'
+            f'verdict = "fail"\nreason = "{reason}"\nsource = "https://bugs.example/1"\n')
+
+
+def pytest_run(impl: str, expectations_text: str) -> tuple[subprocess.CompletedProcess, Path]:
+    out = scratch()
+    (out / "exp.toml").write_text(expectations_text)
+    done = subprocess.run([sys.executable, "-m", "pytest", *OVERFLOW, "-p", "no:cacheprovider", "-q", "-rxX",
+                           f"--impl={impl}", f"--ktc-expectations={out / 'exp.toml'}", "--ktc-report", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    return done, out
+
+
+def test_a_test_whose_only_failure_is_an_expected_deviation_is_reported_as_xfail():
+    done, out = pytest_run(MUTANT, entry("exact_arithmetic", "KIP-937.int64-wraparound", "exact longs"))
+    assert done.returncode == 0, done.stdout[-2000:]
+    assert "xfailed" in done.stdout and "expected deviation: KIP-937.int64-wraparound: exact longs" in done.stdout
+    row = next(r for r in results(out)["rows"] if r["clause"] == "KIP-937.int64-wraparound")
+    assert row["verdict"] == "fail" and row["expected"]["reason"] == "exact longs"
+    assert "fail*" in (out / "summary.txt").read_text()
+
+
+def test_a_deviation_that_no_longer_fails_fails_the_run_as_an_unexpected_pass():
+    done, _out = pytest_run("reference", entry("reference", "KIP-937.int64-wraparound", "thought broken"))
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "ktc: unexpected pass: KIP-937.int64-wraparound on reference/kafka-4" in done.stdout
+    assert " passed" in done.stdout and "failed" not in done.stdout  # every test passed: the run fails on the row
+
+
+def test_a_failure_the_file_does_not_name_still_fails():
+    done, _out = pytest_run(MUTANT, entry("exact_arithmetic", "KIP-937.after-bound", "another clause"))
+    assert done.returncode == 1 and "xfailed" not in done.stdout
+
+
+class Named:
+    def __init__(self, name: str, version: str):
+        self.name, self.version = name, version
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_every_shipped_expectation_names_a_known_clause_and_profile_with_a_reason_and_a_source(path):
+    data = expectations.load(path)
+    assert path.stem == data["implementation"] and data["expect"]
+    for item in data["expect"]:
+        clause = registry.all_clauses()[item["clause"]]
+        assert item["profile"] in profile_names() and item["profile"] in clause.profiles
+        assert item["reason"].strip() and item["source"].strip(), item
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_a_shipped_file_is_found_for_its_implementation_and_version_only(path):
+    data = expectations.load(path)
+    version = str(data.get("version", "any"))
+    assert expected.load_index([Named(data["implementation"], version)], ())
+    if "version" in data:
+        assert not expected.load_index([Named(data["implementation"], version + ".0-other")], ())
