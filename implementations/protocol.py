@@ -11,7 +11,7 @@ job; a simple implementation just loops.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Protocol, Sequence, runtime_checkable
+from typing import Callable, Mapping, Optional, Protocol, Sequence, runtime_checkable
 
 from reference.types import History, Trace
 
@@ -22,10 +22,19 @@ class Capabilities:
 
     ``profiles``: the profiles it implements.  ``unsupported``: clause id (or a ``KIP-xxx``
     prefix) -> reason; those clauses are reported ``unsupported``, never ``fail``.
+    ``cannot_run``: for an implementation that runs only some histories (the 3-node cluster runs
+    only those on its own clocks), history -> why it cannot run it, or None; a test meeting such a
+    history is reported ``unsupported`` with that reason.  Default: every history runs.
+    ``pinned_only``: profiles under which only pinned tests (``@pytest.mark.pinned``: fixed
+    inputs, no generation) judge it.  A broker is judged under ``kip`` that way: its known
+    departures from the KIPs then fail the same rows on every run, as strict expectations need,
+    instead of leaking into whichever clause a generated example happens to touch.
     """
 
     profiles: frozenset[str]
     unsupported: Mapping[str, str] = field(default_factory=dict)
+    cannot_run: Optional[Callable[[History], Optional[str]]] = None
+    pinned_only: frozenset[str] = frozenset()
 
     def reason_unsupported(self, clause_id: str) -> str | None:
         for key, reason in self.unsupported.items():

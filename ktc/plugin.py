@@ -76,6 +76,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the clause ids a test checks (specs/kip-*.toml)")
     config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
+    config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
     if getattr(config.option, "hypothesis_seed", None) is None and hasattr(config.option, "hypothesis_seed"):
         config.option.hypothesis_seed = random.SystemRandom().randrange(2**32)
     config.stash[STATE] = KtcState(config)
@@ -149,6 +150,9 @@ def pytest_runtest_setup(item) -> None:
         caps = impl.capabilities()
         if profile is not None and profile not in caps.profiles:
             pytest.skip(f"unsupported: {impl.name} does not implement profile {profile}")
+        if profile in caps.pinned_only and item.get_closest_marker("pinned") is None:
+            pytest.skip(f"unsupported: {impl.name} is judged under {profile} on pinned inputs only "
+                        f"(suites/pinned, suites/deviations)")
         reasons = {caps.reason_unsupported(c) for c in supported} - {None}
         supported = tuple(c for c in supported if not caps.reason_unsupported(c))
         if cited(item) and not supported:

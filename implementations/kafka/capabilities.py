@@ -1,8 +1,9 @@
 """What a real broker can be judged on: the clauses no protocol request can observe, and profiles.
 
 A broker is judged under two profiles: the one its version family ships (probed from its
-defaults) and ``kip``, the KIP texts as written.  Where Kafka departs from the KIPs the ``kip``
-rows fail; those departures are expected, listed per version with reason and source in
+defaults), on every suite, and ``kip``, the KIP texts as written, on pinned inputs only
+(suites/pinned, suites/deviations).  Where Kafka departs from the KIPs those ``kip`` rows fail;
+the departures are expected, listed per version with reason and source in
 ``expectations/<implementation>.toml`` (strict: a departure that stops failing fails the run).
 """
 from __future__ import annotations
@@ -34,5 +35,6 @@ NOT_ON_A_BROKER = {
 
 
 def broker_capabilities(shipped_profile: str) -> Capabilities:
-    """The broker's own profile and ``kip``; the unobservable clauses unsupported."""
-    return Capabilities(profiles=frozenset({shipped_profile, KIP}), unsupported=NOT_ON_A_BROKER)
+    """The broker's own profile, and ``kip`` on pinned inputs; the unobservable clauses unsupported."""
+    return Capabilities(profiles=frozenset({shipped_profile, KIP}), unsupported=NOT_ON_A_BROKER,
+                        pinned_only=frozenset({KIP}) - {shipped_profile})

@@ -11,6 +11,7 @@ from reference import run
 from reference.types import (INT64_MAX, INT64_MIN, ONE_HOUR_MS, Batch, CreateTopic, Fetch, History, Produce,
                              Record, TopicConfig)
 
+pytestmark = pytest.mark.pinned  # fixed cells: judges the pinned_only profiles too
 NOW = 1_760_000_000_000
 TIMESTAMPS = {"Long.MIN_VALUE": INT64_MIN, "-2": -2, "0": 0, "now+1h+1": NOW + ONE_HOUR_MS + 1,
               "Long.MAX_VALUE": INT64_MAX}
