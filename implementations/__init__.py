@@ -15,6 +15,7 @@ BUILTINS = {
     "kafka": "implementations.kafka:KafkaImplementation",  # KAFKA_BOOTSTRAP_SERVERS, or KTC_KAFKA_VERSION locally
     "kafka-3.9": "implementations.kafka:kafka_3_9",
     "kafka-4": "implementations.kafka:kafka_4",
+    "kafka-cluster": "implementations.kafka.cluster_adapter:kafka_cluster",  # 3 nodes, skewed clocks (libfaketime)
     "kafka-container": "implementations.kafka.container:KafkaContainerImplementation",  # needs a Docker engine
 }
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")

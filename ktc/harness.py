@@ -149,6 +149,7 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
     if not clauses:
         raise ValueError("assert_conforms needs clause ids: cite them with @pytest.mark.clause(...)")
     steer(history)
+    skip_if_cannot_run(impl, history)
     if getattr(impl, "bulk", False) and BULK.active:
         BULK.histories.append((history, clauses))
         return []
@@ -159,6 +160,15 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
     if failed:
         raise ClauseViolation(failed, history, impl.name)
     return verdicts
+
+
+def skip_if_cannot_run(impl: Implementation, history: History) -> None:
+    """An implementation that declares it cannot run this history: the test is ``unsupported`` (a skip)."""
+    cannot_run = getattr(impl.capabilities(), "cannot_run", None)
+    why = cannot_run(history) if cannot_run is not None else None
+    if why:
+        import pytest  # the harness runs inside pytest; only this path needs it
+        pytest.skip(f"unsupported: {why}")
 
 
 class BulkBuffer:

@@ -15,7 +15,16 @@ group, then hand the signal on), and, on Linux, when the Python process dies out
 SIGKILL of the process group: instant and certain.
 
 ``faketime_offset_s`` shifts the JVM's wall clock with Debian's libfaketime (``LD_PRELOAD``;
-the host clock is untouched); monotonic time is left alone.
+the host clock is untouched); monotonic time is left alone.  Two libfaketime switches make the
+JVM usable: ``FAKETIME_DONT_FAKE_MONOTONIC=1`` (else the JVM hangs, libfaketime's README) and
+``FAKETIME_FORCE_MONOTONIC_FIX=0`` (measured on Debian 12, glibc 2.36, libfaketime 0.9.10: with
+the fix on, every JVM timed wait spins on futex - 1.4 M calls, ``Thread.sleep(500)`` took 550-
+600 ms and a javac run 9 s instead of 1.2 s; with it off, 500 ms and 1.7 s).
+
+A multi-node cluster (cluster.py) builds nodes with ``node_id``, a shared ``cluster_id``, fixed
+``ports`` and the quorum in ``config``, and drives the same phases ``start`` does one by one:
+``open``, ``prepare``/``format_done``, ``launch``, ``wait_ready``; ``halt`` stops the JVM and
+keeps the data for ``relaunch``.  Every node is registered for cleanup from ``open`` on.
 """
 from __future__ import annotations
 
@@ -144,15 +153,18 @@ def faketime_library() -> str:
 class LocalBroker:
     def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], *, config: Optional[Mapping[str, object]] = None,
                  faketime_offset_s: Optional[float] = None, ready_timeout_s: float = READY_TIMEOUT_S,
-                 heap: str = "512m"):
+                 heap: str = "512m", node_id: int = 1, cluster_id: Optional[str] = None,
+                 ports: Optional[tuple[int, int]] = None):
         self.version = version
+        self.node_id = node_id
+        self.cluster_id = cluster_id
         self.config = dict(config or {})
         self.faketime_offset_s = faketime_offset_s
         self.ready_timeout_s = ready_timeout_s
         self.heap = heap
         self.tmpdir: Optional[Path] = None
         self.process: Optional[subprocess.Popen] = None
-        self.port = self.controller_port = 0
+        self.port, self.controller_port = ports or (0, 0)
         self.startup_s: Optional[float] = None
         self._children: list[subprocess.Popen] = []
 
@@ -180,19 +192,15 @@ class LocalBroker:
     def start(self) -> "LocalBroker":
         lib = provision.lib_dir(self.version)  # before the clock starts: a cold cache is not start time
         t0 = time.monotonic()
-        _install_handlers()
-        with _signals_deferred():
-            with _LOCK:
-                _LIVE.add(self)
-            self.tmpdir = Path(tempfile.mkdtemp(prefix=f"ktc-kafka-{self.version}-"))
+        self.open()
         try:
             for attempt in range(2):  # a freed port can be taken before the JVM binds it: retry once
                 self.port, self.controller_port = free_port(), free_port()
                 self._write_files()
                 self._format(lib)
-                self._launch(lib)
+                self.launch(lib)
                 try:
-                    self._wait_ready()
+                    self.wait_ready()
                     break
                 except BrokerError:
                     if attempt == 0 and "Address already in use" in self.log_tail():
@@ -205,6 +213,36 @@ class LocalBroker:
             raise
         self.startup_s = time.monotonic() - t0
         return self
+
+    # -- the phases of start, one by one (cluster.py starts several nodes side by side)
+    def open(self) -> None:
+        """Register for cleanup (atexit, signals) and make the temp dir, with signals held meanwhile."""
+        _install_handlers()
+        with _signals_deferred():
+            with _LOCK:
+                _LIVE.add(self)
+            self.tmpdir = Path(tempfile.mkdtemp(prefix=f"ktc-kafka-{self.version}-"))
+
+    def prepare(self, lib: Path) -> subprocess.Popen:
+        """Write the files and start formatting the storage; ``format_done`` waits for it."""
+        self._write_files()
+        return self._format_begin(lib)
+
+    def halt(self, grace_s: float = 15.0) -> None:
+        """Stop the JVM, keeping its data for ``relaunch``: SIGTERM (a controlled shutdown hands
+        its partitions over), then SIGKILL of the process group if it is still alive after ``grace_s``."""
+        if self.process is not None and self.process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.process.terminate()
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.process.wait(timeout=grace_s)
+        self._kill()
+
+    def relaunch(self) -> None:
+        """Start the JVM again on the same data, ports and clock offset; wait until it answers."""
+        self._kill()
+        self.launch(provision.lib_dir(self.version))
+        self.wait_ready()
 
     def stop(self) -> None:
         """Kill every child's process group and remove the temp dir.
@@ -235,8 +273,8 @@ class LocalBroker:
         assert self.tmpdir is not None
         props: dict[str, object] = {
             "process.roles": "broker,controller",
-            "node.id": 1,
-            "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
+            "node.id": self.node_id,
+            "controller.quorum.voters": f"{self.node_id}@127.0.0.1:{self.controller_port}",
             "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
             "controller.listener.names": "CONTROLLER",
@@ -302,17 +340,24 @@ class LocalBroker:
             env.update({"LD_PRELOAD": faketime_library(),
                         "FAKETIME": f"{self.faketime_offset_s:+g}s",
                         "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-                        "FAKETIME_NO_CACHE": "1"})
+                        "FAKETIME_FORCE_MONOTONIC_FIX": "0"})
         return env
 
     def _format(self, lib: Path) -> None:
+        self.format_done(self._format_begin(lib))
+
+    def _format_begin(self, lib: Path) -> subprocess.Popen:
         assert self.tmpdir is not None
-        cmd = self._java(lib, "kafka.tools.StorageTool", "format", "-t", random_cluster_id(),
+        cmd = self._java(lib, "kafka.tools.StorageTool", "format", "-t", self.cluster_id or random_cluster_id(),
                          "-c", str(self.tmpdir / "server.properties"), "--ignore-formatted")
         with open(self.tmpdir / "format.log", "wb") as out, _signals_deferred():
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     start_new_session=True, env=self._env(), preexec_fn=_child_setup)
             self._children.append(proc)
+        return proc
+
+    def format_done(self, proc: subprocess.Popen) -> None:
+        assert self.tmpdir is not None
         try:
             code = proc.wait(timeout=60)
         except BaseException:
@@ -324,7 +369,7 @@ class LocalBroker:
             raise BrokerError(f"kafka.tools.StorageTool format failed (exit {code}) for Kafka {self.version}:\n"
                               + "\n".join(tail))
 
-    def _launch(self, lib: Path) -> None:
+    def launch(self, lib: Path) -> None:
         assert self.tmpdir is not None
         with open(self.tmpdir / "console.log", "ab") as out, _signals_deferred():
             self.process = subprocess.Popen(
@@ -333,7 +378,7 @@ class LocalBroker:
                 start_new_session=True, env=self._env(), preexec_fn=_child_setup)
             self._children.append(self.process)
 
-    def _wait_ready(self) -> None:
+    def wait_ready(self) -> None:
         from .wire import Client, WireError  # lazy: wire imports nothing from here
         deadline = time.monotonic() + self.ready_timeout_s
         last = "no connection yet"

@@ -1,0 +1,225 @@
+"""``kafka-cluster``: histories with leader changes between skewed clocks, on a real 3-node cluster.
+
+The cluster (cluster.py) has fixed clock offsets, so it runs only histories written for them:
+the history's ``clock_offsets`` must be the cluster's offsets in some order (history broker b
+runs on the node whose clock has offset ``clock_offsets[b]``), and its ``ElectLeader`` ops must
+be realisable by halting the current leader: at most one leader change (halting two of three
+nodes would lose the KRaft quorum), on a partition whose replica list puts the elected broker
+next, after which only that partition is used.  No ``StepClock`` (a running JVM's offset is
+fixed), no ``RetentionPass``/``DescribeLog`` (not observable through the protocol).  Any other
+history is declared unsupported with the reason (``Capabilities.cannot_run``).
+
+Only the leader-change clauses are claimed; every other clause is the single-node broker's job
+(``--impl kafka-3.9``).  Profiles: ``kip`` and the one Kafka ships (from the version, checked
+against the probed broker defaults when the cluster starts).
+
+Judging is the single broker's (adapter.py): each operation happened somewhere in [sent,
+received] of the host clock, and a LogAppendTime echo pins its leader's clock, hence real time
+(echo - that node's offset).  ``judged_as`` holds the history placed at interval starts and at
+interval ends, with the cluster's offsets and the ``ElectLeader`` ops kept.  The broker does not
+know the profile, so a history run once is judged under every profile from the same observation.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import replace
+from typing import Optional
+
+from implementations.protocol import Capabilities
+from reference.types import (Ack, Advance, CreateTopic, CreateTopicResult, ElectLeader, Fetch, FetchResult, History,
+                             ListOffsets, ListOffsetsResult, Produce, ProduceResult, StepClock, StoredBatch,
+                             StoredRecord, clock_states)
+from specs.clauses import all_clauses
+
+from . import provision, wire
+from .adapter import JudgedTrace, KafkaImplementation, Observed, echoed_now, kafka_configs, rebase
+from .capabilities import KIP
+from .cluster import ClusterError, LocalCluster
+from .cluster_histories import DEFAULT_OFFSETS_S, cannot_run, node_map, offsets_ms
+
+SUPPORTED = ("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
+             "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned")
+ELSEWHERE = "the 3-node cluster runs only the leader-change clauses; single-broker clauses: --impl kafka-3.9 / kafka-4"
+TOPIC_CONFIG = {"min.insync.replicas": 2}  # an acknowledged batch is on the successor before the leader stops
+_TOPICS = itertools.count()
+
+
+def shipped_profile(version: str) -> str:
+    """The profile of a Kafka release family (kafka-3.6 covers 3.6-3.9)."""
+    major, minor = (int(p) for p in version.split(".")[:2])
+    if major >= 4:
+        return "kafka-4"
+    return "kafka-3.6" if (major, minor) >= (3, 6) else "kafka-3.5"
+
+
+class KafkaClusterImplementation:
+    name = "kafka-cluster"
+    xdist_group = "kafka-cluster"  # one pytest-xdist worker owns the three JVMs
+
+    def __init__(self, version: Optional[str] = None, offsets_s=None):
+        self.version = version or os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
+        self.offsets_s = tuple(offsets_s or DEFAULT_OFFSETS_S)
+        self.offsets_ms = offsets_ms(self.offsets_s)
+        self._cluster: Optional[LocalCluster | Exception] = None
+        self._seen: dict[History, tuple] = {}
+
+    def capabilities(self) -> Capabilities:
+        unsupported = {c: ELSEWHERE for c in all_clauses() if c not in SUPPORTED}
+        return Capabilities(profiles=frozenset({KIP, shipped_profile(self.version)}), unsupported=unsupported,
+                            cannot_run=self.cannot_run)
+
+    def cannot_run(self, history: History) -> Optional[str]:
+        return cannot_run(history, self.offsets_ms)
+
+    def cluster(self) -> LocalCluster:
+        """The running cluster, started on first use; a cluster that failed once is not started again."""
+        if isinstance(self._cluster, Exception):
+            raise self._cluster
+        if self._cluster is None:
+            cluster = LocalCluster(self.version, self.offsets_s)
+            try:
+                cluster.start()
+                check_profile(cluster, shipped_profile(self.version))
+            except Exception as error:
+                cluster.stop()
+                self._cluster = error
+                raise
+            self._cluster = cluster
+        return self._cluster
+
+    def close(self) -> None:
+        if isinstance(self._cluster, LocalCluster):
+            self._cluster.stop()
+
+    # -- running histories
+    def run(self, histories):
+        return [self.run_one(h) for h in histories]
+
+    def run_one(self, history: History) -> JudgedTrace:
+        why = self.cannot_run(history)
+        if why:
+            raise ClusterError(f"kafka-cluster cannot run this history: {why}")
+        key = replace(history, profile="")  # the broker never sees the profile: one observation, judged per profile
+        if key not in self._seen:
+            self._seen[key] = Run(self.cluster(), history, self.offsets_ms).execute()
+        executed, observed = self._seen[key]
+        trace = JudgedTrace(o.result for o in observed)
+        executed = replace(executed, profile=history.profile)
+        trace.judged_as = (placed(executed, observed, "sent"), placed(executed, observed, "received"))
+        return trace
+
+
+class Run:
+    """One history on the cluster: topics renamed, timestamps rebased onto each leader's clock."""
+
+    def __init__(self, cluster: LocalCluster, history: History, offsets_ms: tuple[int, ...]):
+        self.cluster, self.history = cluster, history
+        self.nodes = node_map(history.clock_offsets, offsets_ms)
+        self.names = {op.topic: f"ktc-c{next(_TOPICS)}-{op.topic}" for op in history.ops if hasattr(op, "topic")}
+        self.configs: dict = {}
+        self.leaders: dict = {}
+
+    def execute(self) -> tuple[History, list[Observed]]:
+        self.cluster.restart_halted()  # a previous history may have halted a node
+        executed, observed = [], []
+        for op, state in zip(self.history.ops, clock_states(self.history)):
+            op = rebase(op, state.real_ms) if isinstance(op, (Produce, ListOffsets)) else op
+            observed.append(self.apply(op))
+            executed.append(replace(op, topic=self.names[op.topic]) if hasattr(op, "topic") else op)
+        return replace(self.history, ops=tuple(executed)), observed
+
+    def apply(self, op) -> Observed:
+        handler = {CreateTopic: self.create, Produce: self.produce, ElectLeader: self.elect, Fetch: self.fetch,
+                   ListOffsets: self.list_offsets}.get(type(op))
+        if handler is None:  # Advance: real time moves by itself
+            now = wire.now_ms()
+            return Observed(Ack(), now, now)
+        return handler(op)
+
+    def leader(self, op) -> int:
+        return self.nodes[self.leaders.get((op.topic, op.partition), 0)]
+
+    def client(self, op) -> wire.Client:
+        return self.cluster.client(self.leader(op))
+
+    def create(self, op: CreateTopic) -> Observed:
+        sent = wire.now_ms()
+        assignment = [self.assignment(op.topic, p) for p in range(op.config.partitions)]
+        code, _message = self.cluster.create_topic(self.names[op.topic], assignment,
+                                                   {**kafka_configs(op.config), **TOPIC_CONFIG})
+        if code == 0:
+            self.configs[op.topic] = op.config
+        return Observed(CreateTopicResult(code), sent, wire.now_ms())
+
+    def assignment(self, topic: str, partition: int) -> list[int]:
+        """History broker 0 first (every partition's first leader), then the brokers it elects, then the rest."""
+        chain = [0, *(op.broker for op in self.history.ops
+                      if isinstance(op, ElectLeader) and (op.topic, op.partition) == (topic, partition))]
+        order = [*dict.fromkeys(chain), *range(len(self.nodes))]
+        return [self.nodes[b] for b in dict.fromkeys(order)]
+
+    def produce(self, op: Produce) -> Observed:
+        out = self.client(op).produce(self.names[op.topic], op.batch, partition=op.partition)
+        result = ProduceResult(out.error_code, out.error_message, out.record_errors, out.base_offset,
+                               out.log_append_time, out.log_start_offset, False, ())
+        return Observed(result, out.sent_ms, out.received_ms, echoed_now(out, self.configs.get(op.topic)))
+
+    def elect(self, op: ElectLeader) -> Observed:
+        """Halt the current leader; wait until the elected broker's node leads."""
+        sent, old, new = wire.now_ms(), self.leader(op), self.nodes[op.broker]
+        self.leaders[(op.topic, op.partition)] = op.broker
+        if new != old:
+            self.cluster.halt(old)
+            self.cluster.wait_leader(self.names[op.topic], op.partition, new)
+        return Observed(Ack(), sent, wire.now_ms())
+
+    def fetch(self, op: Fetch) -> Observed:
+        sent = wire.now_ms()
+        out = self.client(op).fetch_all(self.names[op.topic], partition=op.partition)
+        batches = tuple(StoredBatch(b.base_offset, b.timestamp_type, b.max_timestamp,
+                                    tuple(StoredRecord(r.offset, r.timestamp) for r in b.records)) for b in out.batches)
+        return Observed(FetchResult(batches, out.error_code), sent, wire.now_ms())
+
+    def list_offsets(self, op: ListOffsets) -> Observed:
+        sent = wire.now_ms()
+        out = self.client(op).list_offsets(self.names[op.topic], op.target, partition=op.partition)
+        return Observed(ListOffsetsResult(out.offset, out.timestamp, out.error_code), sent, wire.now_ms())
+
+
+def check_profile(cluster: LocalCluster, expected: str) -> None:
+    """The profile the broker's defaults say (adapter.py's probe) must be the one the version says."""
+    probe = KafkaImplementation(bootstrap=cluster.nodes[cluster.live()[0]].bootstrap)
+    try:
+        found = probe.profile()
+    finally:
+        probe.close()
+    if found != expected:
+        raise ClusterError(f"Kafka {cluster.version}'s defaults say profile {found}, its version says {expected}")
+
+
+# ---- judging over clock intervals ----------------------------------------------------------------
+
+def placed(history: History, observed: list[Observed], end: str) -> tuple:
+    """The history with each operation at one end of its interval in real time (a LogAppendTime echo
+    minus its leader's offset where there is one); the cluster's offsets and elections are kept."""
+    ops, results, clock, start = [], [], None, history.start_ms
+    for op, state, seen in zip(history.ops, clock_states(history), observed):
+        if isinstance(op, (Advance, StepClock)):
+            continue
+        real = getattr(seen, end) if seen.exact_now is None else \
+            seen.exact_now - state.offsets[state.leader(op.topic, op.partition)]
+        if clock is None:
+            clock = start = real
+        elif real > clock:
+            ops.append(Advance(real - clock))
+            results.append(Ack())
+            clock = real
+        ops.append(op)
+        results.append(seen.result)
+    return replace(history, ops=tuple(ops), start_ms=start), tuple(results)
+
+
+def kafka_cluster() -> KafkaClusterImplementation:
+    """Built-in ``kafka-cluster``: KTC_KAFKA_VERSION or the newest 3.9.x."""
+    return KafkaClusterImplementation()

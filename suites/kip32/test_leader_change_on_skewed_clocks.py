@@ -1,0 +1,37 @@
+"""KIP-32's leader-migration corner case on the clocks of the 3-node cluster (``--impl kafka-cluster``).
+
+The draft says the leader appends ``max(lastAppendedTimestamp, currentTimeMillis)`` "so the
+timestamp in the log will not go backward" when leadership moves to a broker whose clock is
+behind.  These histories put the three brokers on the cluster's own clock offsets
+(implementations/kafka/cluster_histories.py), so the reference, Spark and the real cluster run
+the very same scenario: a LogAppendTime topic, one batch on the leader, the leadership moved to
+another broker (on the cluster: by halting the leader), one more batch, and everything fetched
+back.  Fixed histories, not Hypothesis: on the cluster each leader change costs seconds.
+"""
+import pytest
+
+from implementations.kafka.cluster_histories import DEFAULT_OFFSETS_S, offsets_ms
+from ktc.harness import assert_conforms
+from reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
+from suites._support import LAT, NOW, batch
+
+OFFSETS_MS = offsets_ms(DEFAULT_OFFSETS_S)
+FASTEST, SLOWEST = max(OFFSETS_MS), min(OFFSETS_MS)
+
+
+def leader_change(profile: str, first: int, then: int) -> History:
+    """Broker 0 (clock offset ``first`` ms) leads, then broker 1 (offset ``then`` ms); broker 2 follows."""
+    rest = list(OFFSETS_MS)
+    rest.remove(first)
+    rest.remove(then)
+    ops = (CreateTopic("t", TopicConfig(timestamp_type=LAT)), Produce("t", batch(NOW, NOW)),
+           ElectLeader("t", 1), Produce("t", batch(NOW)), Fetch("t"))
+    return History(profile, ops, start_ms=NOW, clock_offsets=(first, then, *rest))
+
+
+@pytest.mark.clause("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
+                    "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned")
+@pytest.mark.parametrize("first,then", [(FASTEST, SLOWEST), (SLOWEST, FASTEST)],
+                         ids=["to-a-slower-clock", "to-a-faster-clock"])
+def test_log_append_time_across_a_leader_change_between_skewed_clocks(impl, profile, first, then):
+    assert_conforms(impl, leader_change(profile, first, then))
