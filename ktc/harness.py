@@ -183,26 +183,35 @@ BULK = BulkBuffer()
 
 
 def flush_bulk(impl: Implementation) -> None:
-    """Judge every buffered history in one run; shrink the first disagreement in bulk and raise it."""
+    """Judge every buffered history in one run; shrink the first disagreement in bulk and raise it
+    (every clause that history fails, as ``assert_conforms`` raises them)."""
     pending, BULK.histories, BULK.active = list(dict.fromkeys(BULK.histories)), [], False
     if not pending:
         return
     verdicts = judge(impl, [h for h, _ in pending], sorted({c for _, cs in pending for c in cs}))
     first = None
     for (history, clauses), found in zip(pending, verdicts):
-        for verdict in (v for v in found if v.clause in clauses):
+        cited = [v for v in found if v.clause in clauses]
+        for verdict in cited:
             RECORDER.add(verdict)
-            if verdict.failed and first is None:
-                first = (history, verdict.clause)
+        failed = [v for v in cited if v.failed]
+        if failed and first is None:
+            first = (history, failed)
     if first is not None:
         raise minimal_violation(impl, *first)
 
 
-def minimal_violation(impl: Implementation, history: History, clause: str) -> ClauseViolation:
+def minimal_violation(impl: Implementation, history: History, seen: list[Verdict]) -> ClauseViolation:
+    """The smallest history on which every clause of the ``seen`` failures still fails.  A real
+    broker's failure can depend on its clock: one that does not fail again when re-run is reported
+    on the history and verdicts it was first seen with."""
     from .shrink import shrink
+    clauses = sorted({v.clause for v in seen})
 
     def still_fails(candidates):
-        return [any(v.failed for v in found) for found in judge(impl, candidates, [clause])]
+        return [{v.clause for v in found if v.failed} >= set(clauses) for found in judge(impl, candidates, clauses)]
     smallest, _rounds = shrink(history, still_fails)
-    failed = [v for v in judge(impl, [smallest], [clause])[0] if v.failed]
+    failed = [v for v in judge(impl, [smallest], clauses)[0] if v.failed]
+    if not failed:
+        smallest, failed = history, list(seen)
     return ClauseViolation(failed, smallest, impl.name)

@@ -1,0 +1,119 @@
+"""Bulk differential testing for implementations judged over clock intervals (real brokers).
+
+A broker's answers depend on its clock, so its traces cannot be compared whole with the
+reference as ktc/bulk.py does for deterministic engines.  Here every scenario goes through the
+harness's interval judging (``judge_one``): each clause at both ends of every operation's
+[sent, received] interval; where the ends disagree, or a validation boundary falls inside an
+interval, the verdict is ``unknown``, never pass or fail.
+
+Scenarios: a seeded Hypothesis corpus of single-append histories (``append_histories``) under the
+implementation's profile, each ending with one ListOffsets, expanded by ktc/bulk.py's
+edge-preserving mutations.  Only operations a broker performs (CreateTopic, Produce, Fetch,
+ListOffsets): no RetentionPass, ElectLeader, StepClock or DescribeLog.
+"""
+from __future__ import annotations
+
+import random
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from typing import Optional, Sequence
+
+from reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
+from specs.clauses import all_clauses
+from strategies import append_histories, topic_configs
+
+from . import bulk
+from .checks import CHECKS
+from .harness import ClauseViolation, judge_one, minimal_violation
+from .verdicts import Validity
+
+BROKER_OPS = (CreateTopic, Produce, Fetch, ListOffsets)
+SPECIAL_TARGETS = (-1, -2, -3)  # latest, earliest, max timestamp
+
+
+@dataclass
+class IntervalReport:
+    scenarios: int = 0
+    unknown: int = 0  # scenarios with at least one unknown verdict
+    failed: int = 0   # scenarios with at least one fail verdict
+    verdicts: Counter = field(default_factory=Counter)
+    run_seconds: float = 0.0
+    judge_seconds: float = 0.0
+    violation: Optional[ClauseViolation] = None  # the first failure, shrunk
+
+    @property
+    def rate(self) -> float:
+        """Scenarios per second, run on the implementation and judged."""
+        seconds = self.run_seconds + self.judge_seconds
+        return self.scenarios / seconds if seconds else 0.0
+
+    @property
+    def run_rate(self) -> float:
+        return self.scenarios / self.run_seconds if self.run_seconds else 0.0
+
+
+def with_list_offsets(history: History, rng: random.Random) -> History:
+    """The history with one ListOffsets at its end: a special target or a record's own timestamp."""
+    stamps = [r.timestamp for op in history.ops if isinstance(op, Produce) for r in op.batch.records
+              if r.timestamp >= 0]
+    target = rng.choice(SPECIAL_TARGETS + tuple(stamps[:2]))
+    return replace(history, ops=history.ops + (ListOffsets("t", target),))
+
+
+def scenarios(profile: str, total: int, seed: int, bases: int = 300) -> list[History]:
+    """``total`` append scenarios under ``profile``, deterministic for a seed.  Their topics have one
+    partition: an append scenario uses only partition 0, and each partition costs the broker a
+    log directory (creation, not appends, bounds a broker's scenarios/s)."""
+    rng = random.Random(seed)
+    configs = topic_configs(profile=profile).map(lambda config: replace(config, partitions=1))
+    found = [with_list_offsets(h, rng) for h in bulk.corpus(append_histories(profile=profile, config=configs), bases, seed)]
+    out = list(bulk.expand(found, [profile], total, seed))
+    assert all(isinstance(op, BROKER_OPS) for h in out for op in h.ops)
+    return out
+
+
+def clauses_for(impl, profile: str) -> list[str]:
+    """Every clause with a check that holds in ``profile`` and that ``impl`` does not declare unsupported."""
+    caps, registry = impl.capabilities(), all_clauses()
+    return sorted(c for c in CHECKS if c in registry and profile in registry[c].profiles
+                  and not caps.reason_unsupported(c))
+
+
+def check(impl, histories: list[History], clauses: list[str], report: IntervalReport) -> Optional[tuple]:
+    """Run and judge one chunk; the first (history, its failing verdicts), if any."""
+    started = time.monotonic()
+    traces = impl.run(histories)
+    report.run_seconds += time.monotonic() - started
+    started, first = time.monotonic(), None
+    for history, trace in zip(histories, traces, strict=True):
+        verdicts = tally(judge_one(history, trace, tuple(clauses)), report)
+        failed = [verdict for verdict in verdicts if verdict.validity is Validity.FAIL]
+        if failed and first is None:
+            first = (history, failed)
+    report.judge_seconds += time.monotonic() - started
+    report.scenarios += len(histories)
+    return first
+
+
+def tally(verdicts: list, report: IntervalReport) -> list:
+    report.verdicts.update(v.validity.value for v in verdicts)
+    report.unknown += any(v.validity is Validity.UNKNOWN for v in verdicts)
+    report.failed += any(v.validity is Validity.FAIL for v in verdicts)
+    return verdicts
+
+
+def run_intervals(impl, histories: list[History], clauses: list[str], chunk: int,
+                  warmup: Sequence[History] = ()) -> IntervalReport:
+    """Judge every history in chunks of one ``impl.run`` each, after an uncounted run of ``warmup``
+    (a JVM compiles its request path as it goes); the first failure is shrunk through ``impl.run``
+    with small lists, as the harness does."""
+    report = IntervalReport()
+    impl.run(list(warmup))
+    first = None
+    for start in range(0, len(histories), chunk):
+        found = check(impl, histories[start:start + chunk], clauses, report)
+        first = first or found
+    if first is not None:
+        report.violation = minimal_violation(impl, *first)
+    return report
