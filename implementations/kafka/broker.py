@@ -399,7 +399,17 @@ class LocalBroker:
     def _kill(self) -> None:
         for child in list(self._children):
             _killpg(child)
+            if self.faketime_offset_s is not None:
+                _remove_faketime_shm(child.pid)
         self._children = [c for c in self._children if c.returncode is None]
+
+
+def _remove_faketime_shm(pid: int) -> None:
+    """libfaketime makes a POSIX shm and semaphore per process and removes them in its destructor,
+    which a SIGKILLed JVM never runs: remove them for it."""
+    for name in (f"/dev/shm/faketime_shm_{pid}", f"/dev/shm/sem.faketime_sem_{pid}"):
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def _killpg(proc: subprocess.Popen, timeout_s: float = 10.0) -> None:

@@ -69,10 +69,17 @@ def wait_for(condition, seconds: float) -> bool:
     return False
 
 
-def assert_nothing_left(tmp: Path, ports=()) -> None:
+def faketime_shm(pids) -> list[str]:
+    """libfaketime's per-process POSIX shm and semaphore files of these processes."""
+    names = {f"faketime_shm_{p}" for p in pids} | {f"sem.faketime_sem_{p}" for p in pids}
+    return sorted(n for n in os.listdir("/dev/shm") if n in names) if os.path.isdir("/dev/shm") else []
+
+
+def assert_nothing_left(tmp: Path, ports=(), pids=()) -> None:
     assert wait_for(lambda: not jvms_under(tmp), 15), f"JVMs left: {jvms_under(tmp)}"
     assert list(tmp.iterdir()) == [], f"temp dirs left: {list(tmp.iterdir())}"
     assert all(port_is_free(p) for p in ports), [p for p in ports if not port_is_free(p)]
+    assert faketime_shm(pids) == [], f"libfaketime shm left: {faketime_shm(pids)}"
 
 
 def test_sigint_while_the_cluster_serves_produces_leaves_nothing(tmp_path):
@@ -81,12 +88,13 @@ def test_sigint_while_the_cluster_serves_produces_leaves_nothing(tmp_path):
         line = child.stdout.readline()
         assert line, child.stderr.read()
         started = json.loads(line)
-        assert len(jvms_under(tmp_path)) == 3
+        jvms = jvms_under(tmp_path)
+        assert len(jvms) == 3 and len(faketime_shm(jvms)) == 6  # the check below can fail
         time.sleep(1.0)  # produces in flight
     finally:
         interrupt(child)
     assert child.returncode != 0
-    assert_nothing_left(tmp_path, started["ports"])
+    assert_nothing_left(tmp_path, started["ports"], jvms)
 
 
 def test_sigint_while_the_cluster_starts_leaves_nothing(tmp_path):
