@@ -16,5 +16,6 @@ settings.register_profile("ci", max_examples=120, **_common)
 settings.register_profile("nightly", max_examples=3000, **_common)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
-# Loaded here, at the root, so the xdist controller (which collects nothing) prints the kill table.
-pytest_plugins = ["suites.selftest.killtable"]
+# Loaded here, at the root, so the xdist controller (which collects nothing) prints the kill table
+# and the broker tier's summary lines.
+pytest_plugins = ["suites.selftest.killtable", "suites.broker.summary"]

@@ -28,15 +28,3 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if str(item.fspath).startswith(here):
             item.add_marker(marker)
-
-
-def pytest_terminal_summary(terminalreporter, exitstatus, config):
-    # counted from the reports, so it works on the xdist controller too
-    skipped = [r for r in terminalreporter.stats.get("skipped", [])
-               if SKIP_REASON in str(getattr(r, "longrepr", ""))]
-    if skipped:
-        terminalreporter.write_line(f"ktc: {len(skipped)} broker-tier tests skipped: {SKIP_REASON}", yellow=True)
-    for report in terminalreporter.stats.get("passed", []) + terminalreporter.stats.get("failed", []):
-        for key, line in getattr(report, "user_properties", ()):
-            if key == "ktc_broker_throughput" and report.when == "call":  # test_bulk_agreement.py
-                terminalreporter.write_line(line)
