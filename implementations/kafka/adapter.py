@@ -320,21 +320,28 @@ def placed(history: History, observed: list[Observed], end: str) -> tuple:
 
     Clock operations the broker could not perform are dropped; Advance ops carry real time instead.
     """
-    ops, results, clock = [], [], None
-    for op, seen in zip(history.ops, observed):
-        if isinstance(op, (Advance, StepClock, ElectLeader)):
-            continue
-        now = seen.exact_now if seen.exact_now is not None else getattr(seen, end)
+    at = lambda seen: seen.exact_now if seen.exact_now is not None else getattr(seen, end)
+    steps = [(op, seen.result, at(seen)) for op, seen in zip(history.ops, observed)
+             if not isinstance(op, (Advance, StepClock, ElectLeader))]
+    ops, results, _start = on_real_time(steps)
+    first = next((at(s) for s in observed), history.start_ms)
+    return replace(history, ops=ops, start_ms=first, clock_offsets=(0,)), results
+
+
+def on_real_time(steps) -> tuple:
+    """(op, result, real ms) in order -> (ops with Advance ops for the real time between them, their
+    results, the first real time or None)."""
+    ops, results, clock, start = [], [], None, None
+    for op, result, real in steps:
         if clock is None:
-            clock = now
-        elif now > clock:
-            ops.append(Advance(now - clock))
+            clock = start = real
+        elif real > clock:
+            ops.append(Advance(real - clock))
             results.append(Ack())
-            clock = now
+            clock = real
         ops.append(op)
-        results.append(seen.result)
-    first = next((s.exact_now if s.exact_now is not None else getattr(s, end) for s in observed), history.start_ms)
-    return replace(history, ops=tuple(ops), start_ms=first, clock_offsets=(0,)), tuple(results)
+        results.append(result)
+    return tuple(ops), tuple(results), start
 
 
 def kafka_3_9() -> KafkaImplementation:

@@ -33,7 +33,7 @@ from reference.types import (Ack, Advance, CreateTopic, CreateTopicResult, Elect
 from specs.clauses import all_clauses
 
 from . import provision, wire
-from .adapter import JudgedTrace, KafkaImplementation, Observed, echoed_now, kafka_configs, rebase
+from .adapter import JudgedTrace, KafkaImplementation, Observed, echoed_now, kafka_configs, on_real_time, rebase
 from .capabilities import KIP
 from .cluster import ClusterError, LocalCluster
 from .cluster_histories import DEFAULT_OFFSETS_S, cannot_run, node_map, offsets_ms
@@ -203,21 +203,12 @@ def check_profile(cluster: LocalCluster, expected: str) -> None:
 def placed(history: History, observed: list[Observed], end: str) -> tuple:
     """The history with each operation at one end of its interval in real time (a LogAppendTime echo
     minus its leader's offset where there is one); the cluster's offsets and elections are kept."""
-    ops, results, clock, start = [], [], None, history.start_ms
-    for op, state, seen in zip(history.ops, clock_states(history), observed):
-        if isinstance(op, (Advance, StepClock)):
-            continue
-        real = getattr(seen, end) if seen.exact_now is None else \
-            seen.exact_now - state.offsets[state.leader(op.topic, op.partition)]
-        if clock is None:
-            clock = start = real
-        elif real > clock:
-            ops.append(Advance(real - clock))
-            results.append(Ack())
-            clock = real
-        ops.append(op)
-        results.append(seen.result)
-    return replace(history, ops=tuple(ops), start_ms=start), tuple(results)
+    steps = [(op, seen.result, getattr(seen, end) if seen.exact_now is None else
+              seen.exact_now - state.offsets[state.leader(op.topic, op.partition)])
+             for op, state, seen in zip(history.ops, clock_states(history), observed)
+             if not isinstance(op, (Advance, StepClock))]
+    ops, results, start = on_real_time(steps)
+    return replace(history, ops=ops, start_ms=history.start_ms if start is None else start), results
 
 
 def kafka_cluster() -> KafkaClusterImplementation:

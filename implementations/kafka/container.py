@@ -17,6 +17,7 @@ import time
 from typing import Optional
 
 from implementations.protocol import Capabilities
+from specs.clauses import all_clauses
 from specs.profiles import names as profile_names
 
 from . import provision, wire
@@ -25,7 +26,6 @@ from .broker import free_port
 
 IMAGE = "apache/kafka"
 READY_TIMEOUT_S = 90.0
-KIPS = ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937")
 
 
 @functools.cache
@@ -111,7 +111,7 @@ class KafkaContainerImplementation(KafkaImplementation):
     def capabilities(self) -> Capabilities:
         problem = docker_problem()
         if problem is not None:
-            return Capabilities(profiles=frozenset(profile_names()), unsupported={k: problem for k in KIPS})
+            return Capabilities(profiles=frozenset(profile_names()), unsupported={c.kip: problem for c in all_clauses().values()})
         return super().capabilities()
 
     def client(self) -> wire.Client:
