@@ -17,6 +17,7 @@ BUILTINS = {
     "kafka-4": "implementations.kafka:kafka_4",
     "kafka-cluster": "implementations.kafka.cluster_adapter:kafka_cluster",  # 3 nodes, skewed clocks (libfaketime)
     "kafka-container": "implementations.kafka.container:KafkaContainerImplementation",  # needs a Docker engine
+    "kfake": "implementations.kafka.kfake_adapter:KfakeImplementation",  # franz-go's fake broker; needs Go
 }
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 

@@ -4,6 +4,7 @@
   ktc profiles               list the profiles and their switches
   ktc run --impl NAME --profile NAMES [--hypothesis-profile ci] [--report DIR] [--baseline RESULTS]
           [--expectations TOML] [-- PYTEST ARGS]
+  ktc clean --kafka-bootstrap HOST:PORT [--dry-run]   delete the topics killed runs left (ktc's own only)
   ktc report | replay | diff | failures | expectations update   (ktc/cli_reports.py)
 
 Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
@@ -52,7 +53,16 @@ def build_parser() -> Parser:
     run.add_argument("--kafka-version", help="for --impl kafka: the Apache Kafka version to fetch and start")
     run.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
                      help="for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)")
+    run.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
+                     help="for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, sasl.mechanism, "
+                          "sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)")
     run.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
+    clean = sub.add_parser("clean", help="delete the topics ktc runs left on a broker (only ktc's own)")
+    clean.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
+                       help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
+    clean.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
+                       help="client properties for TLS/SASL (as for ktc run)")
+    clean.add_argument("--dry-run", action="store_true", help="list them, delete nothing")
     cli_reports.add_parsers(sub, run)
     return parser
 
@@ -114,29 +124,96 @@ def validate_run(args) -> None:
         key, sep, value = setting.partition("=")
         if not sep or not key.startswith("spark.") or not value:
             raise UsageError(f"--spark-conf {setting!r}: expected spark.KEY=VALUE")
-    if args.kafka_bootstrap:
-        reachable(args.kafka_bootstrap)
     if args.profile != "all":
         for name in args.profile.split(","):
             try:
                 get(name.strip())
             except ProfileError as error:
                 raise UsageError(str(error)) from None
+    use_kafka_config(args.kafka_config)
+    if args.kafka_bootstrap:
+        reachable(args.kafka_bootstrap)
+        if any(spec == "kafka" for spec in args.impl or ()):
+            print(f"ktc: {args.kafka_bootstrap} {broker_profile(args.kafka_bootstrap, args.profile)}", file=sys.stderr)
+
+
+def use_kafka_config(path) -> None:
+    """Check the TLS/SASL client properties now, and hand them to every connection (and the pytest
+    child, its workers included) through KTC_KAFKA_CONFIG."""
+    if not path:
+        return
+    from implementations.kafka.client.security import Security, SecurityError
+    try:
+        security = Security.from_properties(path)
+    except SecurityError as error:
+        raise UsageError(f"--kafka-config: {error}") from None
+    os.environ["KTC_KAFKA_CONFIG"] = str(Path(path).resolve())
+    print(f"ktc: connecting with {security.describe()}", file=sys.stderr)
+
+
+def broker_profile(address: str, requested: str) -> str:
+    """What discovery makes of the broker, in words; a broker it cannot place needs --profile (exit 2)."""
+    from implementations.kafka.client import wire
+    from implementations.kafka.judge.discovery import discover, unrecognised
+    try:
+        with wire.Client(address, timeout_s=10.0) as client:
+            found = discover(client)
+    except Exception as error:  # WireError, a broker that lacks Metadata v9 / DescribeConfigs v4, ...
+        raise UsageError(f"{address} answered ApiVersions but not discovery ({type(error).__name__}: {error}); "
+                         f"pass --profile kafka-3.5, kafka-3.6 or kafka-4") from None
+    if requested != "all":
+        return f"judged as {requested} (given with --profile; detected {found.describe()})"
+    if found.profile is None:
+        raise UsageError(str(unrecognised(found, address)))
+    return f"judged as {found.profile} (detected: {found.evidence})"
+
+
+def cmd_clean(args) -> int:
+    """Delete every ktc topic on the broker (names only ktc makes: judge/topics.OWN_TOPIC)."""
+    if not args.kafka_bootstrap:
+        raise UsageError("ktc clean needs --kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)")
+    use_kafka_config(args.kafka_config)
+    reachable(args.kafka_bootstrap)
+    from implementations.kafka.client import wire
+    from implementations.kafka.judge.topics import OWN_TOPIC
+    with wire.Client(args.kafka_bootstrap, timeout_s=30.0) as client:
+        names = sorted(client.call(wire.messages.metadata(None)).topics)
+        own = [n for n in names if OWN_TOPIC.match(n)]
+        failed = {} if args.dry_run else delete_all(client, own)
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"ktc clean: {verb} {len(own) - len(failed)} ktc topics on {args.kafka_bootstrap}; "
+          f"left {len(names) - len(own)} other topics alone")
+    for name, code in sorted(failed.items()):
+        print(f"ktc clean: {name}: DeleteTopics error {code}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def delete_all(client, names: list[str]) -> dict[str, int]:
+    """DeleteTopics in chunks; the names that failed, with their error codes."""
+    failed: dict[str, int] = {}
+    for start in range(0, len(names), 500):
+        answers = client.delete_topics(names[start:start + 500])
+        failed.update({n: code for n, code in answers.items() if code not in (0, 3)})
+    return failed
 
 
 def reachable(address: str, timeout_s: float = 10.0) -> None:
     """An unreachable bootstrap address is a usage error, reported in one line within the timeout."""
     import socket
+
+    from implementations.kafka.client.security import AuthenticationError
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         raise UsageError(f"--kafka-bootstrap {address!r}: expected HOST:PORT")
     try:
         socket.create_connection((host, int(port)), timeout=timeout_s).close()
-        from implementations.kafka import wire  # a TCP accept is not a broker: ask it ApiVersions
+        from implementations.kafka.client import wire  # a TCP accept is not a broker: ask it ApiVersions
         with wire.Client(address, timeout_s=timeout_s) as client:
             client.api_versions()
     except OSError as error:
         raise UsageError(f"cannot reach Kafka at {address} ({error.strerror or error}); is the broker running?") from None
+    except AuthenticationError as error:
+        raise UsageError(f"{address} refused ktc's login or certificate ({error}); check --kafka-config") from None
     except Exception as error:  # WireError, a protocol mismatch, a timeout inside the client
         raise UsageError(f"{address} did not answer as a Kafka broker ({type(error).__name__}: {error})") from None
 
@@ -178,7 +255,8 @@ def finish_run(report: Path, code: int) -> int:
 EXIT_NO_TESTS = 5
 
 
-COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, **cli_reports.COMMANDS}
+COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, "clean": cmd_clean,
+            **cli_reports.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -81,12 +81,29 @@ def cmd_replay(args) -> int:
         impl = implementations.load(spec)
     except implementations.ImplementationError as error:
         raise usage_error(str(error)) from None
+    retarget(impl, data.get("target") if not args.impl else None)
     try:
         verdicts = judge(impl, [history], [data["clause"]])[0]
     except ImplementationCrash as error:
         print(f"STILL FAILING: {data['clause']} on {impl.name}: {error}")
         return 1
     return replay_outcome(data["clause"], impl.name, verdicts)
+
+
+def retarget(impl, target) -> None:
+    """Replay on the target the failure was seen on (that broker, or that version started again);
+    a broker that no longer answers is one line and exit 2, not a verdict."""
+    if not target or not hasattr(impl, "retarget"):
+        return
+    if target.get("bootstrap"):
+        from .cli import UsageError, reachable
+        try:
+            reachable(target["bootstrap"])
+        except UsageError as error:
+            raise usage_error(f"cannot replay on the broker the failure was seen on: {error}") from None
+    impl.retarget(target)
+    where = target.get("bootstrap") or target.get("started") or target.get("version")
+    print(f"ktc replay: on {where} (as recorded), profile {target.get('requested_profile') or 'as detected'}")
 
 
 def replay_outcome(clause: str, name: str, verdicts) -> int:

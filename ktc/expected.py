@@ -23,7 +23,8 @@ BAD = ("fail", "error")
 
 def paths_for(impls, explicit) -> list[Path]:
     found = [Path(p) for p in explicit or ()]
-    found += [p for p in (DIRECTORY / f"{impl.name}.toml" for impl in impls) if p.exists()]
+    named = [DIRECTORY / f"{impl.name}{suffix}.toml" for impl in impls for suffix in ("", f"-{impl.version}")]
+    found += [p for p in named if p.exists()]
     return list(dict.fromkeys(found))
 
 

@@ -15,14 +15,16 @@ import reference
 from implementations.protocol import Implementation
 from reference.configs import effective_limits
 from reference.types import CreateTopic, History, Produce, TimestampType, clock_states
+from specs.clauses import all_clauses
 from specs.profiles import get as get_profile
 
 from . import checks, checks_log, context  # noqa: F401  (registers every check)
 from .steering import steer
 from .checks import run_check
+from .divergence import attribute, first_divergence, owned_by, same_place
 from .scenario import Scenario
 from .serialize import to_data
-from .verdicts import Validity, Verdict, render_mismatch
+from .verdicts import Divergence, Validity, Verdict, render_mismatch
 
 
 class ImplementationCrash(Exception):
@@ -51,9 +53,9 @@ class ClauseViolation(AssertionError):
 
     def counterexample(self, clause: Optional[str] = None) -> dict:
         verdict = self.of(clause)
-        mismatch = verdict.mismatch
-        return {"clause": verdict.clause, "implementation": self.implementation,
-                "history": to_data(self.history),
+        mismatch, divergence = verdict.mismatch, verdict.divergence
+        return {"clause": verdict.clause, "implementation": self.implementation, "history": to_data(self.history),
+                "first_divergence": divergence.as_data() if divergence is not None else None,
                 "mismatch": {"op_index": mismatch.op_index, "what": mismatch.what,
                              "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}}
 
@@ -63,6 +65,8 @@ class ClauseStats:
     examples: int = 0
     validities: dict = field(default_factory=lambda: defaultdict(int))
     first_failure_at: Optional[int] = None
+    first_notes: dict = field(default_factory=dict)  # validity -> the notes of its first verdict
+    first_divergences: dict = field(default_factory=dict)  # validity -> the first divergence attributed to it
 
 
 class Recorder:
@@ -75,6 +79,10 @@ class Recorder:
         stats = self.clauses[verdict.clause]
         stats.examples += 1
         stats.validities[verdict.validity.value] += 1
+        if verdict.notes:
+            stats.first_notes.setdefault(verdict.validity.value, verdict.notes)
+        if verdict.divergence is not None:
+            stats.first_divergences.setdefault(verdict.validity.value, verdict.divergence.as_data())
         if verdict.failed and stats.first_failure_at is None:
             stats.first_failure_at = stats.examples
 
@@ -93,13 +101,62 @@ def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[
 
 
 def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
-    """Verdicts for one trace; a real broker's trace is judged at both ends of its clock intervals."""
+    """Verdicts for one trace, root cause first (ktc/divergence.py); a real broker's trace is judged at
+    both ends of its clock intervals, and its first divergence used only where both ends agree."""
+    cut = getattr(trace, "cut", None)
+    if cut is not None:
+        return cut_verdicts(history, cut, clauses)
     ends = getattr(trace, "judged_as", ())
     if not ends:
-        return checked(history, tuple(trace), clauses)
-    low, high = (checked(h, t, clauses) for h, t in ends)
+        return root_caused(*judged(history, tuple(trace), clauses))
+    (low, low_scenario), (high, high_scenario) = (judged(h, t, clauses) for h, t in ends)
+    low_div, high_div = divergence_of(low_scenario), divergence_of(high_scenario)
+    if same_place(low_div, high_div):
+        owned = owns(low, low_scenario, low_div)
+        low, high = attribute(low, low_div, owned), attribute(high, high_div, owned)
     undecidable = getattr(trace, "undecidable", False) or boundary_inside(ends[0][0], ends[1][0])
     return [interval_verdict(a, b, undecidable) for a, b in zip_by_clause(low, high)]
+
+
+def judged(history: History, trace: tuple, clauses: tuple) -> tuple[list[Verdict], Scenario]:
+    """The verdicts of the clauses this history exercises, and the scenario they were judged on."""
+    scenario = Scenario(history, get_profile(history.profile), reference.run(history), trace)
+    return [v for c in clauses if (v := run_check(c, scenario)) is not None], scenario
+
+
+def divergence_of(scenario: Scenario) -> Optional[Divergence]:
+    return first_divergence(scenario.history.ops, scenario.expected, scenario.observed)
+
+
+def root_caused(verdicts: list[Verdict], scenario: Scenario) -> list[Verdict]:
+    divergence = divergence_of(scenario)
+    if divergence is None:
+        return verdicts
+    return attribute(verdicts, divergence, owns(verdicts, scenario, divergence))
+
+
+def owns(verdicts: list[Verdict], scenario: Scenario, divergence: Divergence) -> bool:
+    """Whether a clause holding in the profile compares the divergent answer: one of the requested
+    clauses fails there, or else any registered clause's check finds a difference there."""
+    holding = clauses_holding(scenario.history.profile)
+    if owned_by([v for v in verdicts if v.clause in holding], divergence):
+        return True
+    return checks.owner_at(scenario, divergence.op_index, holding) is not None
+
+
+def clauses_holding(profile: str) -> list[str]:
+    registry = all_clauses()
+    return [c for c in checks.CHECKS if c in registry and profile in registry[c].profiles]
+
+
+def cut_verdicts(history: History, cut, clauses: tuple) -> list[Verdict]:
+    """A history the implementation could not run to its end (a request lost with its connection, an
+    answer it could not read): every clause the history exercises is ``unknown`` or ``error``, with
+    the reason; never pass, never fail.  Which clauses it exercises: those whose checks have something
+    to compare when the reference's own trace stands in for the observation."""
+    validity = Validity.ERROR if cut.validity == "error" else Validity.UNKNOWN
+    exercised, _ = judged(history, tuple(reference.run(history)), clauses)
+    return [Verdict(v.clause, validity, 0, None, (cut.reason,)) for v in exercised]
 
 
 def produce_clocks(history: History) -> list[tuple]:
@@ -120,11 +177,6 @@ def boundary_inside(low: History, high: History) -> bool:
         if any(start <= edge <= end for r in op.batch.records for edge in (r.timestamp + before, r.timestamp - after)):
             return True
     return False
-
-
-def checked(history: History, trace: tuple, clauses: tuple) -> list[Verdict]:
-    scenario = Scenario(history, get_profile(history.profile), reference.run(history), trace)
-    return [v for c in clauses if (v := run_check(c, scenario)) is not None]
 
 
 def zip_by_clause(low: list[Verdict], high: list[Verdict]):

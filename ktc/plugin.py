@@ -10,6 +10,7 @@ them and writes results.json.
 from __future__ import annotations
 
 import json
+import os
 import random
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from .provenance import provenance
 from reports import results
 
 ROWS_KEY = "ktc-rows"
+TARGET_KEY = "ktc-target"
 STATE = pytest.StashKey["KtcState"]()
 
 
@@ -33,8 +35,10 @@ class KtcState:
         self.impls = [load_impl(spec) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
         self.profiles = parse_profiles(config.getoption("ktc_profile"))
+        override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
         self.rows: list[dict] = []
+        self.shipped_targets: dict[str, dict] = {}
         self.seed = config.getoption("hypothesis_seed", None)
         self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
 
@@ -48,6 +52,15 @@ def load_impl(spec: str):
         return implementations.load(spec)
     except implementations.ImplementationError as error:
         raise pytest.UsageError(str(error)) from None
+
+
+def override_profiles(impls, option: str, profiles: tuple[str, ...]) -> None:
+    """An explicit --profile names the behaviour a broker is judged under: it wins over detection."""
+    chosen = [p for p in profiles if p != "kip"]
+    if option != "all" and chosen:
+        for impl in impls:
+            if hasattr(impl, "override_profile"):
+                impl.override_profile(chosen[0])
 
 
 def parse_profiles(value: str) -> tuple[str, ...]:
@@ -77,6 +90,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the clause ids a test checks (specs/kip-*.toml)")
     config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
     config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
+    if not hasattr(config, "workerinput") and not os.environ.get("KTC_RUN_ID"):
+        from implementations.kafka.judge.topics import new_run_id  # pure: no broker extra needed
+        os.environ["KTC_RUN_ID"] = new_run_id()  # every xdist worker inherits it: one run, one id
     if getattr(config.option, "hypothesis_seed", None) is None and hasattr(config.option, "hypothesis_seed"):
         config.option.hypothesis_seed = random.SystemRandom().randrange(2**32)
     config.stash[STATE] = KtcState(config)
@@ -171,7 +187,20 @@ def pytest_runtest_makereport(item, call):
         if call.when == "call":
             expected.apply(report, rows, state.expected)
         report.user_properties.append((ROWS_KEY, json.dumps(rows)))
+        ship_target(item, report, state)
         add_replay_section(item, report, rows)
+
+
+def ship_target(item, report, state: "KtcState") -> None:
+    """The implementation's target (what it ran on, the profile chosen and why), once it is known."""
+    params = getattr(item, "callspec", None)
+    impl = params.params.get("impl") if params else None
+    target = getattr(impl, "target", None)
+    if callable(target):
+        data = target()
+        if data.get("profile") and state.shipped_targets.get(impl.name) != data:
+            state.shipped_targets[impl.name] = data
+            report.user_properties.append((TARGET_KEY, json.dumps(data)))
 
 
 def add_replay_section(item, report, rows: list[dict]) -> None:
@@ -188,9 +217,13 @@ def pytest_runtest_logreport(report) -> None:
     for key, value in report.user_properties:
         if key == ROWS_KEY:
             _CONTROLLER_ROWS.extend(json.loads(value))
+        elif key == TARGET_KEY:
+            target = json.loads(value)
+            _CONTROLLER_TARGETS[target["implementation"]] = target
 
 
 _CONTROLLER_ROWS: list[dict] = []
+_CONTROLLER_TARGETS: dict[str, dict] = {}
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -200,8 +233,20 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             f"ktc: hypothesis seed {seed} (replay any failure with --hypothesis-seed={seed})"]
 
 
+def close_implementations(state: "KtcState") -> None:
+    """Stop what the implementations started and delete what they created (on every worker)."""
+    for impl in state.impls:
+        close = getattr(impl, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as error:  # cleanup must not hide the run's own outcome
+                print(f"ktc: closing {impl.name} failed: {type(error).__name__}: {error}")
+
+
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
+    close_implementations(config.stash[STATE])
     if hasattr(config, "workerinput"):
         return
     rows = results.merge_rows(_CONTROLLER_ROWS)
@@ -212,7 +257,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not directory:
         return
     state = config.stash[STATE]
-    meta = provenance(state, config)
+    meta = {**provenance(state, config), "targets": list(_CONTROLLER_TARGETS.values())}
     path = results.write(Path(directory), rows, meta)
     from .artifacts import write_artifacts
     write_artifacts(Path(directory), path)
@@ -228,6 +273,9 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         terminalreporter.write_line(line, red=True)
     if hasattr(config, "workerinput") or RESULT_PATH not in config.stash:
         return
+    for target in _CONTROLLER_TARGETS.values():
+        how = "given with --profile" if target.get("requested_profile") else f"detected: {target.get('evidence')}"
+        terminalreporter.write_line(f"ktc: {target['implementation']} judged as {target['profile']} ({how})")
     rows = results.merge_rows(_CONTROLLER_ROWS)
     counts = {v: sum(r["verdict"] == v for r in rows) for v in results.ORDER}
     seed = config.getoption("hypothesis_seed", None)

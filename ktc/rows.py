@@ -60,11 +60,22 @@ def skip_reason(report) -> str:
 
 
 def passed_outcome(stats) -> dict:
+    """A test that did not fail: ``error`` when an example could not be judged, ``unknown`` when none
+    was decided (each with the first such example's reason and root cause), else ``pass``."""
     if stats is None or stats.examples == 0:
         return {"verdict": "unexercised", "examples": 0, "reason": "no example exercised this clause"}
+    if stats.validities.get("error"):
+        return undecided(stats, "error", "", "an example could not be judged")
     if not stats.validities.get("pass"):
-        return {"verdict": "unknown", "examples": stats.examples, "reason": "no example could be decided"}
+        return undecided(stats, "unknown", "no example could be decided: ", "the broker's clock intervals")
     return {"verdict": "pass", "examples": stats.examples}
+
+
+def undecided(stats, verdict: str, prefix: str, default: str) -> dict:
+    row = {"verdict": verdict, "examples": stats.examples,
+           "reason": prefix + "; ".join(stats.first_notes.get(verdict, (default,)))}
+    divergence = stats.first_divergences.get(verdict)
+    return {**row, "first_divergence": divergence} if divergence else row
 
 
 def failed_outcome(clause_id: str, excinfo, stats) -> dict:
@@ -75,6 +86,7 @@ def failed_outcome(clause_id: str, excinfo, stats) -> dict:
         counterexamples = [v.counterexample(clause_id) for v in found]
         signatures = [signature(c) for c in counterexamples]
         return {"verdict": "fail", "examples": examples, "counterexample": counterexamples[0],
+                "first_divergence": counterexamples[0]["first_divergence"],
                 "signature": signatures[0], "signatures": {s: signatures.count(s) for s in signatures},
                 "first_failure_at": stats.first_failure_at if stats else None,
                 "reason": found[0].describe(clause_id).splitlines()[0]}

@@ -1,13 +1,16 @@
 """Verdicts are data first and rendered last (Jepsen's checker contract).
 
-A check yields a ``Verdict`` per clause per history: PASS, FAIL or UNKNOWN (a real broker's
-clock interval could not decide).  Merging takes the worst: FAIL > UNKNOWN > PASS.  A run's row
-per clause adds two outcomes a check cannot produce: ``unsupported`` (the implementation says so)
-and ``error`` (the harness or implementation crashed).
+A check yields a ``Verdict`` per clause per history: PASS, FAIL, UNKNOWN (a real broker's clock
+interval could not decide, a request was lost with its connection, or an earlier divergence
+explains the mismatch) or ERROR (the history could not be judged: an answer ktc cannot read, or a
+first divergence no clause decides).  Merging takes the worst: FAIL > ERROR > UNKNOWN > PASS.  A
+run's row per clause adds ``unsupported`` (the implementation says so) and ``error`` also when the
+harness or implementation crashed.
 """
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Optional
 
@@ -15,11 +18,13 @@ from typing import Any, Iterable, Optional
 class Validity(str, enum.Enum):
     PASS = "pass"
     UNKNOWN = "unknown"
+    ERROR = "error"  # not judged: an answer ktc cannot read, or a first divergence no clause decides
     FAIL = "fail"
 
 
-_PRIORITY = {Validity.PASS: 0, Validity.UNKNOWN: 1, Validity.FAIL: 2}
+_PRIORITY = {Validity.PASS: 0, Validity.UNKNOWN: 1, Validity.ERROR: 2, Validity.FAIL: 3}
 ROW_VERDICTS = ("pass", "fail", "unsupported", "unknown", "error")
+INDEX = re.compile(r"\[\d+\]")  # a position in a result's tuple: dropped from a root cause's name
 
 
 def merge(validities: Iterable[Validity]) -> Optional[Validity]:
@@ -38,12 +43,69 @@ class Mismatch:
 
 
 @dataclass(frozen=True)
+class Divergence:
+    """A history's first divergence: the first operation whose answer differs from the model's, and
+    the first field of it that does (a path into the result, ``batches[0].records[1].timestamp``).
+    ``ordinal`` counts only operations a broker answers, so the two ends of a clock interval (whose
+    histories may differ in clock operations) can be compared."""
+
+    op_index: int
+    op_kind: str
+    field: str
+    expected: Any
+    observed: Any
+    ordinal: int = 0
+
+    def describe(self) -> str:
+        return (f"op #{self.op_index} {self.op_kind}.{self.field}: "
+                f"expected {short(plain(self.expected))}, observed {short(plain(self.observed))}")
+
+    @property
+    def cause(self) -> str:
+        """The root cause's name, shared by every history that departs the same way (no indices, no
+        offsets or timestamps): ``Produce.error_code: expected 32, observed 0``."""
+        return f"{self.op_kind}.{INDEX.sub('[]', self.field)}: {shape(self.field, self.expected, self.observed)}"
+
+    def as_data(self) -> dict:
+        return {"op_index": self.op_index, "op_kind": self.op_kind, "field": self.field,
+                "expected": json_safe(self.expected), "observed": json_safe(self.observed),
+                "text": self.describe(), "cause": self.cause}
+
+
+def plain(value: Any) -> Any:
+    return value.value if isinstance(value, enum.Enum) else value
+
+
+def short(value: Any, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def json_safe(value: Any) -> Any:
+    value = plain(value)
+    return value if value is None or isinstance(value, (bool, int, str)) else short(value)
+
+
+def shape(field_path: str, expected: Any, observed: Any) -> str:
+    """Expected vs observed as a root cause names them: codes, flags and sentinels (< 0) exactly;
+    other numbers (offsets, timestamps, counts) only by their order."""
+    exact = field_path.endswith("error_code") or not all(isinstance(v, int) and not isinstance(v, bool)
+                                                         for v in (expected, observed))
+    if exact:
+        return f"expected {short(plain(expected), 60)}, observed {short(plain(observed), 60)}"
+    if expected < 0 or observed < 0:
+        return f"expected {expected if expected < 0 else 'n >= 0'}, observed {observed if observed < 0 else 'n >= 0'}"
+    return f"observed {'>' if observed > expected else '<'} expected"
+
+
+@dataclass(frozen=True)
 class Verdict:
     clause: str
     validity: Validity
     compared: int = 0
     mismatch: Optional[Mismatch] = None
     notes: tuple[str, ...] = field(default=())
+    divergence: Optional[Divergence] = field(default=None, compare=False)  # the root cause, when attributed
 
     @property
     def failed(self) -> bool:

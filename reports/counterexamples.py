@@ -36,11 +36,22 @@ def document(row: dict, provenance: dict) -> dict:
             "implementation": row["implementation"], "implementation_spec": spec,
             "implementation_version": row.get("implementation_version"), "profile": row["profile"],
             "seed": row.get("seed"), "signature": row.get("signature"), "tests": row.get("tests", []),
-            "history": cx["history"], "mismatch": cx["mismatch"]}
+            "history": cx["history"], "mismatch": cx["mismatch"], "first_divergence": cx.get("first_divergence"),
+            "target": target_of(row["implementation"], provenance)}
+
+
+def target_of(implementation: str, provenance: dict):
+    """Where the row was observed (a broker's bootstrap or the version ktc started), for ``ktc replay``."""
+    return next((t for t in provenance.get("targets", ()) if t.get("implementation") == implementation), None)
 
 
 def replay_command(path: Path | str, spec: str) -> str:
     return f"ktc replay {path} --impl {spec}"
+
+
+def pytest_replay(test: str, spec: str, seed) -> str:
+    """The pytest command that re-runs one test against one implementation with the run's seed."""
+    return f"pytest '{test}' --impl {spec} --hypothesis-seed={seed}"
 
 
 def write_all(directory: Path, doc: dict) -> list[Path]:

@@ -11,6 +11,7 @@ import json
 from html import escape
 from pathlib import Path
 
+from . import rootcause
 from .counterexamples import file_name, replay_command, spec_of
 from .dedupe import groups
 from .svg import timeline_svg
@@ -52,7 +53,8 @@ def render(doc: dict, clauses: dict, timelines: dict, counterexample_dir: str = 
         meta=meta(doc), legend=legend(rows), kip_options="".join(f'<option>{escape(k)}</option>' for k in kips),
         status_boxes="".join(f'<label><input type="checkbox" name="status" value="{s}" checked> {s}</label>'
                              for s in STATUSES),
-        head=head, body="".join(body), details="".join(details), failures=failures_table(rows))
+        head=head, body="".join(body), details="".join(details), failures=failures_table(rows),
+        rootcauses=rootcause_table(doc, counterexample_dir))
 
 
 def clause_row(cid, clause, cols, cells, details, doc, timelines, cx_dir) -> str:
@@ -116,6 +118,21 @@ def legend(rows: list[dict]) -> str:
                    for v in ("pass", "fail", "error", "unknown", "unsupported"))
 
 
+def rootcause_table(doc: dict, cx_dir: str) -> str:
+    found = rootcause.groups(doc, cx_dir)
+    if not found:
+        return "<p>No unexpected failures.</p>"
+    return ('<table class="dedupe"><tr><th>rows</th><th>implementation</th><th>first divergence</th><th>clauses</th>'
+            f'<th>replay</th></tr>{"".join(rootcause_row(g) for g in found)}</table>')
+
+
+def rootcause_row(g: dict) -> str:
+    explains = f'<br><small>made unknown: {escape(", ".join(g["explains"]))}</small>' if g["explains"] else ""
+    return (f'<tr><td>{g["rows"]}</td><td>{escape(g["implementation"])}</td><td><code>{escape(g["cause"])}</code>'
+            f'<br><small>{escape(g["example"])}</small></td><td>{escape(", ".join(g["clauses"]))}{explains}</td>'
+            f'<td><code>{escape(g["replay"])}</code></td></tr>')
+
+
 def failures_table(rows: list[dict]) -> str:
     found = groups(rows)
     if not found:
@@ -137,6 +154,7 @@ PAGE = """<!doctype html>
 <label><input type="checkbox" id="onlybad"> only clauses with a non-pass cell</label> <span id="shown"></span></section>
 <main><div class="matrix-wrap"><table id="matrix"><thead><tr><th>clause</th><th>status</th>{head}</tr></thead>{body}</table></div>
 <aside id="detail" hidden></aside></main>
+<section id="rootcauses"><h2>Root causes (failures grouped by their history's first divergence, largest first)</h2>{rootcauses}</section>
 <section id="failures"><h2>Distinct failures (deduplicated by clause and signature)</h2>{failures}</section>
 <div hidden>{details}</div>
 <script>{js}</script>

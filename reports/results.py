@@ -35,7 +35,8 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
         for sig, count in _signatures(part).items():
             row["signatures"][sig] = row["signatures"].get(sig, 0) + count
         if _MERGE[part["verdict"]] > _MERGE[row["verdict"]]:
-            row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at", "expected")})
+            row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at", "expected",
+                                                 "first_divergence")})
             row["signature"] = next(iter(_signatures(part)), None)
     for row in merged.values():
         if row["verdict"] == "unexercised":
@@ -92,6 +93,8 @@ def summary(doc: dict) -> str:
         lines.append(f"\n{impl} / {profile}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
         lines += [summary_line(r) for r in rows if r["verdict"] != "unsupported"]
         lines += unsupported_lines(rows)
+    from . import rootcause  # late: rootcause -> counterexamples -> results (write_atomically)
+    lines += rootcause.text(doc)
     return "\n".join(lines) + "\n"
 
 

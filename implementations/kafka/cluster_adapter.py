@@ -21,28 +21,29 @@ know the profile, so a history run once is judged under every profile from the s
 """
 from __future__ import annotations
 
-import itertools
 import os
 from dataclasses import replace
 from typing import Optional
 
 from implementations.protocol import Capabilities
-from reference.types import (Ack, Advance, CreateTopic, CreateTopicResult, ElectLeader, Fetch, FetchResult, History,
-                             ListOffsets, ListOffsetsResult, Produce, ProduceResult, StepClock, StoredBatch,
-                             StoredRecord, clock_states)
+from reference.types import (Ack, Advance, CreateTopic, CreateTopicResult, ElectLeader, Fetch, History, ListOffsets,
+                             Produce, StepClock, clock_states)
 from specs.clauses import all_clauses
 
-from . import provision, wire
-from .adapter import JudgedTrace, KafkaImplementation, Observed, echoed_now, kafka_configs, on_real_time, rebase
-from .capabilities import KIP
-from .cluster import ClusterError, LocalCluster
+from .adapter import KafkaImplementation
+from .client import wire
+from .judge.capabilities import KIP
+from .judge.observe import (JudgedTrace, Observed, echoed_now, fetch_result, list_result, on_real_time,
+                            produce_result, rebase)
+from .judge.topics import TopicNamer, kafka_configs
+from .processes import provision
+from .processes.cluster import ClusterError, LocalCluster
 from .cluster_histories import DEFAULT_OFFSETS_S, cannot_run, node_map, offsets_ms
 
 SUPPORTED = ("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
              "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned")
 ELSEWHERE = "the 3-node cluster runs only the leader-change clauses; single-broker clauses: --impl kafka-3.9 / kafka-4"
 TOPIC_CONFIG = {"min.insync.replicas": 2}  # an acknowledged batch is on the successor before the leader stops
-_TOPICS = itertools.count()
 
 
 def shipped_profile(version: str) -> str:
@@ -63,6 +64,7 @@ class KafkaClusterImplementation:
         self.offsets_ms = offsets_ms(self.offsets_s)
         self._cluster: Optional[LocalCluster | Exception] = None
         self._seen: dict[History, tuple] = {}
+        self.namer = TopicNamer()
 
     def capabilities(self) -> Capabilities:
         unsupported = {c: ELSEWHERE for c in all_clauses() if c not in SUPPORTED}
@@ -102,7 +104,7 @@ class KafkaClusterImplementation:
             raise ClusterError(f"kafka-cluster cannot run this history: {why}")
         key = replace(history, profile="")  # the broker never sees the profile: one observation, judged per profile
         if key not in self._seen:
-            self._seen[key] = Run(self.cluster(), history, self.offsets_ms).execute()
+            self._seen[key] = Run(self.cluster(), history, self.offsets_ms, self.namer).execute()
         executed, observed = self._seen[key]
         trace = JudgedTrace(o.result for o in observed)
         executed = replace(executed, profile=history.profile)
@@ -113,10 +115,10 @@ class KafkaClusterImplementation:
 class Run:
     """One history on the cluster: topics renamed, timestamps rebased onto each leader's clock."""
 
-    def __init__(self, cluster: LocalCluster, history: History, offsets_ms: tuple[int, ...]):
+    def __init__(self, cluster: LocalCluster, history: History, offsets_ms: tuple[int, ...], namer: TopicNamer):
         self.cluster, self.history = cluster, history
         self.nodes = node_map(history.clock_offsets, offsets_ms)
-        self.names = {op.topic: f"ktc-c{next(_TOPICS)}-{op.topic}" for op in history.ops if hasattr(op, "topic")}
+        self.names = namer.names(history)
         self.configs: dict = {}
         self.leaders: dict = {}
 
@@ -161,9 +163,7 @@ class Run:
 
     def produce(self, op: Produce) -> Observed:
         out = self.client(op).produce(self.names[op.topic], op.batch, partition=op.partition)
-        result = ProduceResult(out.error_code, out.error_message, out.record_errors, out.base_offset,
-                               out.log_append_time, out.log_start_offset, False, ())
-        return Observed(result, out.sent_ms, out.received_ms, echoed_now(out, self.configs.get(op.topic)))
+        return Observed(produce_result(out), out.sent_ms, out.received_ms, echoed_now(out, self.configs.get(op.topic)))
 
     def elect(self, op: ElectLeader) -> Observed:
         """Halt the current leader; wait until the elected broker's node leads."""
@@ -177,14 +177,12 @@ class Run:
     def fetch(self, op: Fetch) -> Observed:
         sent = wire.now_ms()
         out = self.client(op).fetch_all(self.names[op.topic], partition=op.partition)
-        batches = tuple(StoredBatch(b.base_offset, b.timestamp_type, b.max_timestamp,
-                                    tuple(StoredRecord(r.offset, r.timestamp) for r in b.records)) for b in out.batches)
-        return Observed(FetchResult(batches, out.error_code), sent, wire.now_ms())
+        return Observed(fetch_result(out), sent, wire.now_ms())
 
     def list_offsets(self, op: ListOffsets) -> Observed:
         sent = wire.now_ms()
         out = self.client(op).list_offsets(self.names[op.topic], op.target, partition=op.partition)
-        return Observed(ListOffsetsResult(out.offset, out.timestamp, out.error_code), sent, wire.now_ms())
+        return Observed(list_result(out), sent, wire.now_ms())
 
 
 def check_profile(cluster: LocalCluster, expected: str) -> None:

@@ -20,9 +20,11 @@ from implementations.protocol import Capabilities
 from specs.clauses import all_clauses
 from specs.profiles import names as profile_names
 
-from . import provision, wire
 from .adapter import QUIET, KafkaImplementation
-from .broker import free_port
+from .client import wire
+from .client.security import PLAINTEXT
+from .processes import provision
+from .processes.broker import free_port
 
 IMAGE = "apache/kafka"
 READY_TIMEOUT_S = 90.0
@@ -79,7 +81,7 @@ class ContainerBroker:
         deadline = time.monotonic() + READY_TIMEOUT_S
         while time.monotonic() < deadline:
             try:
-                with wire.Client(self.bootstrap, timeout_s=2) as client:
+                with wire.Client(self.bootstrap, timeout_s=2, security=PLAINTEXT) as client:
                     client.api_versions()
                     return
             except (OSError, wire.WireError):
@@ -96,17 +98,18 @@ class ContainerBroker:
 class KafkaContainerImplementation(KafkaImplementation):
     """``kafka-container``: the suites against ``apache/kafka:<version>`` under testcontainers."""
 
-    name = "kafka-container"
     xdist_group = "kafka-container"
 
     def __init__(self, version: Optional[str] = None):
-        super().__init__(version or provision.DEFAULT_VERSIONS[0])
-        self.bootstrap = None  # always our own container, never $KAFKA_BOOTSTRAP_SERVERS
-        self._container: Optional[ContainerBroker] = None
+        super().__init__(version or provision.DEFAULT_VERSIONS[0], bootstrap="")  # always our own container
+        self.name = "kafka-container"
 
     @property
     def version(self) -> str:
         return f"{IMAGE}:{self.kafka_version}"
+
+    def started_what(self) -> str:
+        return f"{IMAGE}:{self.kafka_version} under testcontainers"
 
     def capabilities(self) -> Capabilities:
         problem = docker_problem()
@@ -114,13 +117,5 @@ class KafkaContainerImplementation(KafkaImplementation):
             return Capabilities(profiles=frozenset(profile_names()), unsupported={c.kip: problem for c in all_clauses().values()})
         return super().capabilities()
 
-    def client(self) -> wire.Client:
-        if self._client is None:
-            self._container = ContainerBroker(self.kafka_version).start()
-            self._client = wire.Client(self._container.bootstrap)
-        return self._client
-
-    def close(self) -> None:
-        super().close()
-        if self._container is not None:
-            self._container.stop()
+    def start_process(self) -> ContainerBroker:
+        return ContainerBroker(self.kafka_version).start()

@@ -2,7 +2,7 @@
 
 Scenarios come from ktc/bulk_intervals.py (a seeded ``append_histories`` corpus under the broker's
 own profile, each ending with a ListOffsets, expanded by edge-preserving mutations).  They run
-pipelined on the broker (implementations/kafka/pipeline.py) and every clause the broker supports
+pipelined on the broker (implementations/kafka/judge/pipeline.py) and every clause the broker supports
 is judged over each operation's clock interval: a verdict the interval cannot decide is
 ``unknown``, never pass or fail.  Prints the scenario and unknown counts and scenarios/s; a
 failure is shrunk through the same pipelined ``run`` to one minimal scenario, with a replay command.
@@ -32,6 +32,8 @@ def skip_unless_a_broker(impl) -> None:
     adapter = sys.modules.get("implementations.kafka.adapter")
     if adapter is None or not isinstance(impl, adapter.KafkaImplementation):
         pytest.skip("unsupported: needs a real broker (--impl kafka-3.9 / kafka-4)")
+    if not impl.name.startswith("kafka"):  # e.g. kfake: its departures are in expectations/, judged by the suites
+        pytest.skip(f"unsupported: the bulk agreement runs are for Apache Kafka; {impl.name} is judged by the suites")
     why = impl.capabilities().reason_unsupported(PROBE_CLAUSE)
     if why:
         pytest.skip(f"unsupported: {why}")

@@ -25,8 +25,8 @@ pytestmark = pytest.mark.xdist_group("broker")
 
 CHILD = """
 import json, sys
-from implementations.kafka import wire
-from implementations.kafka.cluster import LocalCluster
+from implementations.kafka.client import wire
+from implementations.kafka.processes.cluster import LocalCluster
 from reference.types import Batch, Record
 with LocalCluster(sys.argv[1]) as c:
     c.create_topic("t", [[0, 1, 2]])

@@ -24,8 +24,9 @@ import pytest
 psutil = pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka import provision, wire  # noqa: E402
-from implementations.kafka.broker import LocalBroker  # noqa: E402
+from implementations.kafka.client import wire
+from implementations.kafka.processes import provision  # noqa: E402
+from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
 from reference.types import INT64_MAX, INT64_MIN, Batch, Record, TimestampType  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
@@ -239,7 +240,7 @@ def test_a_failing_body_still_stops_the_broker():
 
 CHILD = """
 import json, sys, time
-from implementations.kafka.broker import LocalBroker
+from implementations.kafka.processes.broker import LocalBroker
 with LocalBroker(sys.argv[1]) as b:
     print(json.dumps({"pid": b.pid, "tmpdir": str(b.tmpdir)}), flush=True)
     time.sleep(600)

@@ -1,4 +1,4 @@
-"""The pipelined broker run (implementations/kafka/pipeline.py): same answers as one history at a
+"""The pipelined broker run (implementations/kafka/judge/pipeline.py): same answers as one history at a
 time, failures still shrink through it, and the echoed clock is read only when unambiguous.
 
 Needs a broker for all but the echo tests; runs for the broker implementations, the others skip.
@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.adapter import JudgedTrace, echoed_now, produce_observed  # noqa: E402
-from implementations.kafka.messages import ProduceOutcome  # noqa: E402
+from implementations.kafka.judge.observe import JudgedTrace, echoed_now, produce_observed  # noqa: E402
+from implementations.kafka.client.messages import ProduceOutcome  # noqa: E402
 from ktc import bulk, harness  # noqa: E402
 from ktc.bulk_intervals import clauses_for  # noqa: E402
 from reference.types import (Batch, CreateTopic, Fetch, FetchResult, History, ListOffsets, Produce,  # noqa: E402

@@ -42,3 +42,54 @@ def test_strategies_import_only_plain_types_from_the_reference():
     for path in (ROOT / "strategies").rglob("*.py"):
         bad = {m for m in imports(path) if m.split(".")[0] == "reference" and not m.startswith("reference.types")}
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+KAFKA = ROOT / "implementations" / "kafka"
+# implementations/kafka's folders: the client knows nothing of histories or processes; the processes
+# know the client (to ask a broker if it is up) but nothing of judging.
+KAFKA_FORBIDDEN = {"client": {"judge", "processes", "adapter", "cluster_adapter", "container"},
+                   "processes": {"judge", "adapter", "cluster_adapter", "container"}}
+
+
+def relative_imports(path: Path) -> set[str]:
+    """Sibling folders/modules of implementations/kafka that ``path`` imports (relative or absolute)."""
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            if node.level == 2:
+                found.add(node.module.split(".")[0])
+            elif node.module.startswith("implementations.kafka."):
+                found.add(node.module.split(".")[2])
+    return found
+
+
+@pytest.mark.parametrize("folder", sorted(KAFKA_FORBIDDEN))
+def test_kafka_folders_import_only_downwards(folder):
+    for path in (KAFKA / folder).rglob("*.py"):
+        bad = relative_imports(path) & KAFKA_FORBIDDEN[folder]
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
+
+
+def test_no_import_circle_between_kafka_modules():
+    graph = {p: {q for q in local_targets(p)} for p in KAFKA.rglob("*.py")}
+    for start in graph:
+        seen, stack = set(), list(graph[start])
+        while stack:
+            node = stack.pop()
+            assert node != start, f"import circle through {start.relative_to(ROOT)}"
+            if node not in seen:
+                seen.add(node)
+                stack.extend(graph.get(node, ()))
+
+
+def local_targets(path: Path) -> set[Path]:
+    """The implementations/kafka modules ``path`` imports (lazy imports inside functions included)."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level:
+            base = path.parent
+            for _ in range(node.level - 1):
+                base = base.parent
+            target = base.joinpath(*node.module.split("."))
+            out |= {p for p in (target.with_suffix(".py"), target / "__init__.py") if p.exists()}
+    return out

@@ -13,6 +13,7 @@ Only ``reference.types`` is imported from the reference (plain data), never its 
 """
 from __future__ import annotations
 
+import select
 import socket
 import struct
 import time
@@ -28,6 +29,7 @@ from .messages import (API_KEYS, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMES
 from .records import (ATTR_CONTROL, ATTR_TIMESTAMP_EXTENDED, ATTR_TIMESTAMP_TYPE, ATTR_TRANSACTIONAL,  # noqa: F401
                       BATCH_HEADER, CODEC_IDS, CODEC_NAMES, CRC_START, DecodedBatch, UnsupportedVersion, WireError,
                       crc32c, crc32c_pure, decode_batches, encode_batch, read_varint, wrap64, zigzag_varint)
+from .security import Security, open_socket
 
 
 def now_ms() -> int:
@@ -39,18 +41,17 @@ def now_ms() -> int:
 class Client:
     """One blocking connection to one broker.  Kafka error codes are data, never exceptions."""
 
-    def __init__(self, bootstrap: str, *, timeout_s: float = 30.0, client_id: str = "ktc"):
+    def __init__(self, bootstrap: str, *, timeout_s: float = 30.0, client_id: str = "ktc",
+                 security: Optional[Security] = None):
+        """Connect (TLS and SASL as ``security`` says; default ``Security.from_env()``, i.e. $KTC_KAFKA_CONFIG)."""
         host, _, port = bootstrap.rpartition(":")
         self.address = (host or "127.0.0.1", int(port))
         self.timeout_s = timeout_s
         self.client_id = client_id
+        self.security = Security.from_env() if security is None else security
         self._correlation = 0
         self._versions: Optional[dict[int, tuple[int, int]]] = None
-        try:
-            self.sock = socket.create_connection(self.address, timeout=timeout_s)
-        except OSError as error:
-            raise WireError(f"cannot connect to {bootstrap}: {error}") from None
-        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = open_socket(self.address, timeout_s, self.security)
 
     def close(self) -> None:
         self.sock.close()
@@ -72,8 +73,21 @@ class Client:
             got += len(chunk)
         return b"".join(chunks)
 
+    def reopen_if_dropped(self) -> bool:
+        """Brokers close idle connections (``connections.max.idle.ms``, 10 minutes by default): before a
+        request, a connection the broker already closed (readable while nothing was asked) is replaced."""
+        try:
+            readable = bool(select.select([self.sock], [], [], 0)[0])
+        except (OSError, ValueError):
+            readable = True
+        if readable:
+            self.sock.close()
+            self.sock = open_socket(self.address, self.timeout_s, self.security)
+        return readable
+
     def request(self, request_cls, response_cls, version: int, **fields):
         """Send one request (kafka-python message class, given version) and decode its response."""
+        self.reopen_if_dropped()
         self._correlation += 1
         request = request_cls[version](**fields)
         request.with_header(correlation_id=self._correlation, client_id=self.client_id)

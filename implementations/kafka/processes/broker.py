@@ -25,28 +25,30 @@ A multi-node cluster (cluster.py) builds nodes with ``node_id``, a shared ``clus
 ``ports`` and the quorum in ``config``, and drives the same phases ``start`` does one by one:
 ``open``, ``prepare``/``format_done``, ``launch``, ``wait_ready``; ``halt`` stops the JVM and
 keeps the data for ``relaunch``.  Every node is registered for cleanup from ``open`` on.
+
+``secure=True`` (or a ``tls.SecureListener``) adds a SASL_SSL listener beside the plaintext one
+(``start`` only): a throwaway CA and certificates in the temp dir, SASL PLAIN and SCRAM-SHA-256/512
+for one user (SCRAM created at format time).  ``secure_bootstrap`` is its address (``localhost:port``)
+and ``client_security(mechanism)`` the client settings that log in to it; see tls.py.
 """
 from __future__ import annotations
 
-import atexit
 import base64
 import contextlib
-import ctypes
 import glob
 import os
 import shutil
-import signal
 import socket
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 import uuid
 from pathlib import Path
 from typing import Mapping, Optional
 
-from . import provision
+from . import provision, tls
+from .lifecycle import child_setup, keep_stopped, kill_group, release, signals_deferred
 
 READY_TIMEOUT_S = 60.0
 FAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1",
@@ -56,76 +58,6 @@ FAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/lib
 class BrokerError(RuntimeError):
     """The broker could not be started (the message carries the tail of its log)."""
 
-
-# ---- every live broker of this process, for atexit and signal handlers ---------------------
-
-_LIVE: "set[LocalBroker]" = set()
-_LOCK = threading.RLock()
-_PREVIOUS: dict[int, object] = {}
-
-
-def stop_all() -> None:
-    with _LOCK:
-        brokers = list(_LIVE)
-    for broker in brokers:
-        broker.stop()
-
-
-def _on_signal(signum, frame):
-    stop_all()
-    previous = _PREVIOUS.get(signum, signal.SIG_DFL)
-    if callable(previous):
-        previous(signum, frame)  # SIGINT's default raises KeyboardInterrupt here
-    elif previous == signal.SIG_IGN:
-        return
-    else:  # SIG_DFL: die of the same signal, as if we had never caught it
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
-
-
-def _install_handlers() -> None:
-    if threading.current_thread() is not threading.main_thread():
-        return  # signal.signal only works there; atexit and PDEATHSIG still cover us
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        current = signal.getsignal(signum)
-        if current is _on_signal or current == signal.SIG_IGN:
-            continue  # already ours, or deliberately ignored (e.g. SIGINT of a background job): leave it
-        _PREVIOUS[signum] = current
-        signal.signal(signum, _on_signal)
-
-
-atexit.register(stop_all)
-
-
-_DEFERRED = {signal.SIGINT, signal.SIGTERM}
-
-
-@contextlib.contextmanager
-def _signals_deferred():
-    """Hold SIGINT/SIGTERM while a child or temp dir exists but is not yet recorded on the broker;
-    a signal that arrives meanwhile is delivered (and cleans up) right after."""
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, _DEFERRED)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
-try:  # loaded now: dlopen between fork and exec can deadlock
-    _PRCTL = ctypes.CDLL(None).prctl if sys.platform.startswith("linux") else None
-except (OSError, AttributeError):
-    _PRCTL = None
-
-
-def _child_setup() -> None:  # runs in the child between fork and exec
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, _DEFERRED)  # the JVM must not inherit our deferral
-    if _PRCTL is not None:
-        # PR_SET_PDEATHSIG: the kernel SIGKILLs the JVM when the thread that started it dies, so a
-        # SIGKILLed Python leaves no JVM.  (Start brokers from a thread that outlives them.)
-        _PRCTL(1, int(signal.SIGKILL))
-
-
-# ---- the broker ------------------------------------------------------------------------------
 
 def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -154,8 +86,10 @@ class LocalBroker:
     def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], *, config: Optional[Mapping[str, object]] = None,
                  faketime_offset_s: Optional[float] = None, ready_timeout_s: float = READY_TIMEOUT_S,
                  heap: str = "512m", node_id: int = 1, cluster_id: Optional[str] = None,
-                 ports: Optional[tuple[int, int]] = None):
+                 ports: Optional[tuple[int, int]] = None, secure: "bool | tls.SecureListener" = False):
         self.version = version
+        self.secure: Optional[tls.SecureListener] = tls.SecureListener() if secure is True else (secure or None)
+        self.tls: Optional[tls.TlsFiles] = None
         self.node_id = node_id
         self.cluster_id = cluster_id
         self.config = dict(config or {})
@@ -172,6 +106,17 @@ class LocalBroker:
     @property
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
+
+    @property
+    def secure_bootstrap(self) -> str:
+        """The SASL_SSL listener's address (a name, so the hostname check has one to check)."""
+        assert self.secure is not None, "start the broker with secure=True"
+        return f"{self.secure.host}:{self.secure.port}"
+
+    def client_security(self, mechanism: str = "SCRAM-SHA-256", *, client_cert: bool = False):
+        """Client settings (``client.security.Security``) that log in to the SASL_SSL listener."""
+        assert self.secure is not None and self.tls is not None, "start the broker with secure=True"
+        return tls.client_security(self.secure, self.tls, mechanism, client_cert=client_cert)
 
     @property
     def pid(self) -> Optional[int]:
@@ -196,6 +141,8 @@ class LocalBroker:
         try:
             for attempt in range(2):  # a freed port can be taken before the JVM binds it: retry once
                 self.port, self.controller_port = free_port(), free_port()
+                if self.secure is not None:
+                    self.secure.port = free_port()
                 self._write_files()
                 self._format(lib)
                 self.launch(lib)
@@ -217,10 +164,8 @@ class LocalBroker:
     # -- the phases of start, one by one (cluster.py starts several nodes side by side)
     def open(self) -> None:
         """Register for cleanup (atexit, signals) and make the temp dir, with signals held meanwhile."""
-        _install_handlers()
-        with _signals_deferred():
-            with _LOCK:
-                _LIVE.add(self)
+        with signals_deferred():
+            keep_stopped(self)
             self.tmpdir = Path(tempfile.mkdtemp(prefix=f"ktc-kafka-{self.version}-"))
 
     def prepare(self, lib: Path) -> subprocess.Popen:
@@ -253,8 +198,7 @@ class LocalBroker:
         self._kill()
         if self.tmpdir is not None:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
-        with _LOCK:
-            _LIVE.discard(self)
+        release(self)
 
     def log_tail(self, lines: int = 30) -> str:
         if self.tmpdir is None:
@@ -297,12 +241,16 @@ class LocalBroker:
         if provision.major(self.version) >= 4:
             props.update({"share.coordinator.state.topic.replication.factor": 1,
                           "share.coordinator.state.topic.min.isr": 1})
+        if self.secure is not None and self.tls is not None:
+            props = tls.listener_properties(props, self.secure, self.tls)
         props.update(self.config)
         return props
 
     def _write_files(self) -> None:
         assert self.tmpdir is not None
         (self.tmpdir / "logs").mkdir(exist_ok=True)
+        if self.secure is not None and self.tls is None:
+            self.tls = tls.make_files(self.tmpdir / "tls")
         (self.tmpdir / "server.properties").write_text(
             "".join(f"{k}={v}\n" for k, v in self.properties().items()))
         log = self.tmpdir / "logs" / "server.log"
@@ -349,10 +297,11 @@ class LocalBroker:
     def _format_begin(self, lib: Path) -> subprocess.Popen:
         assert self.tmpdir is not None
         cmd = self._java(lib, "kafka.tools.StorageTool", "format", "-t", self.cluster_id or random_cluster_id(),
-                         "-c", str(self.tmpdir / "server.properties"), "--ignore-formatted")
-        with open(self.tmpdir / "format.log", "wb") as out, _signals_deferred():
+                         "-c", str(self.tmpdir / "server.properties"), "--ignore-formatted",
+                         *(tls.scram_arguments(self.secure) if self.secure is not None else ()))
+        with open(self.tmpdir / "format.log", "wb") as out, signals_deferred():
             proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, env=self._env(), preexec_fn=_child_setup)
+                                    start_new_session=True, env=self._env(), preexec_fn=child_setup)
             self._children.append(proc)
         return proc
 
@@ -361,7 +310,7 @@ class LocalBroker:
         try:
             code = proc.wait(timeout=60)
         except BaseException:
-            _killpg(proc)
+            kill_group(proc)
             raise
         self._children.remove(proc)
         if code != 0:
@@ -371,15 +320,16 @@ class LocalBroker:
 
     def launch(self, lib: Path) -> None:
         assert self.tmpdir is not None
-        with open(self.tmpdir / "console.log", "ab") as out, _signals_deferred():
+        with open(self.tmpdir / "console.log", "ab") as out, signals_deferred():
             self.process = subprocess.Popen(
                 self._java(lib, "kafka.Kafka", str(self.tmpdir / "server.properties")),
                 stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.tmpdir,
-                start_new_session=True, env=self._env(), preexec_fn=_child_setup)
+                start_new_session=True, env=self._env(), preexec_fn=child_setup)
             self._children.append(self.process)
 
     def wait_ready(self) -> None:
-        from .wire import Client, WireError  # lazy: wire imports nothing from here
+        from ..client.security import PLAINTEXT  # lazy, like wire: it loads kafka-python
+        from ..client.wire import Client, WireError  # lazy: wire imports nothing from here
         deadline = time.monotonic() + self.ready_timeout_s
         last = "no connection yet"
         while time.monotonic() < deadline:
@@ -387,9 +337,12 @@ class LocalBroker:
                 code = None if self.process is None else self.process.returncode
                 raise BrokerError(f"Kafka {self.version} exited with code {code} before answering:\n{self.log_tail()}")
             try:
-                with Client(self.bootstrap, timeout_s=2) as client:
+                with Client(self.bootstrap, timeout_s=2, security=PLAINTEXT) as client:  # not $KTC_KAFKA_CONFIG
                     client.api_versions()
-                    return
+                if self.secure is not None:  # and the SASL_SSL listener: TLS, then SCRAM from the metadata log
+                    with Client(self.secure_bootstrap, timeout_s=2, security=self.client_security()) as client:
+                        client.api_versions()
+                return
             except (OSError, WireError) as error:
                 last = f"{type(error).__name__}: {error}"
             time.sleep(0.05)
@@ -398,7 +351,7 @@ class LocalBroker:
 
     def _kill(self) -> None:
         for child in list(self._children):
-            _killpg(child)
+            kill_group(child)
             if self.faketime_offset_s is not None:
                 _remove_faketime_shm(child.pid)
         self._children = [c for c in self._children if c.returncode is None]
@@ -412,45 +365,6 @@ def _remove_faketime_shm(pid: int) -> None:
             os.unlink(name)
 
 
-def _killpg(proc: subprocess.Popen, timeout_s: float = 10.0) -> None:
-    """SIGKILL the child's process group (start_new_session: pgid == pid) and wait until it is dead.
-
-    Reaps with non-blocking polls; if the poll cannot reap (a signal handler interrupted a ``wait``
-    on the same Popen, which holds its lock), death read from /proc (zombie or gone) is enough.
-    """
-    if proc.returncode is not None:
-        return  # reaped: its pid may belong to someone else now
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
-    deadline = time.monotonic() + timeout_s
-    dead_since = None
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:  # reaped: gone for good
-            return
-        if _dead(proc.pid):  # a zombie we cannot reap here (a wait we interrupted holds the lock)
-            dead_since = dead_since or time.monotonic()
-            if time.monotonic() - dead_since > 1.0:
-                return
-        time.sleep(0.01)
-
-
-def _dead(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            state = f.read().rsplit(b")", 1)[1].split()[0]
-        return state in (b"Z", b"X", b"x")
-    except FileNotFoundError:
-        return True
-    except (OSError, IndexError):  # no /proc (not Linux): fall back to a signal-0 probe
-        try:
-            os.kill(pid, 0)
-            return False
-        except ProcessLookupError:
-            return True
-
-
-if __name__ == "__main__":  # python -m implementations.kafka.broker [VERSION]: start, time, stop
+if __name__ == "__main__":  # python -m implementations.kafka.processes.broker [VERSION]: start, time, stop
     with LocalBroker(sys.argv[1] if len(sys.argv) > 1 else provision.DEFAULT_VERSIONS[0]) as b:
         print(f"Kafka {b.version} on {b.bootstrap} (pid {b.pid}) ready in {b.startup_s:.2f} s; dir {b.tmpdir}")

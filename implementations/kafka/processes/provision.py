@@ -155,7 +155,7 @@ def _first_error(output: str) -> str:
     return (output.strip().splitlines() or ["no output"])[-1][:300]
 
 
-if __name__ == "__main__":  # python -m implementations.kafka.provision [VERSION ...]
+if __name__ == "__main__":  # python -m implementations.kafka.processes.provision [VERSION ...]
     import sys
     import time
 

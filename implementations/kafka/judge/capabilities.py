@@ -38,3 +38,28 @@ def broker_capabilities(shipped_profile: str) -> Capabilities:
     """The broker's own profile, and ``kip`` on pinned inputs; the unobservable clauses unsupported."""
     return Capabilities(profiles=frozenset({shipped_profile, KIP}), unsupported=NOT_ON_A_BROKER,
                         pinned_only=frozenset({KIP}) - {shipped_profile})
+
+
+# A topic config the broker accepted but did not apply (judge/pipeline.py: DescribeConfigs after
+# CreateTopics) makes the clauses that rest on it unsupported for that broker: observed, not assumed.
+CLAUSES_RESTING_ON = {"message.timestamp.type": "log-append-time", "message.timestamp.before.max.ms": "KIP-937.",
+                      "message.timestamp.after.max.ms": "KIP-937.", "message.timestamp.difference.max.ms": "KIP-937.",
+                      "compression.type": "KIP-228."}
+
+
+def observed_unsupported(ignored: set[str], clause_ids) -> dict[str, str]:
+    """Clause id -> reason, for every clause resting on a config the broker was seen to ignore."""
+    out = {}
+    for key in sorted(ignored):
+        marker = CLAUSES_RESTING_ON.get(key)
+        for clause in clause_ids:
+            if marker and marker in clause and clause not in out:
+                out[clause] = f"the broker accepts topic config {key} but does not apply it (seen with DescribeConfigs)"
+    return out
+
+
+def with_observations(caps: Capabilities, ignored: set[str], clause_ids) -> Capabilities:
+    if not ignored:
+        return caps
+    return Capabilities(profiles=caps.profiles, unsupported={**observed_unsupported(ignored, clause_ids),
+                                                            **caps.unsupported}, pinned_only=caps.pinned_only)

@@ -22,7 +22,7 @@ with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated 
     from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, \
         DeleteTopicsResponse, DescribeConfigsRequest, DescribeConfigsResponse
     from kafka.protocol.consumer import FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse
-    from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
+    from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
     from kafka.protocol.producer import ProduceRequest, ProduceResponse
 
 # The versions this client speaks: inside the ranges of both 3.9 and 4.x brokers (4.0 removed
@@ -35,15 +35,22 @@ VERSIONS = {
     "CreateTopics": 5,
     "DeleteTopics": 4,     # first flexible version; still by name (6 adds topic ids)
     "DescribeConfigs": 4,
+    "Metadata": 9,         # flexible, names topics; inside the ranges of 3.9 and 4.x (4.0 dropped v0-3)
 }
 API_KEYS = {"Produce": 0, "Fetch": 1, "ListOffsets": 2, "ApiVersions": 18, "CreateTopics": 19, "DeleteTopics": 20,
-            "DescribeConfigs": 32}
+            "DescribeConfigs": 32, "Metadata": 3}
 MESSAGES = {"Produce": (ProduceRequest, ProduceResponse), "Fetch": (FetchRequest, FetchResponse),
             "ListOffsets": (ListOffsetsRequest, ListOffsetsResponse), "ApiVersions": (ApiVersionsRequest, ApiVersionsResponse),
             "CreateTopics": (CreateTopicsRequest, CreateTopicsResponse),
             "DeleteTopics": (DeleteTopicsRequest, DeleteTopicsResponse),
-            "DescribeConfigs": (DescribeConfigsRequest, DescribeConfigsResponse)}
+            "DescribeConfigs": (DescribeConfigsRequest, DescribeConfigsResponse),
+            "Metadata": (MetadataRequest, MetadataResponse)}
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
+TOPIC_ALREADY_EXISTS = 36
+# Requests that may be sent again after a connection broke mid-request: reads, and admin requests
+# whose repeat is recognisable (TOPIC_ALREADY_EXISTS / UNKNOWN_TOPIC_OR_PARTITION on our own names).
+RETRY_SAFE = frozenset({"ApiVersions", "Metadata", "DescribeCluster", "DescribeConfigs", "Fetch", "ListOffsets",
+                        "CreateTopics", "DeleteTopics"})
 RESOURCE_TOPIC, RESOURCE_BROKER = 2, 4
 
 
@@ -86,6 +93,15 @@ class ConfigEntry:
     synonyms: tuple[tuple[str, Optional[str], int], ...]
 
 
+@dataclass(frozen=True)
+class ClusterView:
+    """What Metadata says: brokers by node id, the controller, and each asked topic's partition leaders."""
+
+    brokers: dict[int, tuple[str, int]]
+    controller: int
+    topics: dict[str, tuple[int, dict[int, int]]]  # name -> (error code, {partition: leader node id})
+
+
 class NewTopic(NamedTuple):
     name: str
     configs: Mapping[str, object] = {}
@@ -106,6 +122,11 @@ class Call:
     @property
     def version(self) -> int:
         return VERSIONS[self.api]
+
+    @property
+    def retry_safe(self) -> bool:
+        """Whether sending it twice is harmless (a Produce is not: it may be appended twice)."""
+        return self.api in RETRY_SAFE
 
     def request(self, correlation_id: int, client_id: str) -> bytes:
         request = MESSAGES[self.api][0][self.version](**self.fields)
@@ -201,6 +222,20 @@ def parse_list_offsets(response) -> dict[tuple[str, int], ListOffsetsOutcome]:
             for t in response.topics for p in t.partitions}
 
 
+def metadata(topics: Optional[Sequence[str]] = None) -> Call:
+    """Metadata for ``topics`` (None: every topic), never creating one."""
+    req = MetadataRequest[VERSIONS["Metadata"]]
+    asked = None if topics is None else [req.MetadataRequestTopic(name=t) for t in topics]
+    return Call("Metadata", dict(topics=asked, allow_auto_topic_creation=False,
+                                 include_topic_authorized_operations=False), parse_metadata)
+
+
+def parse_metadata(response) -> ClusterView:
+    brokers = {b.node_id: (b.host, b.port) for b in response.brokers}
+    topics = {t.name: (t.error_code, {p.partition_index: p.leader_id for p in t.partitions}) for t in response.topics}
+    return ClusterView(brokers, response.controller_id, topics)
+
+
 def describe_configs(resource_type: int, name: str, keys: Optional[Sequence[str]] = None) -> Call:
     req = DescribeConfigsRequest[VERSIONS["DescribeConfigs"]]
     resource = req.DescribeConfigsResource(resource_type=resource_type, resource_name=name,
@@ -217,14 +252,31 @@ def parse_describe_configs(response) -> tuple[int, Optional[str], dict[str, Conf
     return r.error_code, r.error_message, entries
 
 
+def describe_topics_configs(topics: Sequence[tuple[str, Sequence[str]]]) -> Call:
+    """DescribeConfigs for several topics at once, each for the keys given; parsed as
+    {topic: (error code, {key: value})}."""
+    req = DescribeConfigsRequest[VERSIONS["DescribeConfigs"]]
+    resources = [req.DescribeConfigsResource(resource_type=RESOURCE_TOPIC, resource_name=name,
+                                             configuration_keys=list(keys)) for name, keys in topics]
+    return Call("DescribeConfigs", dict(resources=resources, include_synonyms=False, include_documentation=False),
+                lambda response: {r.resource_name: (r.error_code, {c.name: c.value for c in r.configs})
+                                  for r in response.results})
+
+
 # ---- operations of several requests (generators: yield Call or Pause, receive the parsed answer) ---
 
-def create_and_wait(topics: Sequence[NewTopic], wait_s: float = 10.0, timeout_ms: int = 30_000):
+def create_and_wait(topics: Sequence[NewTopic], wait_s: float = 10.0, timeout_ms: int = 30_000,
+                    exists_ok: bool = False):
     """CreateTopics for all ``topics`` in one request; then, for those created, ListOffsets on every
     partition until all answer (up to ``wait_s``): CreateTopics returns when the controller has
     committed a topic, which can be before the broker has applied it (a Produce then gets
-    UNKNOWN_TOPIC_OR_PARTITION).  Returns {name: (error_code, error_message)}."""
+    UNKNOWN_TOPIC_OR_PARTITION).  Returns {name: (error_code, error_message)}.  ``exists_ok``: the
+    name is ours alone, so TOPIC_ALREADY_EXISTS can only mean our own earlier attempt (a request
+    resent after its connection broke) got through: it counts as created."""
     results = yield create_topics(topics, timeout_ms)
+    if exists_ok:
+        results = {name: (0, None) if code == TOPIC_ALREADY_EXISTS else (code, message)
+                   for name, (code, message) in results.items()}
     pending = [(t.name, p, LATEST_TIMESTAMP) for t in topics if results[t.name][0] == 0 for p in range(t.partitions)]
     deadline = time.monotonic() + wait_s
     while pending and wait_s > 0:

@@ -27,9 +27,11 @@ from typing import Mapping, Optional, Sequence
 
 from reference.types import Batch, Record
 
-from . import provision, wire
+from ..client import wire
+from ..client.security import PLAINTEXT
+from . import provision
 from .broker import BrokerError, LocalBroker, free_port, random_cluster_id
-from .cluster_histories import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms
+from ..cluster_histories import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms
 
 with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated importlib.resources calls
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -136,7 +138,7 @@ class LocalCluster:
         if index in self.halted:
             raise ClusterError(f"node {index} is halted")
         if index not in self._clients:
-            self._clients[index] = wire.Client(self.nodes[index].bootstrap)
+            self._clients[index] = wire.Client(self.nodes[index].bootstrap, security=PLAINTEXT)
         return self._clients[index]
 
     def _drop_client(self, index: int) -> None:
@@ -285,7 +287,7 @@ def leader_change_experiment(cluster: LocalCluster) -> dict:
             "change_s": round(time.monotonic() - t0, 2), "election_wait_s": round(election_s, 2)}
 
 
-if __name__ == "__main__":  # python -m implementations.kafka.cluster [VERSION]: start, verify, experiment, stop
+if __name__ == "__main__":  # python -m implementations.kafka.processes.cluster [VERSION]: start, verify, experiment, stop
     import sys
     with LocalCluster(sys.argv[1] if len(sys.argv) > 1 else provision.DEFAULT_VERSIONS[0]) as c:
         print(f"Kafka {c.version}: 3 nodes ready in {c.startup_s:.2f} s; offsets configured {list(c.offsets_ms)} ms, "

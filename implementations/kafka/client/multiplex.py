@@ -1,0 +1,231 @@
+"""Many operations in flight over connections that come back: slots, retries, one event loop.
+
+An operation is a generator of ``Call`` / ``Pause`` (messages.py) run on one ``Slot`` (a connection
+to one broker that is reopened, with bounded backoff, after it breaks).  When a connection breaks
+under a request, the request is sent again on the new connection if the broker cannot have seen it
+or repeating it is harmless (``Call.retry_safe``); otherwise the operation ends ``Lost``: its
+request may or may not have been applied.  An answer that cannot be read ends it ``Broken``.  Either
+way the caller decides what that means; nothing here raises past the event loop but a broker that
+stays unreachable for ``reconnect_s``.
+"""
+from __future__ import annotations
+
+import heapq
+import itertools
+import select
+import time
+from typing import Callable, Optional
+
+from . import messages
+from .connection import Broken, Connection, now_ms
+from .records import WireError
+from .security import AuthenticationError, Security
+
+MAX_RESENDS = 5  # of one request, after its connection broke
+
+
+class Lost:
+    """An operation whose request may have reached the broker before its connection broke."""
+
+    def __init__(self, reason: str):
+        self.reason = reason
+
+
+# ---- connections that come back ---------------------------------------------------------------
+
+class Slot:
+    """A connection to one broker that is reopened (with bounded backoff) after it breaks."""
+
+    def __init__(self, address: tuple[str, int], timeout_s: float, security: Optional[Security],
+                 reconnect_s: float, idle_s: float):
+        self.address, self.timeout_s, self.security = address, timeout_s, security
+        self.reconnect_s, self.idle_s = reconnect_s, idle_s
+        self.conn: Optional[Connection] = None
+        self.busy = 0  # operations holding this slot
+        self.reopened = 0
+
+    def ready(self) -> Connection:
+        """The open connection, or a new one when it broke or the broker dropped it while idle."""
+        if self.conn is not None and not self.conn.stale(self.idle_s):
+            return self.conn
+        if self.conn is not None:
+            self.conn.fail("closed by ktc: idle, or dropped by the broker")
+            self.reopened += 1
+        self.conn = self.open()
+        return self.conn
+
+    def open(self) -> Connection:
+        deadline, pause = time.monotonic() + self.reconnect_s, 0.05
+        while True:
+            try:
+                return Connection(self.address, self.timeout_s, self.security)
+            except AuthenticationError:
+                raise  # a refused login does not get better by retrying
+            except WireError as error:
+                if time.monotonic() + pause > deadline:
+                    raise WireError(f"{error}; still unreachable after {self.reconnect_s:.0f} s") from None
+            time.sleep(pause)
+            pause = min(2.0, pause * 2)
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+
+class Exchange:
+    """One operation's requests in order on one slot: a generator of Call / Pause (messages.py)."""
+
+    def __init__(self, pipeline: "Multiplexer", slot: Slot, steps, done: Callable):
+        self.pipeline, self.slot, self.steps, self.done = pipeline, slot, steps, done
+        self.call: Optional[messages.Call] = None
+        self.resends = 0
+
+    def advance(self, answer=None, received: Optional[int] = None) -> None:
+        try:
+            step = self.steps.throw(BrokenAnswer(answer.reason)) if isinstance(answer, Broken) \
+                else self.steps.send(answer)
+        except StopIteration as finished:
+            return self.finish(finished.value, received)
+        except BrokenAnswer as error:
+            return self.finish(Broken(str(error)), received)
+        except (KeyError, IndexError) as error:
+            return self.finish(Broken(f"the broker's answer lacks {error}"), received)
+        except WireError as error:  # an operation that gave up (a partition that never became ready)
+            return self.finish(Broken(str(error)), received)
+        if isinstance(step, messages.Pause):
+            self.pipeline.later(step.seconds, lambda: self.advance(None, received))
+        else:
+            self.call = step
+            self.transmit()
+
+    def transmit(self) -> None:
+        self.slot.ready().send(self.call, self.answered, self.lost)
+
+    def answered(self, answer, received: int) -> None:
+        self.resends = 0
+        self.advance(answer, received)
+
+    def lost(self, maybe_delivered: bool, reason: str) -> None:
+        """The connection broke under this request (told from inside a send, a read or a close):
+        decide later, from the event loop, so no caller is re-entered mid-loop."""
+        self.pipeline.later(0.0, lambda: self.recover(maybe_delivered, reason))
+
+    def recover(self, maybe_delivered: bool, reason: str) -> None:
+        """Send the request again where that is harmless; otherwise the operation ends ``Lost``."""
+        if (maybe_delivered and not self.call.retry_safe) or self.resends >= MAX_RESENDS:
+            what = "may or may not have been applied" if maybe_delivered else "could not be sent"
+            return self.finish(Lost(f"{reason}; {self.call.api} {what}"), now_ms())
+        self.resends += 1
+        self.pipeline.resent += 1
+        self.pipeline.later(0.0, self.transmit)
+
+    def finish(self, value, received: Optional[int]) -> None:
+        self.slot.busy -= 1
+        self.done(value, received)
+
+
+class BrokenAnswer(Exception):
+    """Thrown into an operation's generator when its answer could not be read."""
+
+
+class Multiplexer:
+    """Slots to the brokers (one admin slot and ``connections`` operation slots each, at most ``depth``
+    operations waiting on each) and their event loop: sockets and timers, served until told to stop."""
+
+    def __init__(self, bootstrap: tuple[str, int], connections: int = 4, depth: int = 2, timeout_s: float = 30.0,
+                 security: Optional[Security] = None, reconnect_s: float = 30.0, idle_s: float = 240.0):
+        self.bootstrap = bootstrap
+        self.connections, self.depth, self.timeout_s = max(1, connections), depth, timeout_s
+        self.slot_options = (timeout_s, security, reconnect_s, idle_s)
+        self.timers: list = []  # heap of (due, sequence, callback)
+        self._sequence = itertools.count()
+        self.admins: dict[tuple[str, int], Slot] = {}
+        self.pools: dict[tuple[str, int], list[Slot]] = {}
+        self.resent = 0  # requests sent again after their connection broke
+
+    def admin(self, address: Optional[tuple[str, int]] = None) -> Slot:
+        address = address or self.bootstrap
+        if address not in self.admins:
+            self.admins[address] = Slot(address, *self.slot_options)
+        return self.admins[address]
+
+    def pool(self, address: tuple[str, int]) -> list[Slot]:
+        if address not in self.pools:
+            self.pools[address] = [Slot(address, *self.slot_options) for _ in range(self.connections)]
+        return self.pools[address]
+
+    @property
+    def slots(self) -> list[Slot]:
+        return [*self.admins.values(), *(s for pool in self.pools.values() for s in pool)]
+
+    def free(self, address: tuple[str, int]) -> Optional[Slot]:
+        """The least busy operation slot to ``address``, if it has room for another operation."""
+        slot = min(self.pool(address), key=lambda s: s.busy)
+        return slot if slot.busy < self.depth else None
+
+    def start(self, steps, slot: Slot, done: Callable) -> None:
+        """Run an operation on ``slot``; ``done(result, received_ms)`` when its last answer is in."""
+        slot.busy += 1
+        Exchange(self, slot, steps, done).advance()
+
+    def call(self, call: messages.Call, done: Callable, address: Optional[tuple[str, int]] = None) -> None:
+        """One admin request; ``done(answer | Broken | Lost, received_ms)``."""
+        self.start(single(call), self.admin(address), done)
+
+    def later(self, seconds: float, callback: Callable) -> None:
+        heapq.heappush(self.timers, (time.monotonic() + seconds, next(self._sequence), callback))
+
+    def wait(self, until: Callable[[], bool]) -> None:
+        """Serve sockets and timers until ``until()`` holds."""
+        quiet_since = time.monotonic()
+        while not until():
+            if self.poll():
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since > self.timeout_s:
+                self.expire()
+                quiet_since = time.monotonic()
+
+    def expire(self) -> None:
+        """Nothing answered for timeout_s: every connection with requests waiting is broken."""
+        for slot in self.slots:
+            if slot.conn is not None and slot.conn.waiting:
+                slot.conn.fail(f"no answer from {slot.conn.name} within {self.timeout_s:.0f} s")
+
+    def open_connections(self) -> list[Connection]:
+        return [s.conn for s in self.slots if s.conn is not None and s.conn.faulted is None]
+
+    def poll(self) -> bool:
+        """One select() round; whether anything happened."""
+        conns = self.open_connections()
+        readers = [c for c in conns if c.waiting]
+        writers = [c for c in conns if c.wants_write]
+        if not readers and not writers and not self.timers:
+            raise WireError("pipeline stalled: nothing in flight, nothing scheduled")
+        timeout = min(1.0, max(0.0, self.timers[0][0] - time.monotonic())) if self.timers else 1.0
+        readable, writable, _ = select.select([c.sock for c in readers], [c.sock for c in writers], [], timeout)
+        by_socket = {c.sock: c for c in conns}
+        for sock in writable:
+            by_socket[sock].flush()
+        for sock in readable:
+            for done, answer, received in by_socket[sock].receive():
+                done(answer, received)
+        return bool(readable or writable) | self.fire_timers()
+
+    def fire_timers(self) -> bool:
+        fired = False
+        while self.timers and self.timers[0][0] <= time.monotonic():
+            heapq.heappop(self.timers)[2]()
+            fired = True
+        return fired
+
+    def idle(self) -> bool:
+        return not self.timers and not any(c.waiting for c in self.open_connections())
+
+    def close(self) -> None:
+        for slot in self.slots:
+            slot.close()
+
+
+def single(call: messages.Call):
+    """A one-request operation (a generator, as Exchange runs them)."""
+    return (yield call)

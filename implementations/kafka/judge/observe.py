@@ -1,0 +1,213 @@
+"""Observations of a real broker, and how they are judged: each operation over [sent, received].
+
+A broker's clock cannot be set, so each operation's ``now`` is only known to lie in
+[request sent, response received].  ``judged`` returns, with each trace, the history as the broker
+actually ran it twice: once with every operation placed at the start of its interval and once at
+its end (``trace.judged_as``).  The harness judges both and calls a clause ``unknown`` where they
+disagree.  Echoes narrow the interval to a point: a LogAppendTime *is* the broker's now, and an
+out-of-range text prints ``now - before`` and ``now + after``.  A history whose validation boundary
+falls inside an interval is undecidable (found by the harness, ktc/harness.py): never pass, never fail.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, replace
+from typing import Optional
+
+from reference.types import (Ack, Advance, DescribeLog, DescribeLogResult, ElectLeader, FetchResult, History,
+                             ListOffsets, ListOffsetsResult, Produce, ProduceResult, RetentionPass, RetentionResult,
+                             StepClock, StoredBatch, StoredRecord, TopicConfig)
+
+from ..client import wire
+
+
+UNSUPPORTED_VERSION = 35
+RANGE_TEXT = re.compile(r"The timestamp should be within \[(-?\d+), (-?\d+)\]")
+
+@dataclass(frozen=True)
+class Observed:
+    result: object
+    sent: int
+    received: int
+    exact_now: Optional[int] = None
+    ambiguous: bool = False  # the broker's answer depends on a now the interval cannot pin
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Why a history stopped before its end, and what that makes its verdicts.
+
+    ``unknown``: a request that may or may not have reached the broker was lost with its connection
+    (a produce may or may not have been appended), so nothing after it can be judged.  ``error``: the
+    broker answered something ktc cannot read (a partition it did not report, a malformed response).
+    """
+
+    validity: str   # "unknown" | "error"
+    op_index: int
+    reason: str
+
+
+class JudgedTrace(tuple):
+    """A trace plus how to judge it: (history at interval starts, at interval ends, aligned trace);
+    ``cut`` when the history could not be run to its end."""
+
+    judged_as: tuple = ()
+    undecidable: bool = False
+    cut: Optional[Cut] = None
+
+
+def local(op) -> Optional[Observed]:
+    """What an operation the broker cannot be asked for answers, at once (None: ask the broker)."""
+    now = wire.now_ms()
+    if isinstance(op, (Advance, StepClock, ElectLeader)):
+        return Observed(Ack(), now, now)
+    if isinstance(op, RetentionPass):
+        return Observed(RetentionResult((), -1, UNSUPPORTED_VERSION), now, now)
+    if isinstance(op, DescribeLog):
+        return Observed(DescribeLogResult((), UNSUPPORTED_VERSION), now, now)
+    return None
+
+
+def judged(history: History, executed: list, observed: list[Observed], names: dict,
+           cut: Optional[Cut] = None) -> JudgedTrace:
+    """The trace, with the history as run (rebased, renamed) placed at both ends of every interval."""
+    if cut is not None:
+        trace = JudgedTrace(o.result for o in observed)
+        trace.cut = cut
+        return trace
+    trace = JudgedTrace(o.result for o in observed)
+    renamed = replace(history, ops=tuple(rename(op, names) for op in executed))
+    trace.judged_as = (placed(renamed, observed, "sent"), placed(renamed, observed, "received"))
+    # A retention pass cannot run on demand, so the broker's state after one is not the model's.
+    # (Boundaries inside a clock interval are found by the harness, which knows the effective limits.)
+    trace.undecidable = any(isinstance(op, RetentionPass) for op in history.ops) or \
+        any(o.ambiguous for o in observed)
+    return trace
+
+
+def produce_result(out: wire.ProduceOutcome) -> ProduceResult:
+    return ProduceResult(out.error_code, out.error_message, out.record_errors, out.base_offset,
+                         out.log_append_time, out.log_start_offset, False, ())
+
+
+def fetch_result(out: wire.FetchOutcome) -> FetchResult:
+    batches = tuple(StoredBatch(b.base_offset, b.timestamp_type, b.max_timestamp,
+                                tuple(StoredRecord(r.offset, r.timestamp) for r in b.records)) for b in out.batches)
+    return FetchResult(batches, out.error_code)
+
+
+def list_result(out: wire.ListOffsetsOutcome) -> ListOffsetsResult:
+    return ListOffsetsResult(out.offset, out.timestamp, out.error_code)
+
+def echoed_now(out, config: Optional[TopicConfig], interval: Optional[tuple[int, int]] = None,
+               defaults: Optional[dict[str, int]] = None) -> Optional[int]:
+    """The broker's own clock when it told us: its LogAppendTime, or the one now a range text allows."""
+    if out.error_code == 0 and out.log_append_time >= 0:
+        return out.log_append_time
+    nows = text_nows(out, config, interval, defaults)
+    return next(iter(nows)) if nows is not None and len(nows) == 1 else None
+
+
+def text_nows(out, config: Optional[TopicConfig], interval: Optional[tuple[int, int]],
+              defaults: Optional[dict[str, int]]) -> Optional[set[int]]:
+    """The instants of ``interval`` a rejected record's range text allows; None without a text.
+
+    The text prints ``[now - before, now + after]`` (Java long arithmetic) with the broker's
+    effective limits.  A topic's own setting of a limit overrides the broker's default
+    (``defaults``, see KafkaImplementation.limit_defaults), and the effective before is that
+    before or that difference limit (after: after or difference), whatever the version's rule.
+    So the true now is one of these instants; it is pinned when it is the only one.  Without an
+    interval or the defaults, only a topic with an explicit before and no difference limit is read.
+    """
+    bounds = range_bounds(out)
+    if bounds is None or config is None:
+        return None
+    if interval is not None and defaults is not None:
+        return {n for n in implied_nows(bounds, config, defaults) if interval[0] <= n <= interval[1]}
+    explicit = config.difference_max_ms is None and config.before_max_ms is not None and \
+        config.before_max_ms < 2**63 - 1
+    return {bounds[0] + config.before_max_ms} if explicit else None
+
+
+def implied_nows(bounds: tuple[int, int], config: TopicConfig, defaults: dict[str, int]) -> set[int]:
+    """Every now that both printed bounds allow, for each candidate before and after limit."""
+    def value(key: str) -> Optional[int]:
+        own = getattr(config, f"{key}_max_ms")
+        return own if own is not None else defaults.get(key)
+    low, high = bounds
+    befores = {value("before"), value("difference")} - {None}
+    afters = {value("after"), value("difference")} - {None}
+    return {wire.wrap64(low + b) for b in befores} & {wire.wrap64(high - a) for a in afters}
+
+
+def produce_observed(out, config: Optional[TopicConfig], sent: int, received: int,
+                     defaults: Optional[dict[str, int]]) -> Observed:
+    """A produce over [sent, received]: pinned by an echo, or undecidable when its range text allows
+    several instants (no single now could judge its text at both ends)."""
+    nows = text_nows(out, config, (sent, received), defaults)
+    return Observed(produce_result(out), sent, received, echoed_now(out, config, (sent, received), defaults),
+                    ambiguous=nows is not None and len(nows) > 1)
+
+
+def range_bounds(out) -> Optional[tuple[int, int]]:
+    """``(now - before, now + after)`` from the first range text of a produce's record errors."""
+    for error in out.record_errors:
+        found = RANGE_TEXT.search(error.message or "")
+        if found:
+            return int(found.group(1)), int(found.group(2))
+    return None
+
+
+NEAR_MS = 10**12  # about 31 years: closer than this to the history's clock means "relative to now"
+
+
+def rebase(op, history_now: Optional[int]):
+    """Move clock-relative timestamps onto the broker's clock, just before the request is sent.
+
+    A history is written against its own clock; a real broker has the wall clock.  Timestamps within
+    NEAR_MS of the history's clock keep their distance to now; the absolute edges (Long.MIN/MAX, -1,
+    0, unit mistakes, the Gregorian cutover) stay as they are.
+    """
+    if history_now is None:
+        return op
+    shift = wire.now_ms() - history_now
+    move = lambda ts: ts + shift if ts is not None and abs(ts - history_now) < NEAR_MS else ts
+    if isinstance(op, ListOffsets):
+        return replace(op, target=move(op.target) if op.target >= 0 else op.target)
+    if isinstance(op, Produce):
+        records = tuple(replace(r, timestamp=move(r.timestamp)) for r in op.batch.records)
+        return replace(op, batch=replace(op.batch, records=records, max_timestamp=move(op.batch.max_timestamp)))
+    return op
+
+
+def rename(op, names: dict):
+    return replace(op, topic=names[op.topic]) if hasattr(op, "topic") else op
+
+
+def placed(history: History, observed: list[Observed], end: str) -> tuple:
+    """The history with each operation at one end of its interval (or its echoed now), and its trace.
+
+    Clock operations the broker could not perform are dropped; Advance ops carry real time instead.
+    """
+    at = lambda seen: seen.exact_now if seen.exact_now is not None else getattr(seen, end)
+    steps = [(op, seen.result, at(seen)) for op, seen in zip(history.ops, observed)
+             if not isinstance(op, (Advance, StepClock, ElectLeader))]
+    ops, results, _start = on_real_time(steps)
+    first = next((at(s) for s in observed), history.start_ms)
+    return replace(history, ops=ops, start_ms=first, clock_offsets=(0,)), results
+
+
+def on_real_time(steps) -> tuple:
+    """(op, result, real ms) in order -> (ops with Advance ops for the real time between them, their
+    results, the first real time or None)."""
+    ops, results, clock, start = [], [], None, None
+    for op, result, real in steps:
+        if clock is None:
+            clock = start = real
+        elif real > clock:
+            ops.append(Advance(real - clock))
+            results.append(Ack())
+            clock = real
+        ops.append(op)
+        results.append(result)
+    return tuple(ops), tuple(results), start

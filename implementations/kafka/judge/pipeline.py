@@ -1,0 +1,380 @@
+"""The one executor: many histories on a broker at once, each operation judged over its own interval.
+
+``KafkaImplementation.run`` hands its histories here.  Histories never share a topic.  The leading
+CreateTopic operations of a batch of histories (``chunk``) go out as one CreateTopics request; the
+partitions' leaders are found through Metadata and each history starts as soon as its partitions
+answer ListOffsets on their leader.  Its remaining operations run in order, each sent only after the
+previous one's response (the model is sequential per history), while operations of different
+histories are in flight together on a few connections per broker (``connections`` x ``depth``).
+With one connection of depth one and batches of one history, this is a plain sequential client
+(``KafkaImplementation.run_sequential``, the baseline of benchmarks/bench_broker.py).
+
+Every operation is rebased onto the broker's clock just before it is sent, and its interval is
+[wall clock before its request is handed to the socket, wall clock after the read that completed
+its response].
+
+Network faults (client/connection.py) never end a run: a broken connection is reopened with bounded
+backoff, a request the broker cannot have seen or that is safe to repeat is sent again, and an
+operation whose request may have reached the broker (a produce) cuts its history as ``unknown``.
+An answer that cannot be read cuts its history as ``error``.  Other histories carry on.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import Callable, Optional, Sequence
+
+from reference.types import CreateTopic, CreateTopicResult, Fetch, History, ListOffsets, Produce, clock_states
+
+from ..client import messages, wire
+from ..client.connection import Broken
+from ..client.multiplex import Lost, Multiplexer, Slot
+from .observe import Cut, JudgedTrace, Observed, fetch_result, judged, list_result, local, produce_observed, \
+    produce_result, rebase
+from .topics import TopicNamer, kafka_configs
+
+LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
+POLL_S = 0.01        # between readiness polls after CreateTopics
+
+
+def ready_wait_s(partitions: int, base_s: float) -> float:
+    """How long a batch's partitions may take to answer: scales with their number."""
+    return base_s + 0.05 * partitions
+
+
+class Pipeline(Multiplexer):
+    """The multiplexer plus what a run of histories needs: names, the broker's limits, live topics."""
+
+    def __init__(self, bootstrap: tuple[str, int], limit_defaults: Optional[dict[str, int]],
+                 namer: Optional[TopicNamer] = None, ready_s: float = 60.0, **options):
+        super().__init__(bootstrap, **options)
+        self.limit_defaults, self.ready_s = limit_defaults, ready_s
+        self.namer = namer or TopicNamer()
+        self.live_topics: set[str] = set()  # created and not yet deleted (KafkaImplementation cleans up)
+        self.ignored_configs: set[str] = set()  # config keys the broker accepted but did not apply
+
+    def run(self, histories: Sequence[History], batch: int) -> list[JudgedTrace]:
+        traces = Session(self, histories, max(1, batch)).run()
+        self.wait(self.idle)  # the last DeleteTopics
+        return traces
+
+
+# ---- histories ---------------------------------------------------------------------------------
+
+class Session:
+    """The histories of one ``run``: created a batch at a time, each run as soon as its topics answer,
+    their topics deleted a batch at a time.  At most about ``LIVE_BATCHES`` batches of topics exist."""
+
+    def __init__(self, pipeline: Pipeline, histories: Sequence[History], batch: int):
+        self.pipeline, self.batch = pipeline, batch
+        self.runs = [HistoryRun(h, pipeline.namer.names(h), pipeline.bootstrap) for h in histories]
+        self.to_create: deque = deque(self.runs)
+        self.ready: dict[tuple[str, int], deque] = {}  # broker address -> histories waiting for a slot to it
+        self.unfinished, self.live = len(self.runs), 0
+        self.committing = False  # a CreateTopics request is waiting for the controller
+        self.doomed: list[str] = []  # topics of finished histories, deleted a batch at a time
+
+    def run(self) -> list[JudgedTrace]:
+        self.create_next()
+        self.pipeline.wait(lambda: self.unfinished == 0)
+        self.delete()
+        return [run.trace() for run in self.runs]
+
+    def create_next(self) -> None:
+        """The next batch's CreateTopics once the controller has committed the previous one (the
+        broker applies them in turn while earlier batches run), if few enough histories are live."""
+        if self.committing or not self.to_create or self.live >= LIVE_BATCHES * self.batch:
+            return
+        runs = [self.to_create.popleft() for _ in range(min(self.batch, len(self.to_create)))]
+        self.live += len(runs)
+        self.committing = True
+        Creation(self, runs).start()
+
+    def committed(self) -> None:
+        self.committing = False
+        self.create_next()
+
+    def released(self, runs: list["HistoryRun"]) -> None:
+        for run in runs:
+            if run.finished:
+                self.finished(run)
+            else:
+                self.wait_for_slot(run)
+        self.pump()
+
+    def wait_for_slot(self, run: "HistoryRun") -> None:
+        self.ready.setdefault(run.address(), deque()).append(run)
+
+    def pump(self) -> None:
+        """Start the next operation of waiting histories while their broker's slots have room."""
+        for address, queue in list(self.ready.items()):
+            while queue:
+                slot = self.pipeline.free(address)
+                if slot is None:
+                    break
+                run = queue.popleft()
+                if not run.step(self.pipeline, slot, self.answered):
+                    self.finished(run)
+
+    def answered(self, run: "HistoryRun") -> None:
+        if run.finished:
+            self.finished(run)
+        else:
+            self.wait_for_slot(run)
+        self.pump()
+
+    def finished(self, run: "HistoryRun") -> None:
+        self.unfinished -= 1
+        self.live -= 1
+        self.doomed += run.created_topics()
+        if len(self.doomed) >= self.batch:
+            self.delete()
+        self.create_next()
+
+    def delete(self) -> None:
+        if self.doomed:
+            names, self.doomed = self.doomed, []
+            self.pipeline.call(messages.delete_topics(names), lambda answer, received: self.deleted(names, answer))
+
+    def deleted(self, names: list[str], answer) -> None:
+        if isinstance(answer, dict):
+            self.pipeline.live_topics -= {n for n in names if answer.get(n) in (0, 3)}  # 3: already gone
+
+
+class Creation:
+    """A batch's leading CreateTopic operations: one CreateTopics request, then Metadata until every
+    partition has a leader, then ListOffsets on each leader until the partition answers.  Each history
+    is released as soon as all its partitions answer, its CreateTopic operations observed over
+    [CreateTopics sent, the poll that found them ready]; one whose partitions never answer within the
+    deadline (it scales with the batch) is cut as ``error`` with what the broker last said."""
+
+    def __init__(self, session: Session, runs: list["HistoryRun"]):
+        self.session, self.pipeline, self.waiting = session, session.pipeline, runs
+        self.topics = [messages.NewTopic(run.names[op.topic], kafka_configs(op.config), op.config.partitions)
+                       for run in runs for op in run.prefix]
+        self.results: dict = {}
+        self.leaders: dict[tuple[str, int], int] = {}
+        self.pending: dict[tuple[str, int], str] = {}  # partition -> what is awaited, in words
+        self.brokers: dict[int, tuple[str, int]] = {}
+        self.sent, self.inflight = wire.now_ms(), 0
+        self.wait_s = ready_wait_s(sum(t.partitions for t in self.topics), self.pipeline.ready_s)
+        self.deadline = time.monotonic() + self.wait_s
+
+    def start(self) -> None:
+        if not self.topics:
+            return self.created({}, self.sent)
+        self.pipeline.live_topics |= {t.name for t in self.topics}
+        self.pipeline.call(messages.create_topics(self.topics), self.created)
+
+    def created(self, results, received: int) -> None:
+        self.session.committed()
+        if not isinstance(results, dict):
+            validity = "unknown" if isinstance(results, Lost) else "error"
+            return self.give_up(f"CreateTopics: {results.reason}", received, validity=validity)
+        self.results = {name: (0, None) if code == messages.TOPIC_ALREADY_EXISTS else (code, message)
+                        for name, (code, message) in results.items()}
+        self.pending = {(t.name, p): "a leader (Metadata)" for t in self.topics
+                        if self.results.get(t.name, (-1,))[0] == 0 for p in range(t.partitions)}
+        self.settle(received)
+
+    def poll(self) -> None:
+        """Metadata for partitions without a known leader, else ListOffsets on each leader."""
+        unled = sorted({name for (name, p) in self.pending if (name, p) not in self.leaders})
+        if unled:
+            self.inflight = 1
+            return self.pipeline.call(messages.metadata(unled), self.described)
+        groups = self.by_leader()
+        self.inflight = len(groups)
+        for address, keys in groups.items():
+            targets = [(name, p, messages.LATEST_TIMESTAMP) for name, p in keys]
+            self.pipeline.call(messages.list_offsets(targets), self.polled, address)
+
+    def by_leader(self) -> dict[tuple[str, int], list]:
+        out: dict = {}
+        for key in sorted(self.pending):
+            out.setdefault(self.brokers.get(self.leaders[key], self.pipeline.bootstrap), []).append(key)
+        return out
+
+    def described(self, view, received: int) -> None:
+        if isinstance(view, messages.ClusterView):
+            self.brokers.update(view.brokers)
+            for name, (_code, partitions) in view.topics.items():
+                for p, leader in partitions.items():
+                    if (name, p) in self.pending and leader >= 0:
+                        self.leaders[(name, p)] = leader
+                        self.pending[(name, p)] = f"ListOffsets on its leader, node {leader}"
+        self.answered(received)
+
+    def polled(self, answers, received: int) -> None:
+        if isinstance(answers, dict):
+            for key, outcome in answers.items():
+                if outcome.error_code == 0:
+                    self.pending.pop(key, None)
+                elif key in self.pending:
+                    self.pending[key] = f"ListOffsets on its leader (last error code {outcome.error_code})"
+        self.answered(received)
+
+    def answered(self, received: int) -> None:
+        self.inflight -= 1
+        if self.inflight == 0:
+            self.settle(received)
+
+    def settle(self, received: int) -> None:
+        """Release the histories whose partitions all answer; poll again for the rest, or give up."""
+        released = [run for run in self.waiting if not run.needs(self.pending)]
+        self.waiting = [run for run in self.waiting if run.needs(self.pending)]
+        for run in released:
+            run.created(self.results, self.sent, received, self.leaders, self.brokers)
+        if self.pending and time.monotonic() > self.deadline:
+            (name, partition), awaited = min(self.pending.items())
+            return self.give_up(f"topic {name} partition {partition} not ready {self.wait_s:.0f} s after "
+                                f"CreateTopics: still waiting for {awaited}", received, released)
+        if self.pending:
+            self.pipeline.later(POLL_S, self.poll)
+        self.verify(released)
+
+    def verify(self, runs: list["HistoryRun"]) -> None:
+        """DescribeConfigs the released histories' topics: a config the broker reports with another
+        value than asked (it ignored it) cuts the history as ``unknown``, with the observed value."""
+        asked = {name: configs for run in runs for name, configs in run.asked_configs().items()}
+        if not asked:
+            return self.session.released(runs)
+        call = messages.describe_topics_configs([(name, list(configs)) for name, configs in asked.items()])
+        self.pipeline.call(call, lambda answer, received: self.verified(runs, asked, answer))
+
+    def verified(self, runs: list["HistoryRun"], asked: dict, answer) -> None:
+        if not isinstance(answer, dict):  # configs that cannot be checked cannot be trusted
+            for run in runs:
+                run.cut = run.cut or Cut("unknown", 0, f"topic configs could not be described: {answer.reason}")
+        else:
+            for run in runs:
+                ignored = ignored_configs(asked, answer, run.asked_configs())
+                if ignored:
+                    run.cut = Cut("unknown", 0, f"the broker did not apply topic config {ignored}")
+                    self.pipeline.ignored_configs.add(ignored.split(" ")[0])
+        self.session.released(runs)
+
+    def give_up(self, reason: str, received: int, released: Sequence = (), validity: str = "error") -> None:
+        for run in self.waiting:
+            run.cut = Cut(validity, 0, reason)
+        self.session.released([*released, *self.waiting])
+        self.waiting = []
+
+
+class HistoryRun:
+    """One history's operations in order, each sent after the previous one's answer."""
+
+    def __init__(self, history: History, names: dict[str, str], bootstrap: tuple[str, int]):
+        self.history, self.names, self.bootstrap = history, names, bootstrap
+        self.clocks = clock_states(history)
+        self.configs: dict = {}  # topics created on the broker -> their config
+        self.executed: list = []
+        self.observed: list[Observed] = []
+        self.prefix = leading_creates(history)
+        self.leaders: dict[tuple[str, int], tuple[str, int]] = {}
+        self.cut: Optional[Cut] = None
+
+    @property
+    def finished(self) -> bool:
+        return self.cut is not None or len(self.observed) == len(self.history.ops)
+
+    def needs(self, pending) -> bool:
+        """Whether one of this history's leading topics still has a partition in ``pending``."""
+        return any((self.names[op.topic], p) in pending for op in self.prefix for p in range(op.config.partitions))
+
+    def asked_configs(self) -> dict[str, dict]:
+        """The configs asked for this history's leading topics that the broker created."""
+        return {self.names[op.topic]: kafka_configs(op.config) for op in self.prefix
+                if op.topic in self.configs and kafka_configs(op.config)}
+
+    def created_topics(self) -> list[str]:
+        return [self.names[op.topic] for op in self.history.ops if isinstance(op, CreateTopic)]
+
+    def address(self) -> tuple[str, int]:
+        """The broker that leads the partition the next operation is about (the bootstrap if unknown)."""
+        op = self.history.ops[len(self.observed)] if not self.finished else None
+        key = (self.names.get(getattr(op, "topic", None)), getattr(op, "partition", 0))
+        return self.leaders.get(key, self.bootstrap)
+
+    def created(self, results: dict, sent: int, received: int, leaders: dict, brokers: dict) -> None:
+        self.leaders.update({key: brokers.get(node, self.bootstrap) for key, node in leaders.items()})
+        for op in self.prefix:
+            code = results[self.names[op.topic]][0]
+            self.record(op, Observed(CreateTopicResult(code), sent, received))
+
+    def record(self, op, seen: Observed) -> None:
+        self.executed.append(op)
+        self.observed.append(seen)
+        if isinstance(op, CreateTopic) and seen.result.error_code == 0:
+            self.configs[op.topic] = op.config
+
+    def step(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> bool:
+        """Answer local operations; send the next request on ``slot``.  False when nothing is left."""
+        while not self.finished:
+            op, state = self.history.ops[len(self.observed)], self.clocks[len(self.observed)]
+            op = rebase(op, state.leader_now(op.topic, op.partition) if hasattr(op, "partition") else None)
+            seen = local(op)
+            if seen is None:
+                self.send(op, pipeline, slot, answered)
+                return True
+            self.record(op, seen)
+        return False
+
+    def send(self, op, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
+        config = self.configs.get(op.topic)
+        steps = operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s)
+        sent = wire.now_ms()
+
+        def done(outcome, received):
+            if isinstance(outcome, (Lost, Broken)):
+                self.cut = Cut("unknown" if isinstance(outcome, Lost) else "error", len(self.observed),
+                               f"op #{len(self.observed)} ({type(op).__name__}): {outcome.reason}")
+            else:
+                result, produced = outcome
+                self.record(op, Observed(result, sent, received) if produced is None else
+                            produce_observed(produced, config, sent, received, pipeline.limit_defaults))
+            answered(self)
+        pipeline.start(steps, slot, done)
+
+    def trace(self) -> JudgedTrace:
+        return judged(self.history, self.executed, self.observed, self.names, self.cut)
+
+
+def ignored_configs(asked: dict, answer: dict, mine: dict) -> str:
+    """The first config of ``mine`` that the broker describes with a value other than the one asked
+    (``key=asked (described: value)``), or "".  A key it does not describe at all is left to the judge
+    (a removed config the model expects rejected must not be hidden)."""
+    for name, configs in mine.items():
+        code, described = answer.get(name, (0, {}))
+        for key, value in configs.items():
+            seen = described.get(key) if code == 0 else None
+            if seen is not None and str(seen).lower() != str(value).lower():
+                return f"{key}={value} (described: {seen})"
+    return ""
+
+
+def leading_creates(history: History) -> list[CreateTopic]:
+    """The CreateTopic operations a history starts with (each topic once): safe to create together."""
+    out: list[CreateTopic] = []
+    for op in history.ops:
+        if not isinstance(op, CreateTopic) or any(op.topic == o.topic for o in out):
+            break
+        out.append(op)
+    return out
+
+
+def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0):
+    """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
+    ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
+    can only be our own resent request."""
+    if isinstance(op, Produce):
+        out = yield messages.produce(topic, wire.encode_batch(op.batch), partition=op.partition)
+        return produce_result(out), out
+    if isinstance(op, Fetch):
+        return fetch_result((yield from messages.fetch_all(topic, op.partition))), None
+    if isinstance(op, ListOffsets):
+        answers = yield messages.list_offsets([(topic, op.partition, op.target)])
+        return list_result(answers[(topic, op.partition)]), None
+    new = messages.NewTopic(topic, kafka_configs(op.config), op.config.partitions)
+    results = yield from messages.create_and_wait([new], wait_s, exists_ok=exists_ok)
+    return CreateTopicResult(results[topic][0]), None

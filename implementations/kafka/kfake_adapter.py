@@ -1,0 +1,41 @@
+"""``kfake``: franz-go's in-memory fake Kafka broker (processes/kfake.py), judged like any broker.
+
+kfake follows the newest Apache Kafka, so it is judged under ``kafka-4`` (its broker configs carry
+no ``log.message.timestamp.*`` limits for discovery to read).  Where it departs from Kafka, ktc
+says so: ``expectations/kfake-<version>.toml`` lists each departure with kfake's own words for it.
+"""
+from __future__ import annotations
+
+from implementations.protocol import Capabilities
+
+from .adapter import KafkaImplementation
+from .client.security import PLAINTEXT
+from .judge.capabilities import NOT_ON_A_BROKER
+from .processes import kfake
+
+PROFILE = "kafka-4"
+
+
+class KfakeImplementation(KafkaImplementation):
+    """The suites against a kfake process ktc builds (``go build``) and starts on loopback."""
+
+    xdist_group = "kfake"
+
+    def __init__(self):
+        super().__init__(bootstrap="", profile=PROFILE, security=PLAINTEXT)
+        self.name, self.kafka_version = "kfake", kfake.KFAKE_VERSION
+
+    @property
+    def version(self) -> str:
+        return self.kafka_version
+
+    def started_what(self) -> str:
+        return f"franz-go kfake {self.kafka_version} (built from tools/kfake with go build)"
+
+    def start_process(self) -> kfake.KfakeBroker:
+        return kfake.KfakeBroker().start()
+
+    def capabilities(self) -> Capabilities:
+        """kafka-4 only: kfake is not Kafka, so the KIP texts' departures of Kafka (``kip``) are not its."""
+        base = super().capabilities()
+        return Capabilities(profiles=frozenset({PROFILE}), unsupported={**NOT_ON_A_BROKER, **base.unsupported})

@@ -1,0 +1,253 @@
+"""franz-go's in-memory fake Kafka broker (kfake), built from tools/kfake and run on loopback.
+
+    with KfakeBroker() as broker:
+        client = wire.Client(broker.bootstrap)
+        ...
+
+``build()`` compiles tools/kfake (our launcher, which imports kfake as a Go module) with
+``go build`` into ``$KTC_CACHE/kfake/<version>/kfake`` (default cache ``~/.cache/ktc``), once:
+a binary whose ``.source`` stamp matches the launcher's sources is reused at the cost of a
+``stat`` and a hash of three small files.  ``KfakeBroker`` starts that binary in its own process
+group with stdin a pipe (the launcher stops at EOF, so it dies with us) and ``PR_SET_PDEATHSIG``,
+reads the ``KTC_KFAKE_LISTENING host:port`` line, and is stopped like a ``LocalBroker``: on
+``__exit__``, at exit and on SIGINT/SIGTERM (processes/lifecycle.py), by SIGKILL of its group.
+
+    python -m implementations.kafka.processes.kfake [--build-only]
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import IO, Optional, Sequence
+
+from . import lifecycle, provision
+
+TOOL_DIR = Path(__file__).resolve().parents[3] / "tools" / "kfake"
+MODULE = "github.com/twmb/franz-go/pkg/kfake"
+READY_LINE = "KTC_KFAKE_LISTENING "
+READY_TIMEOUT_S = 15.0
+BUILD_TIMEOUT_S = 900.0
+SOURCES = ("go.mod", "go.sum", "main.go")
+
+
+class KfakeError(RuntimeError):
+    """kfake could not be built or started; the message is one actionable line."""
+
+
+def pinned_version(go_mod: Path = TOOL_DIR / "go.mod") -> str:
+    """The kfake module version tools/kfake/go.mod requires."""
+    try:
+        text = go_mod.read_text()
+    except OSError as error:
+        raise KfakeError(f"cannot read {go_mod}: {error.strerror} (is the ktc checkout complete?)") from None
+    found = re.search(rf"^\s*(?:require\s+)?{re.escape(MODULE)}\s+(\S+)", text, re.MULTILINE)
+    if found is None:
+        raise KfakeError(f"{go_mod} does not require {MODULE}")
+    return found.group(1)
+
+
+KFAKE_VERSION = pinned_version()
+
+
+# ---- building ----------------------------------------------------------------------------------
+
+def binary_path(version: str = KFAKE_VERSION) -> Path:
+    """Where ``build`` puts the binary: ``<cache>/kfake/<version>/kfake``."""
+    return provision.cache_root() / "kfake" / version / "kfake"
+
+
+def source_digest(tool_dir: Path = TOOL_DIR) -> str:
+    """sha256 of the launcher's sources, so an edited main.go or go.mod is rebuilt."""
+    digest = hashlib.sha256()
+    for name in SOURCES:
+        path = tool_dir / name
+        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.exists() else b"") + b"\0")
+    return digest.hexdigest()
+
+
+def build(*, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
+    """The kfake binary, compiled first with ``go build`` unless a current one is cached."""
+    target = binary_path()
+    stamp = target.with_name(".source")
+    want = source_digest()
+    if target.exists() and stamp.exists() and stamp.read_text().strip() == want:
+        return target
+    go = shutil.which("go")
+    if go is None:
+        raise KfakeError("the Go toolchain (go) is not on PATH: install Go 1.26+ to build the kfake broker "
+                         f"from {TOOL_DIR}, or leave the kfake implementation out")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(tempfile.mkstemp(prefix="kfake-", dir=target.parent)[1])
+    try:
+        _go_build(go, partial, timeout_s)
+        os.replace(partial, target)  # atomic: a concurrent build never leaves half a binary
+        stamp.write_text(want + "\n")
+    finally:
+        partial.unlink(missing_ok=True)
+    return target
+
+
+def _go_build(go: str, output: Path, timeout_s: float) -> None:
+    """Run ``go build`` of TOOL_DIR into ``output``; KfakeError with the tail of go's output on failure."""
+    cmd = [go, "build", "-trimpath", "-buildvcs=false", "-o", str(output), "."]
+    try:
+        done = subprocess.run(cmd, cwd=TOOL_DIR, capture_output=True, text=True, timeout=timeout_s,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise KfakeError(f"go build of {TOOL_DIR} did not finish within {timeout_s:.0f} s "
+                         "(is the Go module proxy reachable? see `go env GOPROXY`)") from None
+    except OSError as error:
+        raise KfakeError(f"could not run {go}: {error}") from None
+    if done.returncode != 0:
+        raise KfakeError(f"go build of {TOOL_DIR} failed (exit {done.returncode}): "
+                         f"{_tail(done.stdout + done.stderr)} (check `go version` >= 1.26 and the module proxy)")
+
+
+def _tail(output: str, lines: int = 4) -> str:
+    """The last ``lines`` non-empty lines of ``output`` on one line."""
+    kept = [line.strip() for line in output.splitlines() if line.strip()][-lines:]
+    return " | ".join(kept) or "no output"
+
+
+# ---- the broker --------------------------------------------------------------------------------
+
+class KfakeBroker:
+    """One kfake broker (node id 0) on 127.0.0.1; ``bootstrap`` is its address once started."""
+
+    def __init__(self, *, port: int = 0, config: Optional[dict[str, object]] = None,
+                 ready_timeout_s: float = READY_TIMEOUT_S):
+        self.port = port
+        self.config = dict(config or {})
+        self.ready_timeout_s = ready_timeout_s
+        self.process: Optional[subprocess.Popen] = None
+        self.address: Optional[str] = None
+        self.startup_s: Optional[float] = None
+        self._stderr: Optional[IO[bytes]] = None
+
+    @property
+    def bootstrap(self) -> str:
+        """``host:port`` the broker listens on (after ``start``)."""
+        assert self.address is not None, "start the broker first"
+        return self.address
+
+    @property
+    def pid(self) -> Optional[int]:
+        return self.process.pid if self.process else None
+
+    def __enter__(self) -> "KfakeBroker":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> "KfakeBroker":
+        """Build if needed, launch, and wait for the listening line; stops itself on failure."""
+        binary = build()  # before the clock starts: a cold build is not start time
+        t0 = time.monotonic()
+        try:
+            self._launch(binary)
+            self.address = self._wait_listening()
+        except BaseException:
+            self.stop()
+            raise
+        self.startup_s = time.monotonic() - t0
+        return self
+
+    def stop(self) -> None:
+        """SIGKILL the broker's process group (its data is in memory) and close our pipes. Idempotent,
+        and safe to re-enter from a signal handler: every step is repeated, never skipped on a flag."""
+        if self.process is not None:
+            lifecycle.kill_group(self.process)
+            for pipe in (self.process.stdin, self.process.stdout):
+                with contextlib.suppress(OSError):
+                    if pipe is not None:
+                        pipe.close()
+        if self._stderr is not None:
+            with contextlib.suppress(OSError):
+                self._stderr.close()
+        lifecycle.release(self)
+
+    def command(self, binary: Path) -> list[str]:
+        """The launcher's command line: port and broker configs."""
+        return [str(binary), "-port", str(self.port),
+                *(arg for k, v in self.config.items() for arg in ("-config", f"{k}={v}"))]
+
+    def stderr_tail(self, lines: int = 10) -> str:
+        """The last lines the launcher wrote to stderr, on one line."""
+        if self._stderr is None or self._stderr.closed:
+            return "no output"
+        fd = self._stderr.fileno()  # pread: the child shares this file's offset, so never move it
+        return _tail(os.pread(fd, os.fstat(fd).st_size, 0).decode(errors="replace"), lines)
+
+    # -- internals
+    def _launch(self, binary: Path) -> None:
+        """Start the binary in its own session, registered for cleanup with signals held meanwhile."""
+        self._stderr = tempfile.TemporaryFile(prefix="ktc-kfake-")
+        with lifecycle.signals_deferred():
+            self.process = subprocess.Popen(
+                self.command(binary), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
+                start_new_session=True, preexec_fn=lifecycle.child_setup)
+            lifecycle.keep_stopped(self)
+
+    def _wait_listening(self) -> str:
+        """Read stdout until the ``KTC_KFAKE_LISTENING host:port`` line; return the address."""
+        assert self.process is not None and self.process.stdout is not None
+        fd, seen = self.process.stdout.fileno(), b""
+        deadline = time.monotonic() + self.ready_timeout_s
+        while b"\n" not in seen:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise KfakeError(f"kfake printed no listening line within {self.ready_timeout_s:.0f} s: "
+                                 f"{self.stderr_tail()}")
+            if select.select([fd], [], [], min(left, 0.5))[0]:
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    code = self.process.wait(timeout=5)
+                    raise KfakeError(f"kfake exited with code {code} before listening: {self.stderr_tail()}")
+                seen += chunk
+        line = seen.split(b"\n", 1)[0].decode(errors="replace").strip()
+        if not line.startswith(READY_LINE):
+            raise KfakeError(f"kfake printed {line!r} instead of {READY_LINE.strip()} host:port")
+        return line[len(READY_LINE):].strip()
+
+
+# ---- python -m implementations.kafka.processes.kfake ------------------------------------------
+
+def main(argv: Sequence[str] = ()) -> int:
+    """Build; unless ``--build-only``, start a broker, print its bootstrap and ApiVersions, and stop."""
+    try:
+        t0 = time.monotonic()
+        path = build()
+        print(f"kfake {KFAKE_VERSION}: {path} ({time.monotonic() - t0:.1f} s)")
+        if "--build-only" in argv:
+            return 0
+        with KfakeBroker() as kfake:
+            print(f"kfake on {kfake.bootstrap} (pid {kfake.pid}) ready in {kfake.startup_s:.3f} s")
+            _print_api_versions(kfake.bootstrap)
+    except KfakeError as error:
+        print(f"kfake: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print_api_versions(bootstrap: str) -> None:
+    """Print each API key's max version, named where the ktc client knows the API."""
+    from ..client.security import PLAINTEXT  # lazy: these load kafka-python
+    from ..client.wire import API_KEYS, Client
+    names = {key: name for name, key in API_KEYS.items()}
+    with Client(bootstrap, timeout_s=5, security=PLAINTEXT) as client:
+        versions = client.api_versions()
+    print("ApiVersions max: " + ", ".join(f"{names.get(k, k)}={v[1]}" for k, v in sorted(versions.items())))
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

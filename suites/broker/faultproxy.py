@@ -1,0 +1,272 @@
+"""A loopback TCP proxy in front of a broker that breaks connections where a test says, or at random.
+
+    with FaultProxy(("127.0.0.1", broker_port), seed=7, probability=0.03, max_faults=30) as proxy:
+        KafkaImplementation(bootstrap=proxy.bootstrap, ...).run(histories)
+        proxy.faults   # Counter({"before-request": 9, "after-request": 11, "mid-response": 10})
+
+Kafka frames are length-prefixed (a 4-byte big-endian size), and a broker answers each connection in
+order, so the proxy reads whole request frames from the client and whole response frames from the
+broker and knows which response answers which request.  Each request frame may draw a fault (a seeded
+``random.Random``; ``probability`` per frame, at most ``max_faults`` in all), or take the next one
+``plan``-ned for its API.  A fault ends the connection on both sides, in one of three ways:
+
+- ``before-request``: the request was read from the client and nothing of it forwarded;
+- ``after-request``: the request was forwarded, and its response is dropped when it comes back (so
+  the broker certainly acted on it and the client certainly never hears);
+- ``mid-response``: a prefix of the response frame is forwarded (at least one byte, never all of it).
+
+Half of the faults (seeded) close with an RST (``SO_LINGER`` 0) instead of a FIN, so the client sees
+a reset as well as an EOF.  Once a connection has a fault coming, its later requests draw none.
+
+The broker advertises its own address in Metadata and clients follow it to the partition leaders:
+start the broker with a listener advertised at ``proxy.port`` (the target may be set after the
+proxy is listening, for that reason).  The context manager always stops the threads and closes
+every socket; ``sever()`` closes every open connection at once, without counting a fault.
+Stdlib only: one thread accepts, two threads per connection copy frames.
+"""
+from __future__ import annotations
+
+import random
+import socket
+import struct
+import threading
+from collections import Counter, deque
+from typing import Optional
+
+BEFORE, AFTER, MID = "before-request", "after-request", "mid-response"
+KINDS = (BEFORE, AFTER, MID)
+API_KEYS = {"Produce": 0, "Fetch": 1, "ListOffsets": 2, "Metadata": 3, "ApiVersions": 18, "CreateTopics": 19,
+            "DeleteTopics": 20, "DescribeConfigs": 32}
+ACCEPT_POLL_S = 0.1  # how often the accepting thread looks at the stop flag
+JOIN_S = 5.0
+
+
+class FaultProxy:
+    def __init__(self, target: Optional[tuple[str, int]] = None, *, seed: int = 0, probability: float = 0.0,
+                 kinds: tuple[str, ...] = KINDS, max_faults: Optional[int] = None, host: str = "127.0.0.1"):
+        assert set(kinds) <= set(KINDS), kinds
+        self.target, self.probability, self.kinds, self.max_faults = target, probability, kinds, max_faults
+        self.rng = random.Random(seed)
+        self.faults: Counter = Counter()   # by kind
+        self.resets = 0                    # faults that closed with an RST rather than a FIN
+        self.connections = 0               # accepted
+        self.requests = 0                  # request frames read from clients
+        self.planned: deque = deque()      # [kind, api key or None, matches to skip], taken in order
+        self.lock = threading.Lock()
+        self.links: set[Link] = set()
+        self.threads: list[threading.Thread] = []
+        self.stopping = threading.Event()
+        self.listener = socket.create_server((host, 0))
+        self.listener.settimeout(ACCEPT_POLL_S)
+        self.host, self.port = self.listener.getsockname()[:2]
+
+    @property
+    def bootstrap(self) -> str:
+        return f"{self.host}:{self.port}"
+
+    # -- lifecycle
+    def __enter__(self) -> "FaultProxy":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    def start(self) -> "FaultProxy":
+        self.spawn(self.accept_loop, "faultproxy-accept")
+        return self
+
+    def stop(self) -> None:
+        """Stop accepting, close every connection and socket, and wait for every thread."""
+        self.stopping.set()
+        self.sever()
+        for thread in list(self.threads):
+            if thread is not threading.current_thread():
+                thread.join(JOIN_S)
+        self.listener.close()
+
+    def alive_threads(self) -> list[str]:
+        return [t.name for t in self.threads if t.is_alive()]
+
+    def sever(self) -> int:
+        """Close every open connection (not counted as a fault); how many there were."""
+        with self.lock:
+            links = list(self.links)
+        for link in links:
+            link.close()
+        return len(links)
+
+    def spawn(self, run, name: str) -> None:
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        self.threads.append(thread)
+        thread.start()
+
+    # -- faults
+    def plan(self, kind: str, api: Optional[str] = None, skip: int = 0) -> None:
+        """Break the connection of the next request (of ``api``, when given; after ``skip`` of them)
+        the ``kind`` way."""
+        assert kind in KINDS, kind
+        with self.lock:
+            self.planned.append([kind, None if api is None else API_KEYS[api], skip])
+
+    def arm(self, probability: float) -> None:
+        with self.lock:
+            self.probability = probability
+
+    def decide(self, api_key: int) -> Optional[tuple[str, bool, float]]:
+        """The fault this request frame gets, if any: (kind, close with RST, share of the response sent)."""
+        with self.lock:
+            self.requests += 1
+            kind = self.take_planned(api_key)
+            if kind is None and self.probability > 0 and not self.capped() and self.rng.random() < self.probability:
+                kind = self.rng.choice(self.kinds)
+            if kind is None:
+                return None
+            self.faults[kind] += 1
+            reset = self.rng.random() < 0.5
+            self.resets += reset
+            return kind, reset, self.rng.random()
+
+    def take_planned(self, api_key: int) -> Optional[str]:
+        for i, (kind, key, skip) in enumerate(self.planned):
+            if key is None or key == api_key:
+                if skip:
+                    self.planned[i][2] -= 1
+                    return None
+                del self.planned[i]
+                return kind
+        return None
+
+    def capped(self) -> bool:
+        return self.max_faults is not None and sum(self.faults.values()) >= self.max_faults
+
+    # -- connections
+    def accept_loop(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                client, _ = self.listener.accept()
+            except socket.timeout:
+                continue
+            except OSError:
+                return
+            self.open_link(client)
+
+    def open_link(self, client: socket.socket) -> None:
+        client.settimeout(None)
+        try:
+            assert self.target is not None, "FaultProxy.target is not set"
+            upstream = socket.create_connection(self.target)
+        except (OSError, AssertionError):
+            client.close()
+            return
+        for sock in (client, upstream):
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        link = Link(self, client, upstream)
+        with self.lock:
+            if self.stopping.is_set():
+                link.close()
+                return
+            self.connections += 1
+            self.links.add(link)
+        n = self.connections
+        self.spawn(link.requests_loop, f"faultproxy-{n}-requests")
+        self.spawn(link.responses_loop, f"faultproxy-{n}-responses")
+
+    def forget(self, link: "Link") -> None:
+        with self.lock:
+            self.links.discard(link)
+
+
+class Link:
+    """One client connection and its connection to the broker; request i is answered by response i."""
+
+    def __init__(self, proxy: FaultProxy, client: socket.socket, upstream: socket.socket):
+        self.proxy, self.client, self.upstream = proxy, client, upstream
+        self.forwarded = 0   # request frames sent to the broker
+        self.answered = 0    # response frames read from the broker
+        self.doomed: Optional[tuple[int, str, bool, float]] = None  # (response index, kind, reset, share)
+        self.lock = threading.Lock()
+        self.closed = False
+
+    def requests_loop(self) -> None:
+        """Client to broker, a frame at a time, each frame maybe the one that breaks the connection."""
+        while True:
+            frame = read_frame(self.client)
+            if frame is None:
+                return self.close()
+            fault = self.proxy.decide(api_key(frame)) if self.doomed is None else None
+            if fault is not None and fault[0] == BEFORE:
+                return self.close(reset=fault[1])
+            with self.lock:
+                if fault is not None:
+                    self.doomed = (self.forwarded, *fault)
+                self.forwarded += 1
+            if not send(self.upstream, frame):
+                return self.close()
+
+    def responses_loop(self) -> None:
+        """Broker to client; the answer to a doomed request is dropped, or cut short, and all closes."""
+        while True:
+            frame = read_frame(self.upstream)
+            if frame is None:
+                return self.close()
+            with self.lock:
+                index, self.answered = self.answered, self.answered + 1
+                doomed = self.doomed if self.doomed is not None and self.doomed[0] == index else None
+            if doomed is not None:
+                _, kind, reset, share = doomed
+                if kind == MID:
+                    send(self.client, frame[:1 + int(share * (len(frame) - 1))])  # at least 1 byte, never all
+                return self.close(reset=reset)
+            if not send(self.client, frame):
+                return self.close()
+
+    def close(self, reset: bool = False) -> None:
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+        for sock in (self.client, self.upstream):
+            try:
+                if reset:  # close() then sends an RST, not a FIN
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                # wakes the other thread's blocking recv (SHUT_RD sends nothing, so a reset stays a reset)
+                sock.shutdown(socket.SHUT_RD if reset else socket.SHUT_RDWR)
+            except OSError:
+                pass
+            sock.close()
+        self.proxy.forget(self)
+
+
+def read_exactly(sock: socket.socket, n: int) -> Optional[bytes]:
+    chunks, left = [], n
+    while left:
+        try:
+            chunk = sock.recv(min(left, 1 << 20))
+        except OSError:
+            return None
+        if not chunk:
+            return None
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def read_frame(sock: socket.socket) -> Optional[bytes]:
+    """One whole Kafka frame, its 4-byte size included; None at EOF or on any error."""
+    head = read_exactly(sock, 4)
+    if head is None:
+        return None
+    body = read_exactly(sock, struct.unpack(">i", head)[0])
+    return None if body is None else head + body
+
+
+def api_key(frame: bytes) -> int:
+    return struct.unpack_from(">h", frame, 4)[0] if len(frame) >= 6 else -1
+
+
+def send(sock: socket.socket, data: bytes) -> bool:
+    try:
+        sock.sendall(data)
+        return True
+    except OSError:
+        return False

@@ -1,0 +1,66 @@
+"""A broker ktc did not write for: franz-go's kfake, given to ktc by address as a user's broker would be.
+
+kfake reports no ``log.message.timestamp.*`` configs, so discovery places it by the API versions it
+speaks (Produce v13: a Kafka 4 line) and prints that evidence.  With ``--profile kafka-4`` its departures fail, and
+``ktc replay`` of one of those failures goes back to that same broker (and says in one line when
+the broker is gone).
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
+
+from implementations.kafka.processes.kfake import KfakeBroker, KfakeError, build  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("broker")
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def kfake():
+    try:
+        build()
+    except KfakeError as error:
+        pytest.fail(f"kfake cannot be built here: {error}")
+    with KfakeBroker() as broker:
+        yield broker
+
+
+def ktc(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
+    env.pop("KTC_RUN_ID", None)
+    return subprocess.run([sys.executable, "-m", "ktc", *args], cwd=ROOT, capture_output=True, text=True, env=env,
+                          timeout=timeout)
+
+
+def test_a_broker_without_timestamp_configs_is_placed_by_its_api_versions_with_the_evidence_printed(kfake, tmp_path):
+    proc = ktc("run", "--impl", "kafka", "--kafka-bootstrap", kfake.bootstrap, "--report", str(tmp_path), "--workers",
+               "0", "--", "suites/kip937/test_validation.py", "-k", "no_such_test")
+    line = next(line for line in proc.stderr.splitlines() if "judged as" in line)
+    print(line)
+    assert "judged as kafka-4" in line and "no log.message.timestamp.* configs on broker 0" in line
+    assert "Produce v13" in line and "profile from ApiVersions alone" in line
+
+
+def test_replay_of_a_failure_on_an_external_broker_goes_back_to_that_broker(tmp_path):
+    with KfakeBroker() as broker:
+        run = ktc("run", "--impl", "kafka", "--kafka-bootstrap", broker.bootstrap, "--profile", "kafka-4",
+                  "--workers", "0", "--report", str(tmp_path), "--", "suites/kip937/test_validation.py",
+                  "-k", "future_timestamp")
+        assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
+        files = sorted((tmp_path / "counterexamples").glob("*--kafka--kafka-4.json"))
+        assert files, list(tmp_path.iterdir())
+        assert json.loads(files[0].read_text())["target"]["bootstrap"] == broker.bootstrap
+        again = ktc("replay", str(files[0]))
+        print(again.stdout.strip())
+        assert again.returncode == 1 and f"on {broker.bootstrap}" in again.stdout and "STILL FAILING" in again.stdout
+    gone = ktc("replay", str(files[0]))
+    assert gone.returncode == 2 and len(gone.stderr.strip().splitlines()) == 1 and broker.bootstrap in gone.stderr, \
+        gone.stderr

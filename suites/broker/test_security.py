@@ -1,0 +1,187 @@
+"""TLS and SASL against a real broker: a LocalBroker with a SASL_SSL listener beside its plaintext one.
+
+The listener has a throwaway CA, a server certificate for ``localhost`` / 127.0.0.1, SASL PLAIN and
+SCRAM-SHA-256/512 for one user (processes/tls.py).  Every login checks the certificate against the
+CA file and the hostname.  What ktc measures must not depend on the transport: the same operations
+over plaintext and over TLS + SCRAM give the same error codes, offsets and stored timestamps.
+
+Versions: ``KTC_KAFKA_VERSIONS`` (comma-separated; default the newest 3.9.x).
+The properties-file parsing is tested without a broker: suites/selftest/test_security_config.py.
+"""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import select
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
+
+from implementations.kafka.client import messages, wire  # noqa: E402
+from implementations.kafka.client.connection import Connection  # noqa: E402
+from implementations.kafka.client.security import PROPERTIES, PLAINTEXT, AuthenticationError, open_socket  # noqa: E402
+from implementations.kafka.processes import provision  # noqa: E402
+from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
+from reference.types import INT64_MAX, Batch, Record, TimestampType  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("broker")
+ROOT = Path(__file__).resolve().parents[2]
+VERSIONS = [v.strip() for v in os.environ.get("KTC_KAFKA_VERSIONS", provision.DEFAULT_VERSIONS[0]).split(",")
+            if v.strip()]  # KTC_KAFKA_VERSIONS=3.9.2,4.3.1 for both majors (measured: both pass, 13-14 s)
+HOUR = 3_600_000
+MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+_TOPICS = iter(range(1_000_000))
+
+
+@pytest.fixture(scope="module", params=VERSIONS)
+def broker(request):
+    with LocalBroker(request.param, secure=True) as b:
+        yield b
+
+
+# ---- logging in ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_each_mechanism_logs_in_over_tls_with_the_hostname_checked_against_the_ca_file(broker, mechanism):
+    security = broker.client_security(mechanism)
+    assert security.ssl_context().check_hostname and security.ca_location
+    assert broker.secure_bootstrap.startswith("localhost:")  # a name, as managed clusters have
+    started = time.monotonic()
+    with wire.Client(broker.secure_bootstrap, security=security, timeout_s=10) as client:
+        handshake_s = time.monotonic() - started
+        assert client.api_versions()[0] == client.supported_versions()[0]  # Produce is there
+        assert client.describe_broker_configs(1, ["log.message.timestamp.type"])[0] == 0  # past authentication
+    assert handshake_s < 5, f"TCP + TLS + SASL {mechanism} took {handshake_s:.2f} s"
+
+
+def test_a_client_certificate_signed_by_the_ca_is_accepted(broker):
+    with wire.Client(broker.secure_bootstrap, security=broker.client_security(client_cert=True)) as client:
+        assert client.describe_broker_configs(1, ["log.message.timestamp.type"])[0] == 0
+
+
+@pytest.mark.parametrize("mechanism", MECHANISMS)
+def test_a_wrong_password_fails_with_the_brokers_message_on_one_line(broker, mechanism):
+    security = dataclasses.replace(broker.client_security(mechanism), password="hunter2")
+    with pytest.raises(AuthenticationError) as caught:  # a WireError that no retry mends
+        wire.Client(broker.secure_bootstrap, security=security, timeout_s=10)
+    message = str(caught.value)
+    assert "\n" not in message and "Authentication failed" in message and mechanism in message, message
+    assert "hunter2" not in message and isinstance(caught.value, wire.WireError)  # the password is never echoed
+
+
+def test_a_ca_that_did_not_sign_the_certificate_is_refused(broker):
+    security = dataclasses.replace(broker.client_security(), ca_location=str(broker.tls.other_ca))
+    with pytest.raises(AuthenticationError) as caught:
+        wire.Client(broker.secure_bootstrap, security=security, timeout_s=10)
+    message = str(caught.value)
+    assert "\n" not in message and "certificate" in message and "ssl.ca.location" in message, message
+
+
+def test_tls_to_the_plaintext_listener_fails_on_one_line(broker):
+    with pytest.raises(wire.WireError, match="TLS handshake") as caught:
+        wire.Client(broker.bootstrap, security=broker.client_security(), timeout_s=10)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_pipelined_non_blocking_connection_works_over_tls_and_scram(broker):
+    host, _, port = broker.secure_bootstrap.rpartition(":")
+    connection = Connection((host, int(port)), 10.0, broker.client_security("SCRAM-SHA-512"))
+    answers = []
+    try:
+        for _ in range(3):  # pipelined: three requests in flight at once
+            connection.send(messages.api_versions(), lambda answer, ms: answers.append(answer),
+                            lambda maybe, reason: answers.append(reason))
+        deadline = time.monotonic() + 10
+        while len(answers) < 3 and time.monotonic() < deadline and connection.faulted is None:
+            select.select([connection.sock], [connection.sock] if connection.wants_write else [], [], 0.1)
+            connection.flush()
+            for done, answer, received in connection.receive():
+                done(answer, received)
+    finally:
+        connection.close()
+    assert connection.faulted is None and len(answers) == 3 and all(isinstance(a, dict) for a in answers), answers
+
+
+def test_open_socket_with_explicit_plaintext_ignores_the_environment(broker, tmp_path, monkeypatch):
+    config = tmp_path / "client.properties"
+    config.write_text("security.protocol=SSL\n")
+    monkeypatch.setenv("KTC_KAFKA_CONFIG", str(config))
+    host, _, port = broker.bootstrap.rpartition(":")
+    open_socket((host, int(port)), 5.0, PLAINTEXT).close()
+    with pytest.raises(wire.WireError, match="TLS handshake"):
+        wire.Client(broker.bootstrap, timeout_s=5)  # the default follows $KTC_KAFKA_CONFIG
+
+
+# ---- the transport does not change what is measured --------------------------------------------
+
+def operations(client: wire.Client, now: int) -> list[tuple]:
+    """A fixed set of produces, a fetch of everything and list-offsets, as comparable tuples."""
+    name = f"sec{next(_TOPICS)}-{time.monotonic_ns()}"
+    code, message = client.create_topic(name, {"message.timestamp.after.max.ms": 60_000,
+                                               "message.timestamp.before.max.ms": INT64_MAX})
+    assert code == 0, (code, message)
+    out: list[tuple] = []
+    for stamps in [(now,), (now + HOUR,), (-1,), (INT64_MAX,), (now - 5, -1, now)]:
+        p = client.produce(name, Batch(tuple(Record(ts, value=b"v%d" % i) for i, ts in enumerate(stamps))))
+        out.append(("produce", stamps, p.error_code, p.error_message, p.base_offset, p.log_append_time,
+                    p.log_start_offset, tuple(e.batch_index for e in p.record_errors)))
+    f = client.fetch_all(name)
+    out.append(("fetch", f.error_code, f.high_watermark, f.log_start_offset,
+                tuple((b.base_offset, b.timestamp_type, b.max_timestamp, b.crc_ok,
+                       tuple((r.offset, r.timestamp) for r in b.records)) for b in f.batches)))
+    for target in (wire.LATEST_TIMESTAMP, wire.EARLIEST_TIMESTAMP, wire.MAX_TIMESTAMP, now - 5, now, now + 1):
+        lo = client.list_offsets(name, target)
+        out.append(("list_offsets", target, lo.error_code, lo.offset, lo.timestamp))
+    return out
+
+
+def test_plaintext_and_tls_with_scram_give_identical_results(broker):
+    now = wire.now_ms()
+    with wire.Client(broker.bootstrap, security=PLAINTEXT) as client:
+        plain = operations(client, now)
+    with wire.Client(broker.secure_bootstrap, security=broker.client_security("SCRAM-SHA-256")) as client:
+        secure = operations(client, now)
+    assert secure == plain
+    assert [row[2] for row in plain[:5]] == [0, 32, 0, 32, 0]  # now, now+1h, -1, Long.MAX, a mixed batch
+    fetched = plain[5][4]
+    assert [b[0] for b in fetched] == [0, 1, 2] and fetched[0][1] is TimestampType.CREATE_TIME
+    assert [r for b in fetched for r in b[4]] == [(0, now), (1, -1), (2, now - 5), (3, -1), (4, now)]
+
+
+# ---- a whole ktc run over TLS + SCRAM ------------------------------------------------------------
+
+def properties_file(security, path: Path) -> Path:
+    """The librdkafka-style file a user would write for ``security``."""
+    names = {v: k for k, v in PROPERTIES.items() if k != "sasl.mechanisms"}
+    lines = [f"{names[f.name]}={getattr(security, f.name)}" for f in dataclasses.fields(security)
+             if f.name in names and getattr(security, f.name) not in (None, "")]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
+    proc = subprocess.run([sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-bootstrap", bootstrap,
+                           "--workers", "0", "--report", str(report), *extra, "--",
+                           "suites/kip937/test_validation.py", f"--hypothesis-seed={seed}"],
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "HYPOTHESIS_PROFILE": "dev"},
+                          timeout=600)
+    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+    rows = json.loads((report / "results.json").read_text())["rows"]
+    return {(r["clause"], r["profile"], tuple(r["tests"])): r["verdict"] for r in rows if r["implementation"] == "kafka"}
+
+
+def test_a_whole_run_over_tls_and_scram_gives_the_verdicts_of_plaintext(broker, tmp_path):
+    config = properties_file(broker.client_security("SCRAM-SHA-512"), tmp_path / "client.properties")
+    plain = ktc_run_rows(broker.bootstrap, tmp_path / "plain", 20261123)
+    secure = ktc_run_rows(broker.secure_bootstrap, tmp_path / "tls", 20261123, "--kafka-config", str(config))
+    decided = {k for k in plain if plain[k] in ("pass", "fail") and secure.get(k) in ("pass", "fail")}
+    print(f"{len(plain)} rows; {len(decided)} decided on both transports; "
+          f"{sum(plain[k] != secure.get(k) for k in plain)} differ")
+    assert plain.keys() == secure.keys() and decided
+    assert all(plain[k] == secure[k] for k in decided)

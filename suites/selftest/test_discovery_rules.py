@@ -1,0 +1,48 @@
+"""The profile rules of judge/discovery.py as data: each release family's configs map to its profile."""
+from __future__ import annotations
+
+import pytest
+
+from implementations.kafka.judge.discovery import (Discovery, PROFILE_RULES, own_node, profile_by_api, profile_for,
+                                                   unrecognised)
+
+LONG_MAX = str(2**63 - 1)
+
+
+@pytest.mark.parametrize("limits, expected", [
+    ({"difference": LONG_MAX}, "kafka-3.5"),
+    ({"difference": LONG_MAX, "before": LONG_MAX, "after": LONG_MAX}, "kafka-3.6"),
+    ({"before": LONG_MAX, "after": "3600000"}, "kafka-4"),
+])
+def test_each_release_familys_configs_map_to_its_profile(limits, expected):
+    assert profile_for(limits) == expected
+
+
+@pytest.mark.parametrize("limits", [{}, {"before": LONG_MAX, "after": LONG_MAX}, {"after": "3600000"},
+                                    {"difference": "1", "after": "3600000"}])
+def test_configs_no_rule_names_give_no_profile(limits):
+    assert profile_for(limits) is None
+
+
+def test_every_rule_names_a_known_profile():
+    from specs.profiles import names
+    assert {profile for profile, _keys, _after in PROFILE_RULES} <= set(names())
+
+
+def test_the_bootstraps_own_node_is_asked_not_node_1():
+    brokers = {0: ("127.0.0.1", 9092), 1: ("127.0.0.1", 9093), 7: ("127.0.0.1", 9094)}
+    assert own_node(brokers, ("127.0.0.1", 9094), controller=1) == 7
+    assert own_node(brokers, ("10.0.0.9", 9999), controller=0) == 0
+    assert own_node({5: ("h", 1), 3: ("h", 2)}, ("x", 9), controller=42) == 3
+
+
+def test_an_unrecognised_broker_is_refused_in_one_line_that_asks_for_profile():
+    found = Discovery({0: ("127.0.0.1", 1)}, 0, 0, {}, {"Produce": 9})
+    message = str(unrecognised(found, "127.0.0.1:1"))
+    assert "\n" not in message and "--profile" in message and "no log.message.timestamp" in message
+
+
+@pytest.mark.parametrize("api_max, expected", [({"Produce": 13}, "kafka-4"), ({"Produce": 12}, "kafka-4"),
+                                               ({"Produce": 11}, None), ({}, None)])
+def test_without_timestamp_configs_only_a_kafka_4_api_line_places_a_broker(api_max, expected):
+    assert profile_by_api(api_max) == expected
