@@ -184,4 +184,5 @@ def test_a_whole_run_over_tls_and_scram_gives_the_verdicts_of_plaintext(broker, 
     print(f"{len(plain)} rows; {len(decided)} decided on both transports; "
           f"{sum(plain[k] != secure.get(k) for k in plain)} differ")
     assert plain.keys() == secure.keys() and decided
-    assert all(plain[k] == secure[k] for k in decided)
+    differing = {k: (plain[k], secure[k]) for k in decided if plain[k] != secure[k]}
+    assert not differing, f"verdicts differ (plaintext, TLS): {differing}"

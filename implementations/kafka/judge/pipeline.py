@@ -29,6 +29,7 @@ from reference.types import CreateTopic, CreateTopicResult, Fetch, History, List
 from ..client import messages, wire
 from ..client.connection import Broken
 from ..client.multiplex import Lost, Multiplexer, Slot
+from . import logstart
 from .observe import Cut, JudgedTrace, Observed, fetch_result, judged, list_result, local, produce_observed, \
     produce_result, rebase
 from .topics import TopicNamer, kafka_configs
@@ -273,10 +274,12 @@ class HistoryRun:
         self.prefix = leading_creates(history)
         self.leaders: dict[tuple[str, int], tuple[str, int]] = {}
         self.cut: Optional[Cut] = None
+        self.probe = logstart.partitions_to_probe(history, names)  # read after the last operation
+        self.probed = not self.probe
 
     @property
     def finished(self) -> bool:
-        return self.cut is not None or len(self.observed) == len(self.history.ops)
+        return self.cut is not None or (self.probed and len(self.observed) == len(self.history.ops))
 
     def needs(self, pending) -> bool:
         """Whether one of this history's leading topics still has a partition in ``pending``."""
@@ -292,7 +295,9 @@ class HistoryRun:
 
     def address(self) -> tuple[str, int]:
         """The broker that leads the partition the next operation is about (the bootstrap if unknown)."""
-        op = self.history.ops[len(self.observed)] if not self.finished else None
+        if len(self.observed) == len(self.history.ops):
+            return self.leaders.get(self.probe[0], self.bootstrap) if self.probe else self.bootstrap
+        op = self.history.ops[len(self.observed)]
         key = (self.names.get(getattr(op, "topic", None)), getattr(op, "partition", 0))
         return self.leaders.get(key, self.bootstrap)
 
@@ -311,6 +316,9 @@ class HistoryRun:
     def step(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> bool:
         """Answer local operations; send the next request on ``slot``.  False when nothing is left."""
         while not self.finished:
+            if len(self.observed) == len(self.history.ops):
+                self.send_probe(pipeline, slot, answered)
+                return True
             op, state = self.history.ops[len(self.observed)], self.clocks[len(self.observed)]
             op = rebase(op, state.leader_now(op.topic, op.partition) if hasattr(op, "partition") else None)
             seen = local(op)
@@ -335,6 +343,14 @@ class HistoryRun:
                             produce_observed(produced, config, sent, received, pipeline.limit_defaults))
             answered(self)
         pipeline.start(steps, slot, done)
+
+    def send_probe(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
+        """ListOffsets EARLIEST of the partitions produced to (judge/logstart.py)."""
+        def done(answers, received):
+            self.probed = True
+            self.cut = logstart.cut_after(answers, len(self.observed))
+            answered(self)
+        pipeline.start(logstart.probe(self.probe), slot, done)
 
     def trace(self) -> JudgedTrace:
         return judged(self.history, self.executed, self.observed, self.names, self.cut)
