@@ -14,6 +14,9 @@ _common = dict(deadline=None, print_blob=True, suppress_health_check=[HealthChec
 settings.register_profile("dev", max_examples=40, **_common)
 settings.register_profile("ci", max_examples=120, **_common)
 settings.register_profile("nightly", max_examples=3000, **_common)
+# mutation/ (ktc mutate): the ci profile without the example database, so every mutant starts clean
+settings.register_profile("mutation-quick", max_examples=12, database=None, **{**_common, "print_blob": False})
+settings.register_profile("mutation", max_examples=120, database=None, **{**_common, "print_blob": False})
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # Loaded here, at the root, so the xdist controller (which collects nothing) prints the kill table

@@ -53,7 +53,7 @@ def jvms_under(tmp: Path) -> list[int]:
 def interrupt(child: subprocess.Popen) -> None:
     child.send_signal(signal.SIGINT)
     try:
-        child.wait(timeout=30)
+        child.wait(timeout=120)  # a hang detector: generous, since a loaded machine is normal
     finally:
         if child.poll() is None:
             child.kill()

@@ -258,8 +258,8 @@ def test_a_signal_to_the_python_process_leaves_no_jvm(signum):
         jvm, tmpdir = started["pid"], Path(started["tmpdir"])
         assert psutil.pid_exists(jvm)
         child.send_signal(signum)
-        child.wait(timeout=15)
-        assert gone_within(jvm, 15), f"JVM {jvm} still alive 15 s after {signum.name} to its Python parent"
+        child.wait(timeout=90)  # hang detectors: generous, since a loaded machine is normal
+        assert gone_within(jvm, 30), f"JVM {jvm} still alive 30 s after {signum.name} to its Python parent"
         assert ours(tmpdir) == []
         if signum is not signal.SIGKILL:  # SIGKILL runs no Python code: the JVM dies (PDEATHSIG), the dir stays
             assert not tmpdir.exists()

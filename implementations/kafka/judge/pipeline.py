@@ -118,11 +118,7 @@ class Session:
                     self.finished(run)
 
     def answered(self, run: "HistoryRun") -> None:
-        if run.finished:
-            self.finished(run)
-        else:
-            self.wait_for_slot(run)
-        self.pump()
+        self.released([run])
 
     def finished(self, run: "HistoryRun") -> None:
         self.unfinished -= 1

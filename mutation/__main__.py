@@ -1,0 +1,83 @@
+"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR]``
+
+Bad input prints one line and exits 2; Ctrl-C stops every worker and forked child and exits 130.
+Exit 0 when the run finished (the score is in the report, not in the exit code).
+"""
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from . import report
+from .mutants import Unmutated, enumerate_mutants, sample
+from .runner import run_all
+from .subject import ROOT, copy_into
+
+EXIT_USAGE = 2
+
+
+class Parser(argparse.ArgumentParser):
+    def error(self, message: str):
+        print(f"mutation: error: {message} (see 'python -m mutation --help')", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+
+
+def positive(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return int(text)
+
+
+def build_parser() -> Parser:
+    parser = Parser(prog="python -m mutation", description=__doc__.splitlines()[0])
+    parser.add_argument("--max", type=positive, help="run at most N mutants (a stable sample by --seed)")
+    parser.add_argument("--workers", type=positive, default=2, help="parallel workers (default 2)")
+    parser.add_argument("--seed", type=int, default=20261123, help="Hypothesis seed and sampling seed")
+    parser.add_argument("--timeout", type=positive, help="seconds per mutant and phase before it counts as killed "
+                        "(default: twice the unmutated run, at least 60)")
+    parser.add_argument("--out", default=str(ROOT / "mutation" / "latest"), help="report directory")
+    return parser
+
+
+def progress(outcome, done: int, total: int) -> None:
+    where = f" by {outcome.test}" if outcome.test else ""
+    print(f"[{done}/{total}] {outcome.status:8} {outcome.seconds:6.1f}s {outcome.key}{where}", flush=True)
+
+
+def baseline_timeout(path: str, seed: int) -> int:
+    """Run the unmutated copy (it must pass every suite); the timeout is twice its time, at least 60 s."""
+    outcome = run_all([Unmutated(path)], 1, seed, 3600, progress)[0]
+    if outcome.status != "survived":
+        print(f"mutation: error: the unmutated copy does not pass the suites ({outcome.status}: {outcome.test}); "
+              f"fix the suites or the copy first", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    return max(60, round(2 * outcome.seconds))
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    started = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix="ktc-mutants-") as listing:
+        copies = copy_into(Path(listing))
+        mutants = sample(enumerate_mutants(copies), args.max, args.seed)
+        print(f"mutation: {len(mutants)} mutants, {args.workers} workers, seed {args.seed}", flush=True)
+        try:
+            timeout = args.timeout or baseline_timeout(str(copies[0]), args.seed)
+            outcomes = run_all(mutants, args.workers, args.seed, timeout, progress)
+        except KeyboardInterrupt:
+            print("mutation: interrupted", file=sys.stderr)
+            return 130
+        command = "python -m mutation " + shlex.join(argv if argv is not None else sys.argv[1:])
+        facts = report.write(Path(args.out), mutants, outcomes, report.reviewed_equivalents(),
+                             time.monotonic() - started, command)
+    print(f"mutation: score {facts['score']} ({facts['killed']} killed, {facts['survived']} survived, "
+          f"{facts['equivalent']} equivalent) in {facts['wall_s']} s; report in {args.out}/mutation.md")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,176 @@
+"""Running the reference-tier suites against each mutant, in parallel, each in a fresh forked child.
+
+Each worker process owns a copy of the rule modules (mutation/subject.py) and has pytest, Hypothesis
+and ktc imported once.  Per mutant it writes the mutated module, forks, and the child runs the
+reference-tier suites against ``MutantImplementation`` with ``-x`` (first failure ends it); the parent
+restores the module.  The child imports the copy afresh, so nothing of one mutant reaches the next.
+Results are data (``Outcome``); mutation/report.py renders them.
+"""
+from __future__ import annotations
+
+import ctypes
+import multiprocessing
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+from .mutants import Mutant
+from .subject import ROOT, copy_into
+
+# Fast, decisive suites first: pinned tables and deviations, then the KIPs' properties, then histories.
+SUITES = ("pinned", "deviations", "kip937", "kip228", "kip32", "kip33", "kip870", "stateful")
+IMPL = "mutation.subject:MutantImplementation"
+# A few examples per property first (most mutants die there in seconds); a mutant that survives them
+# is run again under the ci profile's example count, which decides it.  Profiles: conftest.py.
+PHASES = ("mutation-quick", "mutation")
+
+
+@dataclass(frozen=True)
+class Outcome:
+    key: str
+    status: str               # killed | survived | timeout | error | no-op
+    seconds: float
+    phase: str = ""           # the Hypothesis profile that decided it
+    test: Optional[str] = None    # the first failing test (killed)
+    clauses: tuple[str, ...] = ()  # the clauses that test cites
+
+
+def pytest_args(report_dir: Path, seed: int) -> list[str]:
+    return [*(str(ROOT / "suites" / s) for s in SUITES), "--rootdir", str(ROOT), "-x", "-q", "-p", "no:cacheprovider",
+            "-p", "no:xdist", f"--impl={IMPL}", f"--hypothesis-seed={seed}", f"--ktc-report={report_dir}"]
+
+
+class FirstFailure:
+    """A pytest plugin that notes the first failing test and the clauses it cites."""
+
+    def __init__(self, out: Path):
+        self.out, self.clauses = out, {}
+
+    def pytest_collection_modifyitems(self, items):
+        self.clauses = {i.nodeid: [a for m in i.iter_markers("clause") for a in m.args] for i in items}
+
+    def pytest_runtest_logreport(self, report):
+        if report.failed and not self.out.exists():
+            self.out.write_text("\n".join([report.nodeid, *self.clauses.get(report.nodeid, [])]))
+
+
+def die_with_parent() -> None:
+    """PR_SET_PDEATHSIG: the kernel SIGKILLs this child when its worker dies (Ctrl-C, a kill)."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
+    except (OSError, AttributeError):  # not Linux: a killed worker may leave its child to finish
+        pass
+
+
+def run_child(args: list[str], out: Path, log: Path) -> None:
+    """In the forked child: run pytest quietly and exit with its code."""
+    import pytest
+    die_with_parent()
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    os.dup2(fd, 1)
+    os.dup2(fd, 2)
+    try:
+        code = int(pytest.main(args, plugins=[FirstFailure(out)]))
+    except BaseException:
+        code = 3
+    os._exit(code)
+
+
+def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tuple[str, Optional[str], tuple]:
+    """(status, first failing test, its clauses) of one pytest run in a forked child."""
+    out, log = scratch / "first-failure", scratch / "pytest.log"
+    out.unlink(missing_ok=True)
+    pid = os.fork()
+    if pid == 0:
+        os.environ["HYPOTHESIS_PROFILE"] = profile  # read when the child imports the root conftest.py
+        run_child(args, out, log)
+    code = wait_for(pid, timeout_s)
+    lines = out.read_text().splitlines() if out.exists() else []
+    if code is None:
+        return "timeout", None, ()
+    if code == 0:
+        return "survived", None, ()
+    if code == 1 and lines:
+        return "killed", lines[0], tuple(lines[1:])
+    return "error", f"pytest exit {code}: see {log}", ()
+
+
+def wait_for(pid: int, timeout_s: float) -> Optional[int]:
+    """The child's exit code, or None after killing it at the deadline."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return os.waitstatus_to_exitcode(status)
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    return None
+
+
+def worker(jobs, results, seed: int, timeout_s: float) -> None:
+    """One worker process: its own copy, warm imports, then mutants until it reads None."""
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the work directory is removed
+    workdir = Path(tempfile.mkdtemp(prefix="ktc-mutate-"))
+    try:
+        copy_into(workdir)
+        sys.path.insert(0, str(workdir))
+        os.chdir(ROOT)
+        import hypothesis, pytest, ktc.plugin, strategies  # noqa: E401,F401  warm once, shared by every fork
+        for mutant in iter(jobs.get, None):
+            results.put(run_one(mutant, workdir, seed, timeout_s))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def run_one(mutant: Mutant, workdir: Path, seed: int, timeout_s: float) -> Outcome:
+    target = workdir / "mutref" / Path(mutant.path).name
+    original = target.read_text()
+    mutated = mutant.mutated_source()
+    if mutated is None:
+        return Outcome(mutant.key, "no-op", 0.0)
+    started = time.monotonic()
+    try:
+        target.write_text(mutated)
+        for phase in PHASES:
+            status, test, clauses = forked(pytest_args(workdir / "report", seed), workdir, timeout_s, phase)
+            if status != "survived":
+                break
+    finally:
+        target.write_text(original)
+    return Outcome(mutant.key, status, round(time.monotonic() - started, 2), phase, test, clauses)
+
+
+def run_all(mutants: list[Mutant], workers: int, seed: int, timeout_s: float,
+            progress: Callable[[Outcome, int, int], None]) -> list[Outcome]:
+    """Every mutant's outcome; ``progress(outcome, done, total)`` after each."""
+    context = multiprocessing.get_context("spawn")
+    jobs, results = context.Queue(), context.Queue()
+    for mutant in mutants:
+        jobs.put(mutant)
+    processes = [context.Process(target=worker, args=(jobs, results, seed, timeout_s), daemon=True)
+                 for _ in range(workers)]
+    for p in processes:
+        jobs.put(None)
+        p.start()
+    outcomes = []
+    try:
+        for done in range(1, len(mutants) + 1):
+            outcomes.append(results.get())
+            progress(outcomes[-1], done, len(mutants))
+    except KeyboardInterrupt:
+        for p in processes:
+            p.join(5)  # they saw the same Ctrl-C; their forked children die with them
+        raise
+    finally:
+        for p in processes:
+            p.terminate()
+    return outcomes
