@@ -8,15 +8,17 @@ Profiles (select with HYPOTHESIS_PROFILE or --hypothesis-profile):
 """
 import os
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 
 _common = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck.too_slow])
 settings.register_profile("dev", max_examples=40, **_common)
 settings.register_profile("ci", max_examples=120, **_common)
 settings.register_profile("nightly", max_examples=3000, **_common)
-# mutation/ (ktc mutate): the ci profile without the example database, so every mutant starts clean
-settings.register_profile("mutation-quick", max_examples=12, database=None, **{**_common, "print_blob": False})
-settings.register_profile("mutation", max_examples=120, database=None, **{**_common, "print_blob": False})
+# python -m mutation (mutation/): the ci profile's examples, no example database (every mutant starts
+# clean) and no shrinking (a kill needs one failing example, not the smallest); a few examples first.
+_mutation = dict(_common, print_blob=False, database=None, phases=[Phase.explicit, Phase.generate, Phase.target])
+settings.register_profile("mutation-quick", max_examples=12, **_mutation)
+settings.register_profile("mutation", max_examples=120, **_mutation)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # Loaded here, at the root, so the xdist controller (which collects nothing) prints the kill table

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import signal
 import sys
 import tempfile
 import time
@@ -33,12 +34,14 @@ def positive(text: str) -> int:
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="python -m mutation", description=__doc__.splitlines()[0])
+    parser = Parser(prog="python -m mutation", description=__doc__.splitlines()[0], allow_abbrev=False)
     parser.add_argument("--max", type=positive, help="run at most N mutants (a stable sample by --seed)")
     parser.add_argument("--workers", type=positive, default=2, help="parallel workers (default 2)")
     parser.add_argument("--seed", type=int, default=20261123, help="Hypothesis seed and sampling seed")
     parser.add_argument("--timeout", type=positive, help="seconds per mutant and phase before it counts as killed "
-                        "(default: twice the unmutated run, at least 60)")
+                        "(default: three times the unmutated run, at least 120)")
+    parser.add_argument("--only", action="append", metavar="KEY", help="run just this mutant (repeatable; keys as "
+                        "the report prints them, e.g. reference/int64.py:core/NumberReplacer:0)")
     parser.add_argument("--out", default=str(ROOT / "mutation" / "latest"), help="report directory")
     return parser
 
@@ -49,21 +52,40 @@ def progress(outcome, done: int, total: int) -> None:
 
 
 def baseline_timeout(path: str, seed: int) -> int:
-    """Run the unmutated copy (it must pass every suite); the timeout is twice its time, at least 60 s."""
+    """Run the unmutated copy (it must pass every suite); the timeout is three times its time, at least 120 s
+    (a loaded machine is normal: a mutant that is merely slow must not count as killed)."""
     outcome = run_all([Unmutated(path)], 1, seed, 3600, progress)[0]
     if outcome.status != "survived":
         print(f"mutation: error: the unmutated copy does not pass the suites ({outcome.status}: {outcome.test}); "
               f"fix the suites or the copy first", file=sys.stderr)
         sys.exit(EXIT_USAGE)
-    return max(60, round(2 * outcome.seconds))
+    return max(120, round(3 * outcome.seconds))
+
+
+def chosen(mutants: list, args) -> list:
+    """--only's mutants (an unknown key is bad input), else a --max sample, else all."""
+    if not args.only:
+        return sample(mutants, args.max, args.seed)
+    by_key = {m.key: m for m in mutants}
+    unknown = [k for k in args.only if k not in by_key]
+    if unknown:
+        print(f"mutation: error: no mutant {unknown[0]!r} (keys are module:operator:occurrence, as mutation.md "
+              f"prints them)", file=sys.stderr)
+        sys.exit(EXIT_USAGE)
+    return [by_key[k] for k in args.only]
+
+
+def interrupted(*_) -> None:
+    raise KeyboardInterrupt  # SIGTERM stops the run as Ctrl-C does: workers and children go with it
 
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    signal.signal(signal.SIGTERM, interrupted)
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ktc-mutants-") as listing:
         copies = copy_into(Path(listing))
-        mutants = sample(enumerate_mutants(copies), args.max, args.seed)
+        mutants = chosen(enumerate_mutants(copies), args)
         print(f"mutation: {len(mutants)} mutants, {args.workers} workers, seed {args.seed}", flush=True)
         try:
             timeout = args.timeout or baseline_timeout(str(copies[0]), args.seed)

@@ -41,9 +41,9 @@ class Outcome:
     clauses: tuple[str, ...] = ()  # the clauses that test cites
 
 
-def pytest_args(report_dir: Path, seed: int) -> list[str]:
+def pytest_args(seed: int) -> list[str]:
     return [*(str(ROOT / "suites" / s) for s in SUITES), "--rootdir", str(ROOT), "-x", "-q", "-p", "no:cacheprovider",
-            "-p", "no:xdist", f"--impl={IMPL}", f"--hypothesis-seed={seed}", f"--ktc-report={report_dir}"]
+            "-p", "no:xdist", f"--impl={IMPL}", f"--hypothesis-seed={seed}"]
 
 
 class FirstFailure:
@@ -60,10 +60,10 @@ class FirstFailure:
             self.out.write_text("\n".join([report.nodeid, *self.clauses.get(report.nodeid, [])]))
 
 
-def die_with_parent() -> None:
-    """PR_SET_PDEATHSIG: the kernel SIGKILLs this child when its worker dies (Ctrl-C, a kill)."""
+def die_with_parent(signum: int = signal.SIGKILL) -> None:
+    """PR_SET_PDEATHSIG: the kernel sends ``signum`` to this process when its parent dies (Ctrl-C, a kill)."""
     try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, int(signal.SIGKILL))
+        ctypes.CDLL(None, use_errno=True).prctl(1, int(signum))
     except (OSError, AttributeError):  # not Linux: a killed worker may leave its child to finish
         pass
 
@@ -90,7 +90,12 @@ def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tu
     if pid == 0:
         os.environ["HYPOTHESIS_PROFILE"] = profile  # read when the child imports the root conftest.py
         run_child(args, out, log)
-    code = wait_for(pid, timeout_s)
+    try:
+        code = wait_for(pid, timeout_s)
+    except BaseException:  # stopped (Ctrl-C, SIGTERM): the child goes first, so nothing writes after cleanup
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
     lines = out.read_text().splitlines() if out.exists() else []
     if code is None:
         return "timeout", None, ()
@@ -117,6 +122,7 @@ def wait_for(pid: int, timeout_s: float) -> Optional[int]:
 def worker(jobs, results, seed: int, timeout_s: float) -> None:
     """One worker process: its own copy, warm imports, then mutants until it reads None."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the work directory is removed
+    die_with_parent(signal.SIGTERM)  # a killed `python -m mutation` takes its workers with it
     workdir = Path(tempfile.mkdtemp(prefix="ktc-mutate-"))
     try:
         copy_into(workdir)
@@ -127,7 +133,9 @@ def worker(jobs, results, seed: int, timeout_s: float) -> None:
             results.put(run_one(mutant, workdir, seed, timeout_s))
     except KeyboardInterrupt:
         pass
-    finally:
+    finally:  # a second signal (Ctrl-C, then PDEATHSIG as the parent exits) must not cut the cleanup short
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
         shutil.rmtree(workdir, ignore_errors=True)
 
 
@@ -141,7 +149,7 @@ def run_one(mutant: Mutant, workdir: Path, seed: int, timeout_s: float) -> Outco
     try:
         target.write_text(mutated)
         for phase in PHASES:
-            status, test, clauses = forked(pytest_args(workdir / "report", seed), workdir, timeout_s, phase)
+            status, test, clauses = forked(pytest_args(seed), workdir, timeout_s, phase)
             if status != "survived":
                 break
     finally:

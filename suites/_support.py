@@ -1,6 +1,8 @@
 """Small builders shared by the suites: histories from a config and a few timestamps."""
 from __future__ import annotations
 
+import signal
+
 from specs.profiles import get as get_profile
 from reference.types import (Batch, CreateTopic, DescribeLog, Fetch, History, Produce, Record, TimestampType,
                              TopicConfig)
@@ -33,3 +35,11 @@ def appends(profile: str, config: TopicConfig, batches, now: int = NOW, between=
     for b in batches:
         ops += [Produce("t", b), *between]
     return History(profile, tuple(ops) + (Fetch("t"), DescribeLog("t")), start_ms=now)
+
+
+def interruptible() -> None:
+    """``preexec_fn`` for a child a test will send SIGINT: Ctrl-C's default disposition, whatever ours is.
+    A test run started in the background of a non-interactive shell (``cmd &``) ignores SIGINT, an ignored
+    signal stays ignored across exec, and ktc rightly leaves an inherited SIG_IGN alone, so without this the
+    child would never see the Ctrl-C the test sends (found on a clean clone run with ``nohup ./.ci/run &``)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

@@ -20,6 +20,7 @@ psutil = pytest.importorskip("psutil", reason="the broker tier needs psutil (pip
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
 from suites.broker.test_local_broker import ROOT, VERSIONS, port_is_free  # noqa: E402
+from suites._support import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 
@@ -40,6 +41,7 @@ with LocalCluster(sys.argv[1]) as c:
 def spawn(tmp: Path) -> subprocess.Popen:
     env = {**os.environ, "TMPDIR": str(tmp)}
     return subprocess.Popen([sys.executable, "-c", CHILD, VERSIONS[0]], cwd=ROOT, env=env, text=True,
+                            preexec_fn=interruptible,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 

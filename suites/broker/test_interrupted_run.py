@@ -15,6 +15,8 @@ from pathlib import Path
 
 import psutil
 
+from suites._support import interruptible
+
 ROOT = Path(__file__).resolve().parents[2]
 LOGS_DIR = re.compile(r"-Dkafka\.logs\.dir=(\S+)/logs")
 
@@ -53,7 +55,8 @@ def wait_for_brokers(run: subprocess.Popen, seconds: float = 90) -> dict[int, st
 def test_sigint_to_a_ktc_run_on_a_broker_leaves_no_jvm_and_no_temp_dir(tmp_path):
     argv = [sys.executable, "-m", "ktc", "run", "--impl", "kafka-3.9", "--profile", "kafka-3.6",
             "--report", str(tmp_path / "report"), "--workers", "2"]
-    run = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    run = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                           preexec_fn=interruptible)
     try:
         jvms = wait_for_brokers(run)
         assert jvms, "no broker JVM appeared under the run within 90 s"

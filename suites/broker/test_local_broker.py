@@ -24,10 +24,11 @@ import pytest
 psutil = pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.client import wire
+from implementations.kafka.client import wire  # noqa: E402
 from implementations.kafka.processes import provision  # noqa: E402
 from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
 from reference.types import INT64_MAX, INT64_MIN, Batch, Record, TimestampType  # noqa: E402
+from suites._support import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
@@ -250,6 +251,7 @@ with LocalBroker(sys.argv[1]) as b:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
 def test_a_signal_to_the_python_process_leaves_no_jvm(signum):
     child = subprocess.Popen([sys.executable, "-c", CHILD, VERSIONS[0]], cwd=ROOT, stdout=subprocess.PIPE,
+                             preexec_fn=interruptible,
                              stderr=subprocess.PIPE, text=True)
     try:
         line = child.stdout.readline()

@@ -22,6 +22,7 @@ from implementations.kafka.client import wire  # noqa: E402
 from implementations.kafka.judge.topics import OWN_TOPIC  # noqa: E402
 from implementations.kafka.processes import provision  # noqa: E402
 from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
+from suites._support import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,7 +44,8 @@ def ktc(*args: str, **popen) -> subprocess.Popen:
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", **popen.pop("env", {})}
     env.pop("KTC_RUN_ID", None)  # a run of its own
     return subprocess.Popen([sys.executable, "-m", "ktc", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True, **popen)
+                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                            preexec_fn=interruptible, **popen)
 
 
 def run_against(broker, report: Path, *extra: str, env=None) -> subprocess.Popen:

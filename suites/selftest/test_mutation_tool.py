@@ -1,0 +1,106 @@
+"""The mutation tool (mutation/): it mutates a copy, never the reference; it kills what the suites can see;
+it refuses bad input in one line; a stopped run leaves no process and no work directory behind."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("cosmic_ray", reason="the mutation tool needs cosmic-ray (the test extra installs it)")
+
+from mutation import subject  # noqa: E402
+from suites._support import interruptible  # noqa: E402
+from mutation.mutants import enumerate_mutants, sample  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+# A mutant a pinned table kills at once: the and/or of KIP-937's validation block in append.py.
+KILLABLE = "reference/append.py:core/ReplaceAndWithOr:1"
+
+
+def mutation(*args: str, **popen) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "mutation", *args], cwd=ROOT, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=interruptible, **popen)
+
+
+def test_the_copy_differs_from_the_reference_only_in_where_it_takes_the_shared_types(tmp_path):
+    for copy in subject.copy_into(tmp_path):
+        original = (ROOT / subject.original_of(copy)).read_text()
+        assert copy.read_text() == original.replace("from .types import", "from reference.types import")
+
+
+def test_every_rule_module_has_mutants_and_every_key_is_unique(tmp_path):
+    mutants = enumerate_mutants(subject.copy_into(tmp_path))
+    assert {m.module for m in mutants} == {f"reference/{name}.py" for name in subject.RULE_MODULES}
+    assert len({m.key for m in mutants}) == len(mutants)
+    assert all(m.diff().count("\n-") == 1 for m in sample(mutants, 25, seed=1))  # one line changed
+
+
+def test_a_sample_is_stable_for_a_seed_and_differs_between_seeds(tmp_path):
+    mutants = enumerate_mutants(subject.copy_into(tmp_path))
+    assert sample(mutants, 30, 7) == sample(mutants, 30, 7) != sample(mutants, 30, 8)
+
+
+@pytest.mark.parametrize("args", [["--wokers", "2"], ["--max", "0"], ["--only", "reference/nope.py:x:0"]])
+def test_bad_input_is_one_line_and_exit_2(args):
+    out, err = mutation(*args).communicate(timeout=120)
+    assert len(err.strip().splitlines()) == 1 and err.startswith("mutation: error:"), err
+
+
+def test_a_mutant_the_pinned_tables_see_is_killed_and_reported(tmp_path):
+    proc = mutation("--only", KILLABLE, "--out", str(tmp_path))
+    out, err = proc.communicate(timeout=900)
+    assert proc.returncode == 0, err[-2000:]
+    report = json.loads((tmp_path / "mutation.json").read_text())
+    [row] = report["mutants"]
+    assert (row["key"], row["class"], report["summary"]["score"]) == (KILLABLE, "killed", 1.0)
+    assert row["test"].startswith("suites/pinned/") and "KIP-937" in " ".join(row["clauses"])
+    assert "## Surviving mutants" in (tmp_path / "mutation.md").read_text()
+
+
+def descendants(pid: int) -> set[int]:
+    """Every live process below ``pid`` (read from /proc)."""
+    parents = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[0] != "Z":
+            parents[int(stat.parent.name)] = int(fields[1])
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def alive(pids: set[int]) -> set[int]:
+    return {p for p in pids if Path(f"/proc/{p}").exists() and " Z " not in Path(f"/proc/{p}/stat").read_text()}
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
+def test_a_run_stopped_by_a_signal_leaves_no_worker_child_or_work_directory(tmp_path, signum):
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    proc = mutation("--max", "50", "--out", str(tmp_path / "r"), env={**os.environ, "TMPDIR": str(scratch)},
+                    start_new_session=True)
+    deadline = time.monotonic() + 120
+    while not list(scratch.glob("ktc-mutate-*")) and time.monotonic() < deadline:
+        time.sleep(0.2)  # a worker has made its copy: it is running the unmutated suites
+    time.sleep(2)
+    started = descendants(proc.pid)  # the workers, the resource tracker, a forked pytest
+    os.killpg(proc.pid, signum)  # as a terminal (SIGINT) or a CI runner (SIGTERM) stops a job
+    proc.communicate(timeout=120)
+    gone = time.monotonic() + 30
+    while ((left := list(scratch.iterdir())) or alive(started)) and time.monotonic() < gone:
+        time.sleep(0.2)
+    assert started and proc.returncode == 130 and left == []
+    assert not alive(started), {p: Path(f"/proc/{p}/cmdline").read_bytes()[:200] for p in alive(started)}
