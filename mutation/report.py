@@ -29,6 +29,10 @@ def classify(outcome: Outcome, equivalents: dict[str, str]) -> str:
     return {"timeout": "killed", "error": "survived"}.get(outcome.status, outcome.status)
 
 
+def median(values: list[float]):
+    return round(statistics.median(values), 2) if values else None
+
+
 def summary(outcomes: list[Outcome], equivalents: dict[str, str], wall_s: float) -> dict:
     kinds = Counter(classify(o, equivalents) for o in outcomes)
     judged = kinds["killed"] + kinds["survived"]
@@ -36,8 +40,10 @@ def summary(outcomes: list[Outcome], equivalents: dict[str, str], wall_s: float)
     return {"mutants": len(outcomes), **{k: kinds[k] for k in ("killed", "survived", "equivalent", "no-op")},
             "timeouts": sum(o.status == "timeout" for o in outcomes), "errors": sum(o.status == "error" for o in outcomes),
             "score": round(kinds["killed"] / judged, 4) if judged else None, "wall_s": round(wall_s, 1),
-            "median_kill_s": round(statistics.median(killed_s), 2) if killed_s else None,
+            "median_kill_s": median(killed_s),
             "max_kill_s": max(killed_s, default=None),
+            "median_kill_cpu_s": median([o.cpu for o in outcomes if classify(o, equivalents) == "killed"]),
+            "survivor_cpu_s": median([o.cpu for o in outcomes if classify(o, equivalents) == "survived"]),
             "stale_equivalents": sorted(k for k in equivalents if any(o.key == k and o.status != "survived"
                                                                          for o in outcomes))}
 

@@ -39,6 +39,7 @@ class Outcome:
     phase: str = ""           # the Hypothesis profile that decided it
     test: Optional[str] = None    # the first failing test (killed)
     clauses: tuple[str, ...] = ()  # the clauses that test cites
+    cpu: float = 0.0          # CPU seconds of its pytest runs (what the timeout counts: load does not)
 
 
 def pytest_args(seed: int) -> list[str]:
@@ -82,8 +83,8 @@ def run_child(args: list[str], out: Path, log: Path) -> None:
     os._exit(code)
 
 
-def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tuple[str, Optional[str], tuple]:
-    """(status, first failing test, its clauses) of one pytest run in a forked child."""
+def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tuple[str, Optional[str], tuple, float]:
+    """(status, first failing test, its clauses, CPU seconds) of one pytest run in a forked child."""
     out, log = scratch / "first-failure", scratch / "pytest.log"
     out.unlink(missing_ok=True)
     pid = os.fork()
@@ -91,32 +92,44 @@ def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tu
         os.environ["HYPOTHESIS_PROFILE"] = profile  # read when the child imports the root conftest.py
         run_child(args, out, log)
     try:
-        code = wait_for(pid, timeout_s)
+        code, cpu = wait_for(pid, timeout_s)
     except BaseException:  # stopped (Ctrl-C, SIGTERM): the child goes first, so nothing writes after cleanup
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
         raise
     lines = out.read_text().splitlines() if out.exists() else []
     if code is None:
-        return "timeout", None, ()
+        return "timeout", None, (), cpu
     if code == 0:
-        return "survived", None, ()
+        return "survived", None, (), cpu
     if code == 1 and lines:
-        return "killed", lines[0], tuple(lines[1:])
-    return "error", f"pytest exit {code}: see {log}", ()
+        return "killed", lines[0], tuple(lines[1:]), cpu
+    return "error", f"pytest exit {code}: see {log}", (), cpu
 
 
-def wait_for(pid: int, timeout_s: float) -> Optional[int]:
-    """The child's exit code, or None after killing it at the deadline."""
-    deadline = time.monotonic() + timeout_s
+def wait_for(pid: int, timeout_s: float) -> tuple[Optional[int], float]:
+    """(exit code, CPU seconds) of the child, or (None, ...) after killing it once it has used
+    ``timeout_s`` of CPU (a looping mutant) or ten times that of wall clock (a stuck one)."""
+    deadline = time.monotonic() + 10 * timeout_s
     while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
+        done, status, usage = os.wait4(pid, os.WNOHANG)
         if done:
-            return os.waitstatus_to_exitcode(status)
+            return os.waitstatus_to_exitcode(status), usage.ru_utime + usage.ru_stime
+        if cpu_seconds(pid) > timeout_s:
+            break
         time.sleep(0.05)
     os.kill(pid, signal.SIGKILL)
-    os.waitpid(pid, 0)
-    return None
+    _, _, usage = os.wait4(pid, 0)
+    return None, usage.ru_utime + usage.ru_stime
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of a running process (Linux /proc; 0 where there is none)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def worker(jobs, results, seed: int, timeout_s: float) -> None:
@@ -145,16 +158,17 @@ def run_one(mutant: Mutant, workdir: Path, seed: int, timeout_s: float) -> Outco
     mutated = mutant.mutated_source()
     if mutated is None:
         return Outcome(mutant.key, "no-op", 0.0)
-    started = time.monotonic()
+    started, cpu = time.monotonic(), 0.0
     try:
         target.write_text(mutated)
         for phase in PHASES:
-            status, test, clauses = forked(pytest_args(seed), workdir, timeout_s, phase)
+            status, test, clauses, used = forked(pytest_args(seed), workdir, timeout_s, phase)
+            cpu += used
             if status != "survived":
                 break
     finally:
         target.write_text(original)
-    return Outcome(mutant.key, status, round(time.monotonic() - started, 2), phase, test, clauses)
+    return Outcome(mutant.key, status, round(time.monotonic() - started, 2), phase, test, clauses, round(cpu, 2))
 
 
 def run_all(mutants: list[Mutant], workers: int, seed: int, timeout_s: float,
