@@ -270,12 +270,11 @@ class HistoryRun:
         self.prefix = leading_creates(history)
         self.leaders: dict[tuple[str, int], tuple[str, int]] = {}
         self.cut: Optional[Cut] = None
-        self.probe = logstart.partitions_to_probe(history, names)  # read after the last operation
-        self.probed = not self.probe
+        self.probe = logstart.partitions_to_probe(history, names)  # read after the last operation; [] once read
 
     @property
     def finished(self) -> bool:
-        return self.cut is not None or (self.probed and len(self.observed) == len(self.history.ops))
+        return self.cut is not None or (not self.probe and len(self.observed) == len(self.history.ops))
 
     def needs(self, pending) -> bool:
         """Whether one of this history's leading topics still has a partition in ``pending``."""
@@ -343,7 +342,7 @@ class HistoryRun:
     def send_probe(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
         """ListOffsets EARLIEST of the partitions produced to (judge/logstart.py)."""
         def done(answers, received):
-            self.probed = True
+            self.probe = []
             self.cut = logstart.cut_after(answers, len(self.observed))
             answered(self)
         pipeline.start(logstart.probe(self.probe), slot, done)
