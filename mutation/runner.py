@@ -54,7 +54,8 @@ class FirstFailure:
         self.out, self.clauses = out, {}
 
     def pytest_collection_modifyitems(self, items):
-        self.clauses = {i.nodeid: [a for m in i.iter_markers("clause") for a in m.args] for i in items}
+        from ktc.plugin import cited  # the plugin's own reading of @pytest.mark.clause
+        self.clauses = {i.nodeid: list(cited(i)) for i in items}
 
     def pytest_runtest_logreport(self, report):
         if report.failed and not self.out.exists():
