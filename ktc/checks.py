@@ -43,14 +43,15 @@ class Compare:
         self.first: Optional[Mismatch] = None
         self.mismatched_ops: set[int] = set()  # every op index at which this check found a difference
 
-    def eq(self, op_index: int, what: str, expected, observed) -> None:
+    def eq(self, op_index: int, what: str, expected, observed, invariant: bool = False) -> None:
         self.count += 1
         if expected != observed:
             self.mismatched_ops.add(op_index)
-            self.first = self.first or Mismatch(op_index, what, expected, observed)
+            self.first = self.first or Mismatch(op_index, what, expected, observed, invariant)
 
     def holds(self, op_index: int, what: str, ok: bool, observed) -> None:
-        self.eq(op_index, what, "invariant holds", "invariant holds" if ok else observed)
+        """An invariant of the observation alone: no earlier divergence from the model can explain it away."""
+        self.eq(op_index, what, "invariant holds", "invariant holds" if ok else observed, invariant=True)
 
 
 def run_check(clause_id: str, scenario: Scenario) -> Optional[Verdict]:

@@ -97,8 +97,12 @@ def attribute(verdicts: list[Verdict], divergence: Optional[Divergence], owned: 
 
 
 def explained(verdict: Verdict, divergence: Divergence) -> Verdict:
+    """An invariant broken by the observation alone (the log's LogAppendTime going backwards) stays a
+    failure wherever it is: whatever the implementation answered before, the invariant had to hold."""
     if not verdict.failed or verdict.mismatch is None or verdict.mismatch.op_index < divergence.op_index:
         return verdict  # passed, or failed before the divergence: on a field of its own (a text, a warning)
+    if verdict.mismatch.invariant:
+        return replace(verdict, notes=(*verdict.notes, f"first divergence: {divergence.describe()}"))
     if verdict.mismatch.op_index > divergence.op_index:
         return replace(verdict, validity=Validity.UNKNOWN, divergence=divergence,
                        notes=(f"explained by an earlier divergence: {divergence.describe()}",))

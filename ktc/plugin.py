@@ -132,7 +132,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
     for item in items:
         params = getattr(item, "callspec", None)
         group = getattr(params.params.get("impl"), "xdist_group", None) if params else None
-        if group:
+        if group and config.pluginmanager.hasplugin("xdist"):  # absent under -p no:xdist
             item.add_marker(pytest.mark.xdist_group(group))  # e.g. one worker, one Spark JVM
     keep = [i for i in items if wanted(i, state)]
     dropped = [i for i in items if not wanted(i, state)]

@@ -34,12 +34,14 @@ def merge(validities: Iterable[Validity]) -> Optional[Validity]:
 
 @dataclass(frozen=True)
 class Mismatch:
-    """Where expectation and observation part: an operation index, a label and both values."""
+    """Where expectation and observation part: an operation index, a label and both values.
+    ``invariant``: the check judged the observation alone (``Compare.holds``), not against the model."""
 
     op_index: int
     what: str
     expected: Any
     observed: Any
+    invariant: bool = False
 
 
 @dataclass(frozen=True)
