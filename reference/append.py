@@ -104,9 +104,10 @@ class AppendRules:
 
     def stored_records(self, batch, config, base_offset: int, lat: Optional[int]) -> tuple[StoredRecord, ...]:
         create_times = self.stored_create_times(batch, config)
-        dual = self.profile.dual_timestamps
-        return tuple(StoredRecord(base_offset + i, ct if lat is None else lat, ct if dual else None)
-                     for i, ct in enumerate(create_times))
+        if lat is None:  # a CreateTime topic: the one timestamp is the CreateTime
+            return tuple(StoredRecord(base_offset + i, ct) for i, ct in enumerate(create_times))
+        dual = self.profile.dual_timestamps  # KIP-870: the CreateTime kept next to the LogAppendTime
+        return tuple(StoredRecord(base_offset + i, lat, ct if dual else None) for i, ct in enumerate(create_times))
 
     def batch_max(self, records: tuple[StoredRecord, ...], lat: Optional[int], batch: Batch) -> int:
         """The MaxTimestamp header the broker writes: recomputed from the records, never trusted."""

@@ -127,7 +127,10 @@ class Model(AppendRules, SegmentRules, OffsetRules):
 
     def track_event_time(self, partition: Partition, segment: Segment, stored: StoredBatch) -> None:
         """KIP-870: event time is the producer's CreateTime, kept even when LogAppendTime overwrote it."""
-        times = [r.create_time for r in stored.records if r.create_time not in (None, self.sentinel)]
+        if not self.profile.dual_timestamps:
+            return
+        creates = (r.timestamp if r.create_time is None else r.create_time for r in stored.records)
+        times = [t for t in creates if t != self.sentinel]
         if not times:
             return
         segment.event_max = max(times) if segment.event_max is None else max(segment.event_max, *times)

@@ -125,10 +125,13 @@ class PartitionLog:
     # -- reads ----------------------------------------------------------------------------------
     def fetch(self, row: dict) -> dict:
         batches = [b for s in self.segments for b in s.batches]
-        dual = self.p["dual_timestamps"]
         return {"batches": [{"base": b["base"], "type": b["type"], "max": b["max"],
-                             "records": [[o, t, c if dual else None] for o, t, c in
+                             "records": [[o, t, c if self.keeps_both(b) else None] for o, t, c in
                                          zip(b["offsets"], b["stored"], b["creates"])]} for b in batches]}
+
+    def keeps_both(self, batch: dict) -> bool:
+        """KIP-870's second timestamp: the CreateTime under a LogAppendTime (a CreateTime topic has one)."""
+        return self.p["dual_timestamps"] and batch["type"] == "LogAppendTime"
 
     def describe(self, row: dict) -> dict:
         ends = [s.base for s in self.segments[1:]] + [self.next_offset]
