@@ -1,6 +1,7 @@
-"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR]``
+"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR] [--resume]``
 
-Bad input prints one line and exits 2; Ctrl-C stops every worker and forked child and exits 130.
+Bad input prints one line and exits 2; Ctrl-C stops every worker and forked child and exits 130,
+with every mutant decided so far in ``DIR/outcomes.jsonl`` (``--resume`` goes on from there).
 Exit 0 when the run finished (the score is in the report, not in the exit code).
 """
 from __future__ import annotations
@@ -13,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import report
+from . import journal, report
 from .mutants import Unmutated, enumerate_mutants, sample
 from .runner import run_all
 from .subject import ROOT, copy_into
@@ -43,6 +44,8 @@ def build_parser() -> Parser:
     parser.add_argument("--only", action="append", metavar="KEY", help="run just this mutant (repeatable; keys as "
                         "the report prints them, e.g. reference/int64.py:core/NumberReplacer:0)")
     parser.add_argument("--out", default=str(ROOT / "mutation" / "latest"), help="report directory")
+    parser.add_argument("--resume", action="store_true", help="go on from DIR/outcomes.jsonl (same --seed): "
+                        "only mutants it does not hold are run")
     return parser
 
 
@@ -83,23 +86,46 @@ def interrupted(*_) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     signal.signal(signal.SIGTERM, interrupted)
-    started = time.monotonic()
+    started, out = time.monotonic(), Path(args.out)
     with tempfile.TemporaryDirectory(prefix="ktc-mutants-") as listing:
         copies = copy_into(Path(listing))
         mutants = chosen(enumerate_mutants(copies), args)
-        print(f"mutation: {len(mutants)} mutants, {args.workers} workers, seed {args.seed}", flush=True)
         try:
-            timeout = args.timeout or baseline_timeout(str(copies[0]), args.seed)
-            outcomes = run_all(mutants, args.workers, args.seed, timeout, progress)
+            path, timeout, done = opened(out, args, str(copies[0]))
+            keys = {m.key for m in mutants}
+            done = [o for o in done if o.key in keys]
+            todo = [m for m in mutants if m.key not in {o.key for o in done}]
+            print(f"mutation: {len(todo)} mutants to run ({len(done)} from the journal), {args.workers} workers, "
+                  f"seed {args.seed}, timeout {timeout} CPU s", flush=True)
+            outcomes = done + run_all(todo, args.workers, args.seed, timeout, journaled(path))
+        except journal.JournalError as error:
+            print(f"mutation: error: {error}", file=sys.stderr)
+            return EXIT_USAGE
         except KeyboardInterrupt:
-            print("mutation: interrupted", file=sys.stderr)
+            print(f"mutation: interrupted; what was decided is in {out / journal.NAME} (go on with --resume)",
+                  file=sys.stderr)
             return 130
         command = "python -m mutation " + shlex.join(argv if argv is not None else sys.argv[1:])
-        facts = report.write(Path(args.out), mutants, outcomes, report.reviewed_equivalents(),
-                             time.monotonic() - started, command)
+        facts = report.write(out, mutants, outcomes, report.reviewed_equivalents(), time.monotonic() - started,
+                             command)
     print(f"mutation: score {facts['score']} ({facts['killed']} killed, {facts['survived']} survived, "
           f"{facts['equivalent']} equivalent) in {facts['wall_s']} s; report in {args.out}/mutation.md")
     return 0
+
+
+def opened(out: Path, args, copy: str) -> tuple[Path, int, list]:
+    """The journal to append to, the timeout, and the outcomes already decided (only with --resume)."""
+    if args.resume:
+        return journal.resume(out, args.seed)
+    timeout = args.timeout or baseline_timeout(copy, args.seed)
+    return journal.start(out, args.seed, timeout), timeout, []
+
+
+def journaled(path: Path):
+    def record(outcome, done: int, total: int) -> None:
+        journal.append(path, outcome)
+        progress(outcome, done, total)
+    return record
 
 
 if __name__ == "__main__":

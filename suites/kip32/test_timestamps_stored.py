@@ -50,7 +50,7 @@ def leader_change_history(profile: str, skew: int, gap: int) -> History:
 
 
 @pytest.mark.clause("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
-                    "KIP-32.followers-keep-log-append-time")
+                    "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-millisecond")
 @example(skew=60_000, gap=1)
 @example(skew=1, gap=0)
 @given(skew=st.integers(0, 10**7), gap=st.integers(0, 10**7))

@@ -104,3 +104,26 @@ def test_a_run_stopped_by_a_signal_leaves_no_worker_child_or_work_directory(tmp_
         time.sleep(0.2)
     assert started and proc.returncode == 130 and left == []
     assert not alive(started), {p: Path(f"/proc/{p}/cmdline").read_bytes()[:200] for p in alive(started)}
+
+
+def test_a_resumed_run_takes_decided_mutants_from_the_journal_and_runs_none_again(tmp_path):
+    from mutation import journal
+    from mutation.runner import Outcome
+    path = journal.start(tmp_path, seed=7, timeout_s=60)
+    journal.append(path, Outcome(KILLABLE, "killed", 1.5, "mutation-quick", "suites/pinned/t.py::t", ("KIP-937.x",)))
+    with path.open("a") as torn:
+        torn.write('{"key": "reference/append.py:cor')  # the run was killed mid-write
+    out, err = mutation("--resume", "--seed", "7", "--only", KILLABLE, "--out", str(tmp_path)).communicate(timeout=300)
+    assert "0 mutants to run (1 from the journal)" in out, err[-2000:]
+    [row] = json.loads((tmp_path / "mutation.json").read_text())["mutants"]
+    assert (row["key"], row["class"], row["test"]) == (KILLABLE, "killed", "suites/pinned/t.py::t")
+
+
+@pytest.mark.parametrize("seed", ["7", "8"], ids=["no-journal", "another-seed"])
+def test_a_resume_without_its_journal_is_one_line_and_exit_2(tmp_path, seed):
+    from mutation import journal
+    if seed == "8":
+        journal.start(tmp_path, seed=7, timeout_s=60)
+    proc = mutation("--resume", "--seed", seed, "--out", str(tmp_path))
+    out, err = proc.communicate(timeout=300)
+    assert proc.returncode == 2 and len(err.strip().splitlines()) == 1 and err.startswith("mutation: error:"), err
