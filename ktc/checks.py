@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Callable, Iterator, Optional
 
-from reference import configs, int64
-from reference.types import INT64_MAX, INT64_MIN, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, RetentionPass, TimestampType
+from reference import configs
+from reference.types import INT64_MAX, INT64_MIN, INVALID_CONFIG, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, RetentionPass, TimestampType
 
 from .scenario import ProduceView, Scenario
 from .verdicts import Mismatch, Validity, Verdict
@@ -106,10 +106,14 @@ def exempt(scenario: Scenario, ts: int) -> bool:
     return ts in (NO_TIMESTAMP, scenario.history.no_timestamp)
 
 
+def fits_int64(x: int) -> bool:
+    return INT64_MIN <= x <= INT64_MAX
+
+
 def overflows(scenario: Scenario, now: int, ts: int) -> bool:
     """Whether Kafka's long arithmetic on this record leaves the int64 range."""
     diff = ts - now if scenario.profile.validation == "abs-difference" else now - ts
-    return not int64.fits(diff) or diff == INT64_MIN
+    return not fits_int64(diff) or diff == INT64_MIN
 
 
 def records_where(scenario: Scenario, keep, fallback: bool = False) -> Iterator[tuple[ProduceView, int, int]]:
@@ -196,7 +200,7 @@ def overflow_conformance(s: Scenario, c: Compare) -> None:
 
 def bounds_overflow(s: Scenario, view: ProduceView) -> bool:
     before, after = limits(s, view)
-    return not (int64.fits(view.now - before) and int64.fits(view.now + after))
+    return not (fits_int64(view.now - before) and fits_int64(view.now + after))
 
 
 @check("KIP-937.default-allows-minimum")
@@ -301,6 +305,15 @@ def topic_config_conformance(s: Scenario, c: Compare, attr: str) -> None:
 @check("KIP-937.difference-deprecated")
 def difference_config_conformance(s: Scenario, c: Compare) -> None:
     topic_config_conformance(s, c, "difference_max_ms")
+
+
+@check("KIP-937.limits-non-negative")
+def limit_range_conformance(s: Scenario, c: Compare) -> None:
+    """Whether CreateTopics refused a before/after limit as an invalid config (error 40), value by value."""
+    for i, op, exp, obs in s.ops_of(CreateTopic):
+        if op.config.before_max_ms is not None or op.config.after_max_ms is not None:
+            c.eq(i, f"CreateTopic refused configs {op.config.set_keys()} as invalid (40)",
+                 exp.error_code == INVALID_CONFIG, obs.error_code == INVALID_CONFIG)
 
 
 @check("KIP-870.config-name")

@@ -14,7 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import journal, report
+from . import journal, report, snapshot
 from .mutants import Unmutated, enumerate_mutants, sample
 from .runner import run_all
 from .subject import ROOT, copy_into
@@ -86,6 +86,8 @@ def interrupted(*_) -> None:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     signal.signal(signal.SIGTERM, interrupted)
+    if not snapshot.inside():
+        return snapshot.run_in_copy(sys.argv[1:] if argv is None else argv, Path(args.out).resolve())
     started, out = time.monotonic(), Path(args.out)
     with tempfile.TemporaryDirectory(prefix="ktc-mutants-") as listing:
         copies = copy_into(Path(listing))

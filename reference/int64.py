@@ -6,7 +6,7 @@ through a profile's ``arithmetic`` switch so that the choice is visible at every
 """
 from __future__ import annotations
 
-from .types import INT64_MAX, INT64_MIN
+from .types import INT64_MIN
 
 _SPAN = 2**64
 
@@ -14,10 +14,6 @@ _SPAN = 2**64
 def wrap(x: int) -> int:
     """Reduce an exact integer to the Java ``long`` with the same low 64 bits."""
     return (x - INT64_MIN) % _SPAN + INT64_MIN
-
-
-def fits(x: int) -> bool:
-    return INT64_MIN <= x <= INT64_MAX
 
 
 def sub(a: int, b: int, wrapping: bool) -> int:

@@ -13,13 +13,18 @@ from specs.profiles import Profile
 from ._edges import clamp
 
 LIMIT_FIELDS = ("before_max_ms", "after_max_ms", "difference_max_ms")
+WEEK_MS = 7 * 86_400_000  # Kafka's default segment.ms and retention.ms (log.roll.hours, log.retention.hours)
 
 
 def config_bounds(config: TopicConfig, profile: Profile) -> tuple[int, ...]:
-    """The limits a config sets that the profile accepts, plus the profile's default limits."""
+    """The limits a config sets that the profile accepts, the profile's default limits, and the
+    topic's segment.ms and retention.ms (Kafka's one-week default where unset): timestamps are drawn
+    at now +- each of them, +-1, so rolls and retention are decided at their exact edges too."""
     given = [getattr(config, a) for a in LIMIT_FIELDS if CONFIG_NAMES[a] in profile.configs]
     defaults = [profile.default_before_max_ms, profile.default_after_max_ms]
-    valid = (b for b in [*given, *defaults] if b is not None and 0 <= b <= INT64_MAX)
+    durations = [WEEK_MS if config.segment_ms is None else config.segment_ms,
+                 WEEK_MS if config.retention_ms is None else config.retention_ms]
+    valid = (b for b in [*given, *defaults, *durations] if b is not None and 0 <= b <= INT64_MAX)
     return tuple(sorted(set(valid)))
 
 

@@ -82,6 +82,13 @@ def descendants(pid: int) -> set[int]:
     return found
 
 
+def cwd(pid: int) -> Path:
+    try:
+        return Path(f"/proc/{pid}/cwd").resolve()
+    except OSError:
+        return Path("/")
+
+
 def alive(pids: set[int]) -> set[int]:
     return {p for p in pids if Path(f"/proc/{p}").exists() and " Z " not in Path(f"/proc/{p}/stat").read_text()}
 
@@ -96,7 +103,8 @@ def test_a_run_stopped_by_a_signal_leaves_no_worker_child_or_work_directory(tmp_
     while not list(scratch.glob("ktc-mutate-*")) and time.monotonic() < deadline:
         time.sleep(0.2)  # a worker has made its copy: it is running the unmutated suites
     time.sleep(2)
-    started = descendants(proc.pid)  # the workers, the resource tracker, a forked pytest
+    started = descendants(proc.pid)  # the run in the copy, its workers, the resource tracker, a forked pytest
+    assert any(str(cwd(p)).startswith(str(scratch / "ktc-snapshot-")) for p in started)  # they judge a copy
     os.killpg(proc.pid, signum)  # as a terminal (SIGINT) or a CI runner (SIGTERM) stops a job
     proc.communicate(timeout=120)
     gone = time.monotonic() + 30
