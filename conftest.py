@@ -19,6 +19,8 @@ settings.register_profile("nightly", max_examples=3000, **_common)
 _mutation = dict(_common, print_blob=False, database=None, phases=[Phase.explicit, Phase.generate, Phase.target])
 settings.register_profile("mutation-quick", max_examples=12, **_mutation)
 settings.register_profile("mutation", max_examples=120, **_mutation)
+# python -m mutation --shrink: the ci profile as CI runs it (shrinking on), with no example database.
+settings.register_profile("mutation-shrink", max_examples=120, **dict(_common, print_blob=False, database=None))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
 # Loaded here, at the root, so the xdist controller (which collects nothing) prints the kill table

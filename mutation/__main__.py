@@ -1,4 +1,4 @@
-"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR] [--resume]``
+"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR] [--resume | --shrink N]``
 
 Bad input prints one line and exits 2; Ctrl-C stops every worker and forked child and exits 130,
 with every mutant decided so far in ``DIR/outcomes.jsonl`` (``--resume`` goes on from there).
@@ -7,14 +7,13 @@ Exit 0 when the run finished (the score is in the report, not in the exit code).
 from __future__ import annotations
 
 import argparse
-import shlex
 import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from . import journal, report, snapshot
+from . import journal, report, shrinking, snapshot
 from .mutants import Unmutated, enumerate_mutants, sample
 from .runner import run_all
 from .subject import ROOT, copy_into
@@ -44,6 +43,8 @@ def build_parser() -> Parser:
     parser.add_argument("--only", action="append", metavar="KEY", help="run just this mutant (repeatable; keys as "
                         "the report prints them, e.g. reference/int64.py:core/NumberReplacer:0)")
     parser.add_argument("--out", default=str(ROOT / "mutation" / "latest"), help="report directory")
+    parser.add_argument("--shrink", type=positive, metavar="N", help="instead of killing: for N killed mutants of "
+                        "DIR/outcomes.jsonl, time the killing test's shrinking and size its counterexample")
     parser.add_argument("--resume", action="store_true", help="go on from DIR/outcomes.jsonl (same --seed): "
                         "only mutants it does not hold are run")
     return parser
@@ -92,6 +93,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="ktc-mutants-") as listing:
         copies = copy_into(Path(listing))
         mutants = chosen(enumerate_mutants(copies), args)
+        if args.shrink:
+            return shrink(mutants, args, argv)
         try:
             path, timeout, done = opened(out, args, str(copies[0]))
             keys = {m.key for m in mutants}
@@ -107,12 +110,38 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutation: interrupted; what was decided is in {out / journal.NAME} (go on with --resume)",
                   file=sys.stderr)
             return 130
-        command = "python -m mutation " + shlex.join(argv if argv is not None else sys.argv[1:])
+        command = snapshot.command(argv)
         facts = report.write(out, mutants, outcomes, report.reviewed_equivalents(), time.monotonic() - started,
                              command)
     print(f"mutation: score {facts['score']} ({facts['killed']} killed, {facts['survived']} survived, "
           f"{facts['equivalent']} equivalent) in {facts['wall_s']} s; report in {args.out}/mutation.md")
     return 0
+
+
+def shrink(mutants: list, args, argv) -> int:
+    """--shrink N: time shrinking on N killed mutants of the journal; shrinking.md next to mutation.md."""
+    out = Path(args.out)
+    try:
+        _path, timeout, done = journal.resume(out, args.seed)
+    except journal.JournalError as error:
+        print(f"mutation: error: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    jobs = shrinking.chosen(mutants, done, args.shrink, args.seed)
+    print(f"mutation: timing the shrinking of {len(jobs)} killed mutants, {args.workers} workers", flush=True)
+    try:
+        rows = run_all(jobs, args.workers, args.seed, timeout, shrink_progress, task=shrinking.measure)
+    except KeyboardInterrupt:
+        print("mutation: interrupted", file=sys.stderr)
+        return 130
+    facts = shrinking.write(out, rows, snapshot.command(argv))
+    print(f"mutation: median shrink {facts['median_shrink_s']} s (max {facts['max_shrink_s']}), median "
+          f"counterexample {facts['median_ops']} ops after CreateTopic; report in {out}/shrinking.md")
+    return 0
+
+
+def shrink_progress(row, done: int, total: int) -> None:
+    print(f"[{done}/{total}] {row.status:12} shrink {row.shrink_s}s, {row.ops} ops  {row.key} by {row.test}",
+          flush=True)
 
 
 def opened(out: Path, args, copy: str) -> tuple[Path, int, list]:

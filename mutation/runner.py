@@ -8,6 +8,7 @@ Results are data (``Outcome``); mutation/report.py renders them.
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import multiprocessing
 import os
@@ -70,15 +71,15 @@ def die_with_parent(signum: int = signal.SIGKILL) -> None:
         pass
 
 
-def run_child(args: list[str], out: Path, log: Path) -> None:
-    """In the forked child: run pytest quietly and exit with its code."""
+def run_child(args: list[str], plugin, log: Path) -> None:
+    """In the forked child: run pytest quietly (its output in ``log``) and exit with its code."""
     import pytest
     die_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     try:
-        code = int(pytest.main(args, plugins=[FirstFailure(out)]))
+        code = int(pytest.main(args, plugins=[plugin]))
     except BaseException:
         code = 3
     os._exit(code)
@@ -88,16 +89,7 @@ def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tu
     """(status, first failing test, its clauses, CPU seconds) of one pytest run in a forked child."""
     out, log = scratch / "first-failure", scratch / "pytest.log"
     out.unlink(missing_ok=True)
-    pid = os.fork()
-    if pid == 0:
-        os.environ["HYPOTHESIS_PROFILE"] = profile  # read when the child imports the root conftest.py
-        run_child(args, out, log)
-    try:
-        code, cpu = wait_for(pid, timeout_s)
-    except BaseException:  # stopped (Ctrl-C, SIGTERM): the child goes first, so nothing writes after cleanup
-        os.kill(pid, signal.SIGKILL)
-        os.waitpid(pid, 0)
-        raise
+    code, cpu = in_child(args, FirstFailure(out), log, timeout_s, profile)
     lines = out.read_text().splitlines() if out.exists() else []
     if code is None:
         return "timeout", None, (), cpu
@@ -106,6 +98,20 @@ def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tu
     if code == 1 and lines:
         return "killed", lines[0], tuple(lines[1:]), cpu
     return "error", f"pytest exit {code}: see {log}", (), cpu
+
+
+def in_child(args: list[str], plugin, log: Path, timeout_s: float, profile: str) -> tuple[Optional[int], float]:
+    """(pytest's exit code or None on timeout, CPU seconds) of ``pytest.main(args)`` in a forked child."""
+    pid = os.fork()
+    if pid == 0:
+        os.environ["HYPOTHESIS_PROFILE"] = profile  # read when the child imports the root conftest.py
+        run_child(args, plugin, log)
+    try:
+        return wait_for(pid, timeout_s)
+    except BaseException:  # stopped (Ctrl-C, SIGTERM): the child goes first, so nothing writes after cleanup
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        raise
 
 
 def wait_for(pid: int, timeout_s: float) -> tuple[Optional[int], float]:
@@ -133,7 +139,7 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def worker(jobs, results, seed: int, timeout_s: float) -> None:
+def worker(jobs, results, seed: int, timeout_s: float, task=None) -> None:
     """One worker process: its own copy, warm imports, then mutants until it reads None."""
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so the work directory is removed
     die_with_parent(signal.SIGTERM)  # a killed `python -m mutation` takes its workers with it
@@ -143,8 +149,8 @@ def worker(jobs, results, seed: int, timeout_s: float) -> None:
         sys.path.insert(0, str(workdir))
         os.chdir(ROOT)
         import hypothesis, pytest, ktc.plugin, strategies  # noqa: E401,F401  warm once, shared by every fork
-        for mutant in iter(jobs.get, None):
-            results.put(run_one(mutant, workdir, seed, timeout_s))
+        for job in iter(jobs.get, None):
+            results.put((task or run_one)(job, workdir, seed, timeout_s))
     except KeyboardInterrupt:
         pass
     finally:  # a second signal (Ctrl-C, then PDEATHSIG as the parent exits) must not cut the cleanup short
@@ -154,32 +160,40 @@ def worker(jobs, results, seed: int, timeout_s: float) -> None:
 
 
 def run_one(mutant: Mutant, workdir: Path, seed: int, timeout_s: float) -> Outcome:
-    target = workdir / "mutref" / Path(mutant.path).name
-    original = target.read_text()
     mutated = mutant.mutated_source()
     if mutated is None:
         return Outcome(mutant.key, "no-op", 0.0)
     started, cpu = time.monotonic(), 0.0
-    try:
-        target.write_text(mutated)
+    with applied(mutant, mutated, workdir):
         for phase in PHASES:
             status, test, clauses, used = forked(pytest_args(seed), workdir, timeout_s, phase)
             cpu += used
             if status != "survived":
                 break
-    finally:
-        target.write_text(original)
     return Outcome(mutant.key, status, round(time.monotonic() - started, 2), phase, test, clauses, round(cpu, 2))
 
 
-def run_all(mutants: list[Mutant], workers: int, seed: int, timeout_s: float,
-            progress: Callable[[Outcome, int, int], None]) -> list[Outcome]:
-    """Every mutant's outcome; ``progress(outcome, done, total)`` after each."""
+@contextlib.contextmanager
+def applied(mutant: Mutant, mutated: str, workdir: Path):
+    """The worker's copy with this one mutant in it, restored afterwards."""
+    target = workdir / "mutref" / Path(mutant.path).name
+    original = target.read_text()
+    try:
+        target.write_text(mutated)
+        yield
+    finally:
+        target.write_text(original)
+
+
+def run_all(mutants: list, workers: int, seed: int, timeout_s: float,
+            progress: Callable[[Outcome, int, int], None], task=None) -> list:
+    """Every mutant's outcome; ``progress(outcome, done, total)`` after each.  ``task(job, workdir, seed,
+    timeout_s)`` (a module-level function) replaces ``run_one`` for other measurements."""
     context = multiprocessing.get_context("spawn")
     jobs, results = context.Queue(), context.Queue()
     for mutant in mutants:
         jobs.put(mutant)
-    processes = [context.Process(target=worker, args=(jobs, results, seed, timeout_s), daemon=True)
+    processes = [context.Process(target=worker, args=(jobs, results, seed, timeout_s, task), daemon=True)
                  for _ in range(workers)]
     for p in processes:
         jobs.put(None)

@@ -6,6 +6,7 @@ mutants falsely).  The copy is removed when the run ends, however it ends.
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import subprocess
@@ -16,6 +17,7 @@ from pathlib import Path
 from .runner import die_with_parent
 from .subject import ROOT
 
+COMMAND = "KTC_MUTATION_COMMAND"  # the command as the user typed it, for the reports
 MARK = "KTC_MUTATION_SNAPSHOT"  # set in the copy's environment: the run there does not copy again
 LEFT_OUT = shutil.ignore_patterns(".venv", ".git", ".hypothesis", "__pycache__", "*.pyc", "latest", ".tox")
 
@@ -31,7 +33,8 @@ def run_in_copy(argv: list[str], out: Path) -> int:
     try:
         shutil.copytree(ROOT, scratch / "tree", ignore=LEFT_OUT)
         child = subprocess.Popen([sys.executable, "-m", "mutation", *argv, "--out", str(out)],
-                                 cwd=scratch / "tree", env={**os.environ, MARK: "1", "PYTHONPATH": ""},
+                                 cwd=scratch / "tree", env={**os.environ, MARK: "1", "PYTHONPATH": "",
+                                                            COMMAND: shlex.join(["python", "-m", "mutation", *argv])},
                                  preexec_fn=lambda: die_with_parent(signal.SIGTERM))
         return child.wait()
     except KeyboardInterrupt:  # Ctrl-C reached the copy's run too (one process group); SIGTERM did not
@@ -49,3 +52,8 @@ def stop(child: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         child.send_signal(signal.SIGTERM)
         child.wait()
+
+
+def command(argv) -> str:
+    """The command the user typed (not the copy's, which names its --out explicitly)."""
+    return os.environ.get(COMMAND) or shlex.join(["python", "-m", "mutation", *(sys.argv[1:] if argv is None else argv)])

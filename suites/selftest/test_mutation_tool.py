@@ -135,3 +135,14 @@ def test_a_resume_without_its_journal_is_one_line_and_exit_2(tmp_path, seed):
     proc = mutation("--resume", "--seed", seed, "--out", str(tmp_path))
     out, err = proc.communicate(timeout=300)
     assert proc.returncode == 2 and len(err.strip().splitlines()) == 1 and err.startswith("mutation: error:"), err
+
+
+def test_shrinking_is_timed_on_killed_mutants_of_the_journal(tmp_path):
+    from mutation import journal
+    from mutation.runner import Outcome
+    test = "suites/pinned/test_kip937_pseudo_code.py::test_new_validation_logic_block_is_the_kip_profile[mutant-kip]"
+    journal.append(journal.start(tmp_path, seed=7, timeout_s=60), Outcome(KILLABLE, "killed", 1.0, "q", test))
+    out, err = mutation("--shrink", "1", "--seed", "7", "--out", str(tmp_path)).communicate(timeout=300)
+    [row] = json.loads((tmp_path / "shrinking.json").read_text())["mutants"]
+    assert (row["key"], row["status"]) == (KILLABLE, "failed again"), err[-2000:]
+    assert row["ops"] >= 1 and "--shrink 1 --seed 7" in (tmp_path / "shrinking.md").read_text()
