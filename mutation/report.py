@@ -6,6 +6,7 @@ noticed: the mutant made the model loop), an error as survived (nothing was show
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import tomllib
 from collections import Counter
@@ -17,8 +18,11 @@ from .runner import Outcome
 EQUIVALENT = Path(__file__).with_name("equivalent.toml")
 
 
-def reviewed_equivalents(path: Path = EQUIVALENT) -> dict[str, str]:
-    """mutant key -> one line of reasoning, from the reviewed file."""
+def reviewed_equivalents(path: Path | None = None) -> dict[str, str]:
+    """mutant key -> one line of reasoning, from the reviewed file: the user's, read when the report is
+    written (a run in a copy of the tree reads the original's, reviewed while the run went on)."""
+    origin = os.environ.get("KTC_MUTATION_ORIGIN")
+    path = path or (Path(origin) / "mutation" / "equivalent.toml" if origin else EQUIVALENT)
     data = tomllib.loads(path.read_text()) if path.exists() else {}
     return {e["key"]: e["reason"] for e in data.get("equivalent", [])}
 

@@ -1,7 +1,8 @@
 """A run judges one fixed tree: ``python -m mutation`` copies the source tree (no venv, no git, no
 reports) and runs itself there, so editing suites, checks or strategies while a long run goes on
 changes nothing in it (a live tree once made a test the running workers could not judge kill 22
-mutants falsely).  The copy is removed when the run ends, however it ends.
+mutants falsely).  Only the reviewed equivalents are read from the original tree, when the report is
+written.  The copy is removed when the run ends, however it ends.
 """
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ def run_in_copy(argv: list[str], out: Path) -> int:
         shutil.copytree(ROOT, scratch / "tree", ignore=LEFT_OUT)
         child = subprocess.Popen([sys.executable, "-m", "mutation", *argv, "--out", str(out)],
                                  cwd=scratch / "tree", env={**os.environ, MARK: "1", "PYTHONPATH": "",
+                                                            "KTC_MUTATION_ORIGIN": str(ROOT),
                                                             COMMAND: shlex.join(["python", "-m", "mutation", *argv])},
                                  preexec_fn=lambda: die_with_parent(signal.SIGTERM))
         return child.wait()
