@@ -23,7 +23,7 @@ from .steering import steer
 from .checks import run_check
 from .divergence import attribute, first_divergence, owned_by, same_place
 from .scenario import Scenario
-from .serialize import to_data
+from .serialize import dump_history, load_history, to_data
 from .verdicts import Divergence, Validity, Verdict, render_mismatch
 
 
@@ -94,10 +94,17 @@ def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[
     """Verdicts per history for the given clauses (a clause not exercised by a history is omitted)."""
     clauses = tuple(clauses)
     try:
-        observed = impl.run(histories)
+        observed = impl.run([own_copy(h) for h in histories])
     except Exception as error:
         raise ImplementationCrash(f"{impl.name} raised {type(error).__name__}: {error}") from error
     return [judge_one(history, trace, clauses) for history, trace in zip(histories, observed, strict=True)]
+
+
+def own_copy(history: History) -> History:
+    """The history as the implementation gets it: rebuilt from its portable form, so it shares no object
+    with the reference's (an implementation that compares timestamps by identity, or changes what it
+    was given, shows up as itself)."""
+    return load_history(dump_history(history))
 
 
 def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
