@@ -23,6 +23,15 @@ settings.register_profile("mutation", max_examples=120, **_mutation)
 settings.register_profile("mutation-shrink", max_examples=120, **dict(_common, print_blob=False, database=None))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
 
+# Shrinking is bounded in CI: a failing run must not spend minutes in the shrinker.  Hypothesis has no
+# public setting for it; its engine stops shrinking after MAX_SHRINKING_SECONDS (300 by default).  If a
+# Hypothesis release drops the name, nothing breaks: shrinking is then only bounded by Hypothesis itself.
+SHRINK_BOUND_S = {"ci": 30, "mutation-shrink": 30}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"))
+if SHRINK_BOUND_S is not None:
+    from hypothesis.internal.conjecture import engine as _engine
+    if hasattr(_engine, "MAX_SHRINKING_SECONDS"):
+        _engine.MAX_SHRINKING_SECONDS = SHRINK_BOUND_S
+
 # Loaded here, at the root, so the xdist controller (which collects nothing) prints the kill table
 # and the broker tier's summary lines.
 pytest_plugins = ["suites.selftest.killtable", "suites.broker.summary"]
