@@ -8,6 +8,7 @@ from strategies import timestamps
 from suites._support import LAT, NOW, one_append
 
 NEGATIVES = st.one_of(st.sampled_from([-2, -5, INT64_MIN, INT64_MIN + 1]), st.integers(INT64_MIN, -2))
+AROUND_ZERO = st.sampled_from([-1, 0, 1])  # where "negative" starts, and the -1 exemption
 
 
 @pytest.mark.clause("KIP-228.minus-one-is-no-timestamp")
@@ -23,7 +24,8 @@ def test_minus_one_is_exempt_and_ignored_by_the_batch_max(impl, profile, others)
                     "KIP-228.rebuild-fails-on-negative")
 @example(stamps=[-5], topic_codec="gzip", batch_codec="none")
 @example(stamps=[-5, -1, 0], topic_codec="producer", batch_codec="none")
-@given(stamps=st.lists(st.one_of(NEGATIVES, timestamps(now=NOW)), min_size=1, max_size=4),
+@example(stamps=[0], topic_codec="gzip", batch_codec="none")  # the rule's edge: 0 is not negative
+@given(stamps=st.lists(st.one_of(NEGATIVES, AROUND_ZERO, timestamps(now=NOW)), min_size=1, max_size=4),
        topic_codec=st.sampled_from(TOPIC_COMPRESSION_TYPES), batch_codec=st.sampled_from(CODECS))
 def test_negative_timestamps_are_kept_in_place_and_break_a_rebuild(impl, profile, stamps, topic_codec, batch_codec):
     for timestamp_type in (None, LAT):
