@@ -1,4 +1,4 @@
-"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR] [--resume | --shrink N]``
+"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR] [--resume [--retry-survivors] | --shrink N]``
 
 Bad input prints one line and exits 2; Ctrl-C stops every worker and forked child and exits 130,
 with every mutant decided so far in ``DIR/outcomes.jsonl`` (``--resume`` goes on from there).
@@ -45,6 +45,8 @@ def build_parser() -> Parser:
     parser.add_argument("--out", default=str(ROOT / "mutation" / "latest"), help="report directory")
     parser.add_argument("--shrink", type=positive, metavar="N", help="instead of killing: for N killed mutants of "
                         "DIR/outcomes.jsonl, time the killing test's shrinking and size its counterexample")
+    parser.add_argument("--retry-survivors", action="store_true", help="with --resume: run the journal's survivors "
+                        "(and errors) again, on the tree as it is now; kills stand")
     parser.add_argument("--resume", action="store_true", help="go on from DIR/outcomes.jsonl (same --seed): "
                         "only mutants it does not hold are run")
     return parser
@@ -85,7 +87,10 @@ def interrupted(*_) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.retry_survivors and not args.resume:
+        parser.error("--retry-survivors goes with --resume")
     signal.signal(signal.SIGTERM, interrupted)
     if not snapshot.inside():
         return snapshot.run_in_copy(sys.argv[1:] if argv is None else argv, Path(args.out).resolve())
@@ -147,7 +152,8 @@ def shrink_progress(row, done: int, total: int) -> None:
 def opened(out: Path, args, copy: str) -> tuple[Path, int, list]:
     """The journal to append to, the timeout, and the outcomes already decided (only with --resume)."""
     if args.resume:
-        return journal.resume(out, args.seed)
+        path, timeout, done = journal.resume(out, args.seed)
+        return path, timeout, [o for o in done if not (args.retry_survivors and o.status in ("survived", "error"))]
     timeout = args.timeout or baseline_timeout(copy, args.seed)
     return journal.start(out, args.seed, timeout), timeout, []
 

@@ -45,7 +45,8 @@ def resume(out: Path, seed: int) -> tuple[Path, int, list[Outcome]]:
         raise JournalError(f"{path} was written with seed {header.get('seed') if isinstance(header, dict) else '?'}, "
                            f"not {seed}: resume with that --seed, or start afresh without --resume")
     outcomes = [o for o in (outcome_of(parsed(line, None)) for line in lines[1:]) if o is not None]
-    return path, int(header["timeout_s"]), outcomes
+    latest = {o.key: o for o in outcomes}  # a mutant run again (--retry-survivors): its last outcome counts
+    return path, int(header["timeout_s"]), list(latest.values())
 
 
 def outcome_of(row) -> Optional[Outcome]:

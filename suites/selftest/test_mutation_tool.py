@@ -146,3 +146,13 @@ def test_shrinking_is_timed_on_killed_mutants_of_the_journal(tmp_path):
     [row] = json.loads((tmp_path / "shrinking.json").read_text())["mutants"]
     assert (row["key"], row["status"]) == (KILLABLE, "failed again"), err[-2000:]
     assert row["ops"] >= 1 and "--shrink 1 --seed 7" in (tmp_path / "shrinking.md").read_text()
+
+
+def test_retrying_survivors_runs_them_again_and_the_last_outcome_counts(tmp_path):
+    from mutation import journal
+    from mutation.runner import Outcome
+    journal.append(journal.start(tmp_path, seed=7, timeout_s=60), Outcome(KILLABLE, "survived", 1.0, "mutation"))
+    proc = mutation("--resume", "--retry-survivors", "--seed", "7", "--only", KILLABLE, "--out", str(tmp_path))
+    out, err = proc.communicate(timeout=600)
+    assert "1 mutants to run (0 from the journal)" in out, err[-2000:]
+    assert [o.status for o in journal.resume(tmp_path, 7)[2]] == ["killed"]
