@@ -7,7 +7,7 @@ from reference.types import INT64_MIN, UNKNOWN_SERVER_ERROR, DescribeLog, ElectL
 
 from reference.model import Model
 
-from .checks import CT, LAT, Compare, check, exempt
+from .checks import CT, LAT, Compare, check, exempt, flagged
 from .scenario import Scenario
 
 
@@ -273,6 +273,8 @@ def no_timestamp_conformance(s: Scenario, c: Compare) -> None:
             if exempt(s, record.timestamp) and view.config.timestamp_type is CT:
                 c.eq(view.index, f"error_code with no-timestamp record {i}", view.expected.error_code,
                      view.observed.error_code)
+                c.eq(view.index, f"no-timestamp record {i} blamed in record_errors", i in flagged(view.expected),
+                     i in flagged(view.observed))
     for i, topic, _p, exp, obs in s.last_fetches():
         c.eq(i, f"batch MaxTimestamp headers on {topic!r}", [b.max_timestamp for b in exp.batches],
              [b.max_timestamp for b in obs.batches])

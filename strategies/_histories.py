@@ -25,12 +25,14 @@ def sentinels(profile: str) -> st.SearchStrategy[int]:
     return st.just(NO_TIMESTAMP)
 
 
-def batch_strategy(batches, now: int, bounds) -> st.SearchStrategy:
-    """A strategy used as given; a callable called with timestamps near ``now`` and ``bounds``."""
+def batch_strategy(batches, now: int, bounds, missing: int = NO_TIMESTAMP) -> st.SearchStrategy:
+    """A strategy used as given; a callable called with timestamps near ``now`` and ``bounds``, and the
+    history's own missing-timestamp sentinel (``missing``) as one record in ten or so."""
     if isinstance(batches, st.SearchStrategy):
         return batches
     make = data.batches if batches is None else batches
-    return make(timestamps=data.timestamps(now=now, bounds=bounds))
+    stamps = data.timestamps(now=now, bounds=bounds)
+    return make(timestamps=st.one_of(*[stamps] * 9, st.just(missing)))
 
 
 def where(draw, sketch: Sketch) -> tuple[str, int]:
@@ -40,7 +42,7 @@ def where(draw, sketch: Sketch) -> tuple[str, int]:
 
 def produce(draw, sketch: Sketch, batches, skew_ms: int) -> Produce:
     topic, partition = where(draw, sketch)
-    batch = draw(batch_strategy(batches, sketch.clock(topic, partition), sketch.bounds(topic)))
+    batch = draw(batch_strategy(batches, sketch.clock(topic, partition), sketch.bounds(topic), sketch.no_timestamp))
     sketch.produced += [r.timestamp for r in batch.records if r.timestamp >= 0]
     return Produce(topic, batch, partition)
 
@@ -99,7 +101,7 @@ def histories(draw, *, profile, brokers=1, max_ops=12, topic_configs=None, batch
     """Named like the public strategy so that the repr reads as the user's call."""
     start, no_timestamp = draw(STARTS), draw(sentinels(profile))
     offsets = [0] + [draw(st.integers(-skew_ms, skew_ms)) for _ in range(brokers - 1)]
-    sketch = Sketch(profiles.get(profile), start, list(offsets))
+    sketch = Sketch(profiles.get(profile), start, list(offsets), no_timestamp=no_timestamp)
     chosen = configs.topic_configs(profile=profile) if topic_configs is None else topic_configs
     ops = create_topics(draw, sketch, chosen)
     kinds = drawers(brokers, skew_ms)

@@ -36,6 +36,7 @@ class Sketch:
     topics: dict[str, TopicConfig] = field(default_factory=dict)
     leaders: dict[tuple[str, int], int] = field(default_factory=dict)
     produced: list[int] = field(default_factory=list)
+    no_timestamp: int = -1  # the history's missing-timestamp sentinel (KIP-228: -1, or Long.MIN under kip)
 
     @property
     def brokers(self) -> int:
