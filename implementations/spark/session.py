@@ -10,6 +10,7 @@ from __future__ import annotations
 import atexit
 import os
 import sys
+import shutil
 import tempfile
 from typing import Optional
 
@@ -50,6 +51,7 @@ def get():
         from pyspark.sql import SparkSession
         builder = SparkSession.builder.master(_master).appName("ktc")
         warehouse = tempfile.mkdtemp(prefix="ktc-spark-warehouse-")
+        atexit.register(shutil.rmtree, warehouse, True)  # registered first, so it runs after stop()
         for key, value in {**DEFAULTS, "spark.sql.warehouse.dir": warehouse, **_overrides}.items():
             builder = builder.config(key, value)
         _session = builder.getOrCreate()
@@ -61,5 +63,8 @@ def get():
 def stop() -> None:
     global _session
     if _session is not None:
+        warehouse = _session.conf.get("spark.sql.warehouse.dir", "")
         _session.stop()
         _session = None
+        if os.path.basename(warehouse.removeprefix("file:")).startswith("ktc-spark-warehouse-"):
+            shutil.rmtree(warehouse.removeprefix("file:"), ignore_errors=True)
