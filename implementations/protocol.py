@@ -55,3 +55,8 @@ class Implementation(Protocol):
     def run(self, histories: Sequence[History]) -> Sequence[Trace]:
         """One trace per history, each with one result per operation."""
         ...
+
+    # Optional, looked up with getattr: ``kip228_tables``, a module or object with KIP-228's table
+    # functions ``broker_records(sent, extended, broker)``, ``consumer_reads(ts, extended, consumer)`` and
+    # ``stored_as(ts, sentinel)`` (reference/kip228.py's signatures): what a client or broker of this
+    # implementation records and reads.  Without it the consumer table is ``unsupported``.

@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import reference
+import reference.kip228
 from reference.types import History, Trace
 from specs.profiles import names
 
@@ -13,6 +14,7 @@ from .protocol import Capabilities
 class ReferenceImplementation:
     name = "reference"
     version = "1"
+    kip228_tables = reference.kip228  # the oracle answers the KIP-228 tables itself
 
     def capabilities(self) -> Capabilities:
         return Capabilities(profiles=frozenset(names()))

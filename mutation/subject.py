@@ -51,6 +51,12 @@ class MutantImplementation:
     def capabilities(self) -> Capabilities:
         return Capabilities(profiles=frozenset(names()))
 
+    @property
+    def kip228_tables(self):
+        """The copy's KIP-228 tables (reference/kip228.py is not used by the model: only these reach it)."""
+        import mutref.kip228
+        return mutref.kip228
+
     def run(self, histories: Sequence[History]) -> list[Trace]:
         from mutref.model import Model  # imported here: the copy is on sys.path only in a mutation run
         return [Model.for_history(h).run(h) for h in histories]
