@@ -307,13 +307,22 @@ def difference_config_conformance(s: Scenario, c: Compare) -> None:
     topic_config_conformance(s, c, "difference_max_ms")
 
 
-@check("KIP-937.limits-non-negative")
-def limit_range_conformance(s: Scenario, c: Compare) -> None:
-    """Whether CreateTopics refused a before/after limit as an invalid config (error 40), value by value."""
+def refused_as_invalid(s: Scenario, c: Compare, attrs: tuple[str, ...]) -> None:
+    """Whether CreateTopics refused a config setting one of ``attrs`` as invalid (error 40), topic by topic."""
     for i, op, exp, obs in s.ops_of(CreateTopic):
-        if op.config.before_max_ms is not None or op.config.after_max_ms is not None:
+        if any(getattr(op.config, a) is not None for a in attrs):
             c.eq(i, f"CreateTopic refused configs {op.config.set_keys()} as invalid (40)",
                  exp.error_code == INVALID_CONFIG, obs.error_code == INVALID_CONFIG)
+
+
+@check("KIP-937.limits-non-negative")
+def limit_range_conformance(s: Scenario, c: Compare) -> None:
+    refused_as_invalid(s, c, ("before_max_ms", "after_max_ms"))
+
+
+@check("KIP-32.time-configs-range")
+def time_config_range_conformance(s: Scenario, c: Compare) -> None:
+    refused_as_invalid(s, c, ("segment_ms", "retention_ms"))
 
 
 @check("KIP-870.config-name")

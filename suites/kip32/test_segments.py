@@ -3,9 +3,9 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from ktc.harness import assert_conforms
-from reference.types import Advance, DescribeLog, RetentionPass, TopicConfig
+from reference.types import INT64_MAX, INT64_MIN, Advance, DescribeLog, RetentionPass, TopicConfig
 from strategies import histories, timestamps
-from suites._support import LAT, NOW, appends, batch
+from suites._support import LAT, NOW, appends, batch, one_append
 
 SEGMENT_MS = 60_000
 RETENTION_MS = 600_000
@@ -57,3 +57,19 @@ def test_log_append_time_segments_roll_and_expire_by_broker_clock(impl, profile,
 @given(data=st.data())
 def test_generated_histories_agree_with_the_reference(impl, profile, data):
     assert_conforms(impl, data.draw(histories(profile=profile, max_ops=16)))
+
+
+def around(floor: int) -> st.SearchStrategy:
+    """Unset, the floor and its neighbours first, then the int64 ends and anything."""
+    return st.one_of(st.none(), st.sampled_from([floor - 1, floor, floor + 1, INT64_MIN, INT64_MAX]),
+                     st.integers(INT64_MIN, INT64_MAX))
+
+
+@pytest.mark.clause("KIP-32.time-configs-range")
+@example(segment_ms=0, retention_ms=None)
+@example(segment_ms=1, retention_ms=-1)
+@example(segment_ms=None, retention_ms=-2)
+@given(segment_ms=around(1), retention_ms=around(-1))
+def test_segment_and_retention_ms_below_their_floors_are_refused(impl, profile, segment_ms, retention_ms):
+    config = TopicConfig(segment_ms=segment_ms, retention_ms=retention_ms)
+    assert_conforms(impl, one_append(profile, config, NOW))
