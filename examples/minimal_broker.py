@@ -14,6 +14,7 @@ UNSUPPORTED = {k: "not implemented by the minimal example" for k in
                ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937.future-timestamp-warning",
                 "KIP-937.per-record-validation")}
 MESSAGE = "One or more records have been rejected due to invalid timestamp"
+INVALID_CONFIG, UNKNOWN_TOPIC = 40, 3  # Kafka error codes
 
 
 class MinimalBroker:
@@ -30,9 +31,9 @@ class MinimalBroker:
         for op in history.ops:
             kind = type(op).__name__
             if kind == "CreateTopic":
-                topics[op.topic] = op.config
-                logs.update({(op.topic, p): [] for p in range(op.config.partitions)})
-                out.append(CreateTopicResult(0))
+                out.append(self.create(op, topics, logs))
+            elif kind in ("Produce", "Fetch", "DescribeLog") and op.topic not in topics:
+                out.append(missing(kind))
             elif kind == "Produce":
                 out.append(self.produce(topics[op.topic], logs[op.topic, op.partition], op.batch, now))
             elif kind == "Fetch":
@@ -44,6 +45,15 @@ class MinimalBroker:
                 now += op.ms if kind == "Advance" else 0
                 out.append(Ack())
         return tuple(out)
+
+    @staticmethod
+    def create(op, topics, logs):
+        """KIP-937: before/after.max.ms take values in [0, ...]; anything else is INVALID_CONFIG (40)."""
+        if any(v is not None and v < 0 for v in (op.config.before_max_ms, op.config.after_max_ms)):
+            return CreateTopicResult(INVALID_CONFIG)
+        topics[op.topic] = op.config
+        logs.update({(op.topic, p): [] for p in range(op.config.partitions)})
+        return CreateTopicResult(0)
 
     def produce(self, config, log, batch, now):
         before = config.before_max_ms if config.before_max_ms is not None else 2**63 - 1
@@ -71,3 +81,9 @@ class MinimalBroker:
         low, high = ((now - before + 2**63) % 2**64 - 2**63), ((now + after + 2**63) % 2**64 - 2**63)
         return (f"Timestamp {ts} of message with offset {offset} is out of range. "
                 f"The timestamp should be within [{low}, {high}]")
+
+
+def missing(kind: str):
+    """The answer about a topic that does not exist (its creation was refused): UNKNOWN_TOPIC_OR_PARTITION."""
+    return {"Produce": ProduceResult(UNKNOWN_TOPIC), "Fetch": FetchResult((), UNKNOWN_TOPIC),
+            "DescribeLog": DescribeLogResult((), UNKNOWN_TOPIC)}[kind]
