@@ -112,8 +112,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutation: error: {error}", file=sys.stderr)
             return EXIT_USAGE
         except KeyboardInterrupt:
-            print(f"mutation: interrupted; what was decided is in {out / journal.NAME} (go on with --resume)",
-                  file=sys.stderr)
+            partial_report(out, mutants, args, argv, time.monotonic() - started)
+            print(f"mutation: interrupted; what was decided is in {out / journal.NAME} and a partial report in "
+                  f"{out / 'mutation.md'} (go on with --resume)", file=sys.stderr)
             return 130
         command = snapshot.command(argv)
         facts = report.write(out, mutants, outcomes, report.reviewed_equivalents(), time.monotonic() - started,
@@ -121,6 +122,18 @@ def main(argv: list[str] | None = None) -> int:
     print(f"mutation: score {facts['score']} ({facts['killed']} killed, {facts['survived']} survived, "
           f"{facts['equivalent']} equivalent) in {facts['wall_s']} s; report in {args.out}/mutation.md")
     return 0
+
+
+def partial_report(out: Path, mutants: list, args, argv, wall_s: float) -> None:
+    """The report over what the journal holds, its command marked as interrupted (nothing when no journal)."""
+    try:
+        decided = journal.resume(out, args.seed)[2]
+    except journal.JournalError:
+        return
+    keys = {m.key for m in mutants}
+    decided = [o for o in decided if o.key in keys]
+    command = f"{snapshot.command(argv)}  (interrupted: {len(decided)} of {len(mutants)} mutants decided)"
+    report.write(out, mutants, decided, report.reviewed_equivalents(), wall_s, command)
 
 
 def shrink(mutants: list, args, argv) -> int:
