@@ -46,7 +46,7 @@ def build_parser() -> Parser:
     parser.add_argument("--shrink", type=positive, metavar="N", help="instead of killing: for N killed mutants of "
                         "DIR/outcomes.jsonl, time the killing test's shrinking and size its counterexample")
     parser.add_argument("--retry-survivors", action="store_true", help="with --resume: run the journal's survivors "
-                        "(and errors) again, on the tree as it is now; kills stand")
+                        "(and errors) again, on the tree as it is now, except reviewed equivalents; kills stand")
     parser.add_argument("--resume", action="store_true", help="go on from DIR/outcomes.jsonl (same --seed): "
                         "only mutants it does not hold are run")
     return parser
@@ -166,7 +166,9 @@ def opened(out: Path, args, copy: str) -> tuple[Path, int, list]:
     """The journal to append to, the timeout, and the outcomes already decided (only with --resume)."""
     if args.resume:
         path, timeout, done = journal.resume(out, args.seed)
-        return path, timeout, [o for o in done if not (args.retry_survivors and o.status in ("survived", "error"))]
+        reviewed = report.reviewed_equivalents()  # a reviewed equivalent cannot be killed: not retried
+        retried = [o for o in done if args.retry_survivors and o.status in ("survived", "error") and o.key not in reviewed]
+        return path, timeout, [o for o in done if o not in retried]
     timeout = args.timeout or baseline_timeout(copy, args.seed)
     return journal.start(out, args.seed, timeout), timeout, []
 
