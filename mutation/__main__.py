@@ -112,6 +112,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutation: error: {error}", file=sys.stderr)
             return EXIT_USAGE
         except KeyboardInterrupt:
+            signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second signal must not cut the report short
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
             partial_report(out, mutants, args, argv, time.monotonic() - started)
             print(f"mutation: interrupted; what was decided is in {out / journal.NAME} and a partial report in "
                   f"{out / 'mutation.md'} (go on with --resume)", file=sys.stderr)

@@ -50,7 +50,7 @@ def run_in_copy(argv: list[str], out: Path) -> int:
 def stop(child: subprocess.Popen) -> None:
     """The copy's run saw the same Ctrl-C and is stopping; a SIGTERM sent to this process alone is passed on."""
     try:
-        child.wait(timeout=10)
+        child.wait(timeout=120)  # it writes its partial report first
     except subprocess.TimeoutExpired:
         child.send_signal(signal.SIGTERM)
         child.wait()
