@@ -297,9 +297,14 @@ def warning_conformance(s: Scenario, c: Compare) -> None:
 def topic_config_conformance(s: Scenario, c: Compare, attr: str) -> None:
     """CreateTopics answers for configs that set ``attr``: whether the config exists is the clause's business
     (any other CreateTopics answer belongs to no clause: a divergence there is an error, ktc/divergence.py)."""
+    create_topic_answers(s, c, (attr,), "error_code for configs {}", lambda r: r.error_code)
+
+
+def create_topic_answers(s: Scenario, c: Compare, attrs: tuple[str, ...], what: str, answer) -> None:
+    """``answer`` of each CreateTopic whose config sets one of ``attrs``; ``what`` names it ({} = the keys set)."""
     for i, op, exp, obs in s.ops_of(CreateTopic):
-        if getattr(op.config, attr) is not None:
-            c.eq(i, f"CreateTopic error_code for configs {op.config.set_keys()}", exp.error_code, obs.error_code)
+        if any(getattr(op.config, a) is not None for a in attrs):
+            c.eq(i, "CreateTopic " + what.format(op.config.set_keys()), answer(exp), answer(obs))
 
 
 @check("KIP-937.difference-deprecated")
@@ -309,10 +314,7 @@ def difference_config_conformance(s: Scenario, c: Compare) -> None:
 
 def refused_as_invalid(s: Scenario, c: Compare, attrs: tuple[str, ...]) -> None:
     """Whether CreateTopics refused a config setting one of ``attrs`` as invalid (error 40), topic by topic."""
-    for i, op, exp, obs in s.ops_of(CreateTopic):
-        if any(getattr(op.config, a) is not None for a in attrs):
-            c.eq(i, f"CreateTopic refused configs {op.config.set_keys()} as invalid (40)",
-                 exp.error_code == INVALID_CONFIG, obs.error_code == INVALID_CONFIG)
+    create_topic_answers(s, c, attrs, "refused configs {} as invalid (40)", lambda r: r.error_code == INVALID_CONFIG)
 
 
 @check("KIP-937.limits-non-negative")

@@ -102,9 +102,9 @@ def main(argv: list[str] | None = None) -> int:
             return shrink(mutants, args, argv)
         try:
             path, timeout, done = opened(out, args, str(copies[0]))
-            keys = {m.key for m in mutants}
-            done = [o for o in done if o.key in keys]
-            todo = [m for m in mutants if m.key not in {o.key for o in done}]
+            done = among(done, mutants)
+            decided = {o.key for o in done}
+            todo = [m for m in mutants if m.key not in decided]
             print(f"mutation: {len(todo)} mutants to run ({len(done)} from the journal), {args.workers} workers, "
                   f"seed {args.seed}, timeout {timeout} CPU s", flush=True)
             outcomes = done + run_all(todo, args.workers, args.seed, timeout, journaled(path))
@@ -126,14 +126,19 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def among(outcomes: list, mutants: list) -> list:
+    """The outcomes of the mutants this run chose (a journal may hold others: --only, --max)."""
+    keys = {m.key for m in mutants}
+    return [o for o in outcomes if o.key in keys]
+
+
 def partial_report(out: Path, mutants: list, args, argv, wall_s: float) -> None:
     """The report over what the journal holds, its command marked as interrupted (nothing when no journal)."""
     try:
         decided = journal.resume(out, args.seed)[2]
     except journal.JournalError:
         return
-    keys = {m.key for m in mutants}
-    decided = [o for o in decided if o.key in keys]
+    decided = among(decided, mutants)
     command = f"{snapshot.command(argv)}  (interrupted: {len(decided)} of {len(mutants)} mutants decided)"
     report.write(out, mutants, decided, report.reviewed_equivalents(), wall_s, command)
 

@@ -16,6 +16,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
+from .report import median
 from .runner import IMPL, ROOT, Outcome, applied, in_child
 
 PROFILE = "mutation-shrink"
@@ -88,14 +89,6 @@ def summary(rows: list[Shrunk]) -> dict:
             "median_shrink_s": median([r.shrink_s for r in properties]),
             "max_shrink_s": max((r.shrink_s for r in properties), default=None),
             "median_ops": median(sizes), "max_ops": max(sizes, default=None)}
-
-
-def median(values: list) -> Optional[float]:
-    values = sorted(values)
-    if not values:
-        return None
-    middle = len(values) // 2
-    return values[middle] if len(values) % 2 else round((values[middle - 1] + values[middle]) / 2, 2)
 
 
 def write(out_dir: Path, rows: list[Shrunk], command: str) -> dict:

@@ -51,7 +51,7 @@ def get():
         from pyspark.sql import SparkSession
         builder = SparkSession.builder.master(_master).appName("ktc")
         warehouse = tempfile.mkdtemp(prefix="ktc-spark-warehouse-")
-        atexit.register(shutil.rmtree, warehouse, True)  # registered first, so it runs after stop()
+        atexit.register(shutil.rmtree, warehouse, True)  # registered before stop(), so it runs after it
         for key, value in {**DEFAULTS, "spark.sql.warehouse.dir": warehouse, **_overrides}.items():
             builder = builder.config(key, value)
         _session = builder.getOrCreate()
@@ -63,8 +63,5 @@ def get():
 def stop() -> None:
     global _session
     if _session is not None:
-        warehouse = _session.conf.get("spark.sql.warehouse.dir", "")
         _session.stop()
         _session = None
-        if os.path.basename(warehouse.removeprefix("file:")).startswith("ktc-spark-warehouse-"):
-            shutil.rmtree(warehouse.removeprefix("file:"), ignore_errors=True)
