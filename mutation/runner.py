@@ -191,6 +191,8 @@ def run_all(mutants: list, workers: int, seed: int, timeout_s: float,
     timeout_s)`` (a module-level function) replaces ``run_one`` for other measurements."""
     context = multiprocessing.get_context("spawn")
     jobs, results = context.Queue(), context.Queue()
+    for queue in (jobs, results):  # an interrupted run exits with jobs unread: its feeder must not wait for a reader
+        queue.cancel_join_thread()
     for mutant in mutants:
         jobs.put(mutant)
     processes = [context.Process(target=worker, args=(jobs, results, seed, timeout_s, task), daemon=True)

@@ -95,9 +95,11 @@ def alive(pids: set[int]) -> set[int]:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_run_stopped_by_a_signal_leaves_no_worker_child_or_work_directory(tmp_path, signum):
-    scratch = tmp_path / "tmp"
+    from mutation import journal
+    scratch, out = tmp_path / "tmp", tmp_path / "r"
     scratch.mkdir()
-    proc = mutation("--max", "50", "--out", str(tmp_path / "r"), env={**os.environ, "TMPDIR": str(scratch)},
+    journal.start(out, seed=7, timeout_s=60)  # resumed: no baseline, every mutant queued (more than a pipe holds)
+    proc = mutation("--resume", "--seed", "7", "--out", str(out), env={**os.environ, "TMPDIR": str(scratch)},
                     start_new_session=True)
     deadline = time.monotonic() + 120
     while not list(scratch.glob("ktc-mutate-*")) and time.monotonic() < deadline:
