@@ -134,7 +134,7 @@ def segment_fates(s: Scenario):
     model = Model.for_history(s.history)
     for i, op, exp, obs in s.ops_of(RetentionPass):
         cluster = model.replay(s.history, i)
-        partition = cluster.topics[op.topic].partitions[op.partition] if op.topic in cluster.topics else None
+        partition = model.partition(cluster, op.topic, op.partition)  # None: no such topic or partition
         if partition is None:
             continue
         now, leader = cluster.now(partition.leader), partition.leader
@@ -184,10 +184,10 @@ def retention_prefix_conformance(s: Scenario, c: Compare) -> None:
     """Deleted segments are the oldest ones, in order, and the log start moves to the first kept one."""
     model = Model.for_history(s.history)
     for i, op, exp, obs in s.ops_of(RetentionPass):
-        cluster = model.replay(s.history, i)
-        if op.topic not in cluster.topics:
+        partition = model.partition(model.replay(s.history, i), op.topic, op.partition)
+        if partition is None:
             continue
-        bases = [g.base_offset for g in cluster.topics[op.topic].partitions[op.partition].segments]
+        bases = [g.base_offset for g in partition.segments]
         deleted = list(obs.deleted_base_offsets)
         c.holds(i, f"deleted segments {deleted} are the oldest of {bases}", deleted == bases[:len(deleted)], deleted)
         if obs.deleted_base_offsets == exp.deleted_base_offsets:

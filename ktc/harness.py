@@ -45,19 +45,37 @@ class ClauseViolation(AssertionError):
 
     def describe(self, clause: Optional[str] = None) -> str:
         verdict = self.of(clause)
-        return (f"{verdict.clause} violated by {self.implementation}: "
-                f"{render_mismatch(verdict.mismatch)}\ncounterexample: {json.dumps(self.counterexample(clause))}")
+        return f"{self.headline(verdict)}\ncounterexample: {json.dumps(self.counterexample(clause))}"
+
+    def headline(self, verdict: Verdict) -> str:
+        """A failure names its mismatch; an ``error`` (an answer no clause decides) names the first divergence."""
+        if verdict.mismatch is not None and verdict.failed:
+            return f"{verdict.clause} violated by {self.implementation}: {render_mismatch(verdict.mismatch)}"
+        reason = verdict.notes[0] if verdict.notes else "not judged"
+        return f"{verdict.clause} could not be judged on {self.implementation}: {reason}"
 
     def of(self, clause: Optional[str]) -> Verdict:
         return next((v for v in self.verdicts if v.clause == clause), self.verdict)
 
     def counterexample(self, clause: Optional[str] = None) -> dict:
         verdict = self.of(clause)
-        mismatch, divergence = verdict.mismatch, verdict.divergence
+        divergence = verdict.divergence
         return {"clause": verdict.clause, "implementation": self.implementation, "history": to_data(self.history),
                 "first_divergence": divergence.as_data() if divergence is not None else None,
-                "mismatch": {"op_index": mismatch.op_index, "what": mismatch.what,
-                             "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}}
+                "mismatch": mismatch_data(verdict)}
+
+
+def mismatch_data(verdict: Verdict) -> dict:
+    """The counterexample's mismatch; an ``error`` verdict (no clause decides the answer) has none of
+    its own, so its first divergence stands in."""
+    mismatch, divergence = (None if verdict.validity is Validity.ERROR else verdict.mismatch), verdict.divergence
+    if mismatch is None and divergence is not None:
+        return {"op_index": divergence.op_index, "what": f"{divergence.op_kind}.{divergence.field} (no clause decides it)",
+                "expected": repr(divergence.expected), "observed": repr(divergence.observed)}
+    if mismatch is None:
+        return {"op_index": None, "what": "not judged", "expected": None, "observed": None}
+    return {"op_index": mismatch.op_index, "what": mismatch.what,
+            "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}
 
 
 @dataclass
@@ -215,7 +233,7 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
     verdicts = judge(impl, [history], clauses)[0]
     for verdict in verdicts:
         RECORDER.add(verdict)
-    failed = [v for v in verdicts if v.validity is Validity.FAIL]
+    failed = [v for v in verdicts if v.bad]
     if failed:
         raise ClauseViolation(failed, history, impl.name)
     return verdicts
@@ -253,7 +271,7 @@ def flush_bulk(impl: Implementation) -> None:
         cited = [v for v in found if v.clause in clauses]
         for verdict in cited:
             RECORDER.add(verdict)
-        failed = [v for v in cited if v.failed]
+        failed = [v for v in cited if v.bad]
         if failed and first is None:
             first = (history, failed)
     if first is not None:
@@ -268,9 +286,9 @@ def minimal_violation(impl: Implementation, history: History, seen: list[Verdict
     clauses = sorted({v.clause for v in seen})
 
     def still_fails(candidates):
-        return [{v.clause for v in found if v.failed} >= set(clauses) for found in judge(impl, candidates, clauses)]
+        return [{v.clause for v in found if v.bad} >= set(clauses) for found in judge(impl, candidates, clauses)]
     smallest, _rounds = shrink(history, still_fails)
-    failed = [v for v in judge(impl, [smallest], clauses)[0] if v.failed]
+    failed = [v for v in judge(impl, [smallest], clauses)[0] if v.bad]
     if not failed:
         smallest, failed = history, list(seen)
     return ClauseViolation(failed, smallest, impl.name)

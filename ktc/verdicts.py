@@ -113,6 +113,11 @@ class Verdict:
     def failed(self) -> bool:
         return self.validity is Validity.FAIL
 
+    @property
+    def bad(self) -> bool:
+        """A failure, or an answer no clause decides (``error``): either fails the test that judged it."""
+        return self.validity in (Validity.FAIL, Validity.ERROR)
+
 
 def render_mismatch(m: Mismatch) -> str:
     return f"op #{m.op_index}: {m.what}: expected {m.expected!r}, observed {m.observed!r}"

@@ -35,9 +35,13 @@ def batch_strategy(batches, now: int, bounds, missing: int = NO_TIMESTAMP) -> st
     return make(timestamps=st.one_of(*[stamps] * 9, st.just(missing)))
 
 
-def where(draw, sketch: Sketch) -> tuple[str, int]:
+def where(draw, sketch: Sketch, stray: bool = False) -> tuple[str, int]:
+    """A topic and one of its partitions; with ``stray``, about one time in eight the partition just
+    past its last (a read of a partition that does not exist: UNKNOWN_TOPIC_OR_PARTITION, -1s)."""
     topic = draw(st.sampled_from(list(sketch.topics)))
-    return topic, draw(st.integers(0, sketch.partitions(topic) - 1))
+    count = sketch.partitions(topic)
+    existing = st.integers(0, count - 1)
+    return topic, draw(st.one_of(*[existing] * 7, st.just(count)) if stray else existing)
 
 
 def produce(draw, sketch: Sketch, batches, skew_ms: int) -> Produce:
@@ -67,11 +71,11 @@ def elect_leader(draw, sketch: Sketch, batches, skew_ms: int) -> ElectLeader:
 
 
 def retention_pass(draw, sketch: Sketch, batches, skew_ms: int) -> RetentionPass:
-    return RetentionPass(*where(draw, sketch))
+    return RetentionPass(*where(draw, sketch, stray=True))
 
 
 def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
-    topic, partition = where(draw, sketch)
+    topic, partition = where(draw, sketch, stray=True)
     near = st.sampled_from(sketch.produced or [0]).flatmap(lambda t: st.sampled_from((t, t + 1, max(0, t - 1))))
     target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS), near, st.integers(0, INT64_MAX)))
     return ListOffsets(topic, min(target, INT64_MAX), partition)

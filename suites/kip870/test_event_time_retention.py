@@ -20,14 +20,16 @@ def event_history(profile, stamps, limit, timestamp_type=None, gap=DAY) -> Histo
     return History(profile, tuple(ops) + (RetentionPass("t"), Fetch("t"), DescribeLog("t")), start_ms=NOW)
 
 
-STAMPS = st.lists(timestamps(now=NOW, bounds=[EVENT_LIMIT], min_value=NOW - 60 * DAY, max_value=NOW + 60 * DAY),
-                  min_size=1, max_size=6)
+NEAR_NOW = timestamps(now=NOW, bounds=[EVENT_LIMIT], min_value=NOW - 60 * DAY, max_value=NOW + 60 * DAY)
+NO_EVENT_TIME = st.sampled_from([-1, -2, 0])  # the no-timestamp sentinel (no event time) and its neighbours
+STAMPS = st.lists(st.one_of(*[NEAR_NOW] * 5, NO_EVENT_TIME), min_size=1, max_size=6)
 
 
 @pytest.mark.clause("KIP-870.event-time-retention", "KIP-870.partition-max-event-time",
                     "KIP-870.combined-with-existing")
 @example(stamps=[NOW - 10 * DAY, NOW - 5 * DAY, NOW], limit=EVENT_LIMIT)
 @example(stamps=[NOW, NOW - EVENT_LIMIT - 1, NOW + EVENT_LIMIT], limit=EVENT_LIMIT)
+@example(stamps=[-1, NOW, NOW], limit=EVENT_LIMIT)  # a segment of no-timestamp records has no event time
 @given(stamps=STAMPS, limit=st.sampled_from([0, DAY, EVENT_LIMIT]))
 def test_segments_older_than_max_event_time_minus_limit_are_deleted(impl, profile, stamps, limit):
     for timestamp_type in (None, LAT):
