@@ -59,9 +59,9 @@ class MinimalBroker:
         before = config.before_max_ms if config.before_max_ms is not None else 2**63 - 1
         after = config.after_max_ms if config.after_max_ms is not None else 3_600_000
         lat = config.timestamp_type is TimestampType.LOG_APPEND_TIME
-        errors = tuple(RecordError(i, self.out_of_range(r.timestamp, i, now, before, after))
-                       for i, r in enumerate(batch.records)
-                       if not lat and r.timestamp != -1 and self.wraps(now - r.timestamp, before, after))
+        errors = tuple(RecordError(i, self.out_of_range(ts, i, now, before, after))
+                       for i, ts in enumerate(self.read_timestamps(batch))
+                       if not lat and ts != -1 and self.wraps(now - ts, before, after))
         if errors:
             return ProduceResult(32, MESSAGE, errors)
         base = sum(len(b.records) for b in log)
@@ -69,6 +69,13 @@ class MinimalBroker:
         records = tuple(StoredRecord(base + i, ts) for i, ts in enumerate(stamps))
         log.append(StoredBatch(base, config.timestamp_type, max([-1, *stamps]), records))
         return ProduceResult(0, None, (), base, now if lat else -1)
+
+    @staticmethod
+    def read_timestamps(batch):
+        """How a broker reads a batch: in a LogAppendTime-typed batch every record reads the header's max."""
+        if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:
+            return [batch.max_timestamp] * len(batch.records)
+        return [r.timestamp for r in batch.records]
 
     @staticmethod
     def wraps(diff, before, after):

@@ -59,7 +59,7 @@ def test_rejection_texts_name_each_record_and_the_bounds(impl, profile, deltas):
     assert_conforms(impl, one_append(profile, bounded(profile, BEFORE, AFTER), *(NOW + d for d in deltas)))
 
 
-@pytest.mark.clause("KIP-937.per-record-validation")
+@pytest.mark.clause("KIP-937.per-record-validation", "KIP-937.record-error-message")
 @given(data=st.data())
 def test_each_record_is_validated_not_the_producer_header_max(impl, profile, data):
     b = data.draw(batches(timestamps=timestamps(now=NOW, bounds=[BEFORE, AFTER]), bad_header=True,
