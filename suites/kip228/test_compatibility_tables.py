@@ -7,11 +7,13 @@ offers them (implementations/protocol.py), else the reference's; the consumer ta
 so an implementation without them is ``unsupported`` there.
 """
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.harness import assert_conforms
 from reference import kip228, run
 from reference import kip228 as reference_tables
-from reference.types import INT64_MIN, History, TopicConfig
+from reference.types import INT64_MAX, INT64_MIN, History, TopicConfig
 from suites._support import NOW, one_append
 
 MIN, ERR = INT64_MIN, kip228.ERROR
@@ -36,6 +38,7 @@ CONSUMER_TABLE = [
 def test_producer_table_row_holds(impl, profile, row):
     (sent, extended), (old, new) = row
     kip228 = getattr(impl, "kip228_tables", None) or reference_tables
+    sent = fresh(sent)
     assert kip228.broker_records(sent, extended, "old") == old
     assert kip228.broker_records(sent, extended, "new") == new
     history = History(profile, one_append(profile, TopicConfig(), sent, timestamp_extended=extended).ops,
@@ -49,8 +52,45 @@ def test_producer_table_row_holds(impl, profile, row):
 @pytest.mark.parametrize("row", CONSUMER_TABLE, ids=["minus-one-plain", "minus-one-extended", "min-extended"])
 def test_consumer_table_row_holds(impl, row):
     (ts, extended), (old, new) = row
-    kip228 = getattr(impl, "kip228_tables", None)
-    if kip228 is None:
-        pytest.skip(f"unsupported: {impl.name} offers no kip228_tables (a consumer's reading of KIP-228)")
+    kip228, ts = own_tables(impl), fresh(ts)
     assert kip228.consumer_reads(ts, extended, "old") == old
     assert kip228.consumer_reads(ts, extended, "new") == new
+
+
+# Both tables list only the sentinel-like rows; any other timestamp is a timestamp to old and new
+# software alike ("there should be is no reason to fail ... working with negative timestamps").
+OTHER_TIMESTAMPS = st.one_of(st.sampled_from([-2, 0, 1, MIN + 1, INT64_MAX]),
+                             st.integers(MIN, INT64_MAX)).filter(lambda ts: ts not in (-1, MIN))
+
+
+@pytest.mark.clause("KIP-228.producer-broker-table", "KIP-228.consumer-table")
+@example(ts=-2, extended=False)
+@example(ts=0, extended=True)
+@given(ts=OTHER_TIMESTAMPS, extended=st.booleans())
+def test_a_timestamp_that_is_no_sentinel_is_recorded_and_read_as_itself(impl, ts, extended):
+    kip228 = own_tables(impl)
+    for side in ("old", "new"):
+        assert kip228.broker_records(ts, extended, side) == {("timestamp", ts)}
+        assert kip228.consumer_reads(ts, extended, side) == {("timestamp", ts)}
+
+
+@pytest.mark.clause("KIP-228.producer-broker-table", "KIP-228.consumer-table")
+@example(ts=-2, sentinel=-1)
+@example(ts=0, sentinel=-1)
+@given(ts=st.one_of(st.sampled_from([-1, MIN]), OTHER_TIMESTAMPS), sentinel=st.sampled_from([-1, MIN]))
+def test_a_stored_timestamp_is_no_timestamp_exactly_when_it_equals_the_sentinel(impl, ts, sentinel):
+    expected = ("no-timestamp", ts) if ts == sentinel else ("timestamp", ts)
+    assert own_tables(impl).stored_as(fresh(ts), fresh(sentinel)) == expected
+
+
+def own_tables(impl):
+    """The implementation's KIP-228 tables; without them the clause is unsupported, with the reason."""
+    tables = getattr(impl, "kip228_tables", None)
+    if tables is None:
+        pytest.skip(f"unsupported: {impl.name} offers no kip228_tables (a consumer's reading of KIP-228)")
+    return tables
+
+
+def fresh(n: int) -> int:
+    """An int equal to ``n`` but not the same object: an implementation must compare values, not identities."""
+    return int(str(n))

@@ -3,7 +3,7 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from ktc.harness import assert_conforms
-from reference.types import INT64_MAX, INT64_MIN, Advance, DescribeLog, RetentionPass, TopicConfig
+from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Advance, DescribeLog, RetentionPass, TopicConfig
 from strategies import histories, timestamps
 from suites._support import LAT, NOW, appends, batch, one_append
 
@@ -42,6 +42,22 @@ def test_segment_rolls_when_incoming_max_passes_segment_ms(impl, profile, stamps
 @given(stamps=STAMPS, gaps=GAPS)
 def test_retention_deletes_old_segments_oldest_first_and_stops_at_a_survivor(impl, profile, stamps, gaps):
     assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=TopicConfig().timestamp_type))
+
+
+WEEK_MS = 168 * ONE_HOUR_MS  # log.roll.hours and log.retention.hours both default to 168
+AROUND_A_WEEK = st.one_of(st.sampled_from([WEEK_MS - 1, WEEK_MS, WEEK_MS + 1]),
+                          st.integers(WEEK_MS - ONE_HOUR_MS, WEEK_MS + ONE_HOUR_MS))
+
+
+@pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-by-last-timestamp")
+@example(age=WEEK_MS + 1, gap=WEEK_MS)
+@example(age=WEEK_MS, gap=WEEK_MS + 1)
+@given(age=AROUND_A_WEEK, gap=AROUND_A_WEEK)
+def test_unset_segment_and_retention_ms_mean_one_week(impl, profile, age, gap):
+    first = NOW - age
+    history = appends(profile, TopicConfig(), [batch(first), batch(first + gap)])
+    probes = (RetentionPass("t"), DescribeLog("t"))
+    assert_conforms(impl, history.__class__(profile, history.ops + probes, start_ms=NOW))
 
 
 @pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-by-last-timestamp",

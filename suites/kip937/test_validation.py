@@ -118,10 +118,11 @@ def test_deprecated_difference_config_is_accepted_until_removed(impl, profile, d
 
 @pytest.mark.clause("KIP-937.limits-non-negative")
 @example(limit=-1, which="before_max_ms")
+@example(limit=-1, which="difference_max_ms")
 @example(limit=0, which="after_max_ms")
 @given(limit=st.one_of(st.sampled_from([-1, 0, 1, INT64_MIN, INT64_MAX]), st.integers(INT64_MIN, INT64_MAX)),
-       which=st.sampled_from(["before_max_ms", "after_max_ms"]))
-def test_a_negative_before_or_after_limit_is_refused_when_the_topic_is_created(impl, profile, limit, which):
+       which=st.sampled_from(["before_max_ms", "after_max_ms", "difference_max_ms"]))
+def test_a_negative_timestamp_limit_is_refused_when_the_topic_is_created(impl, profile, limit, which):
     assert_conforms(impl, one_append(profile, TopicConfig(**{which: limit}), NOW))
 
 
