@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from implementations.protocol import Capabilities
 from reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, ProduceResult, RecordError,
-                             SegmentInfo, StoredBatch, StoredRecord, TimestampType)
+                             SegmentInfo, StoredBatch, StoredRecord, TimestampType, header_max)
 
 UNSUPPORTED = {k: "not implemented by the minimal example" for k in
                ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937.future-timestamp-warning",
@@ -48,8 +48,11 @@ class MinimalBroker:
 
     @staticmethod
     def create(op, topics, logs):
-        """KIP-937: before/after.max.ms take values in [0, ...]; anything else is INVALID_CONFIG (40)."""
+        """KIP-937: before/after.max.ms take values in [0, ...]; anything else, and 4.0's removed
+        difference.max.ms, is INVALID_CONFIG (40)."""
         if any(v is not None and v < 0 for v in (op.config.before_max_ms, op.config.after_max_ms)):
+            return CreateTopicResult(INVALID_CONFIG)
+        if op.config.difference_max_ms is not None:  # removed in Kafka 4.0: an unknown config
             return CreateTopicResult(INVALID_CONFIG)
         topics[op.topic] = op.config
         logs.update({(op.topic, p): [] for p in range(op.config.partitions)})
@@ -74,7 +77,7 @@ class MinimalBroker:
     def read_timestamps(batch):
         """How a broker reads a batch: in a LogAppendTime-typed batch every record reads the header's max."""
         if batch.timestamp_type is TimestampType.LOG_APPEND_TIME:
-            return [batch.max_timestamp] * len(batch.records)
+            return [header_max(batch)] * len(batch.records)
         return [r.timestamp for r in batch.records]
 
     @staticmethod

@@ -319,7 +319,7 @@ def refused_as_invalid(s: Scenario, c: Compare, attrs: tuple[str, ...]) -> None:
 
 @check("KIP-937.limits-non-negative")
 def limit_range_conformance(s: Scenario, c: Compare) -> None:
-    refused_as_invalid(s, c, ("before_max_ms", "after_max_ms"))
+    refused_as_invalid(s, c, ("before_max_ms", "after_max_ms", "difference_max_ms"))
 
 
 @check("KIP-32.time-configs-range")

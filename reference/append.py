@@ -109,11 +109,11 @@ class AppendRules:
         dual = self.profile.dual_timestamps  # KIP-870: the CreateTime kept next to the LogAppendTime
         return tuple(StoredRecord(base_offset + i, lat, ct if dual else None) for i, ct in enumerate(create_times))
 
-    def batch_max(self, records: tuple[StoredRecord, ...], lat: Optional[int], batch: Batch) -> int:
-        """The MaxTimestamp header the broker writes: recomputed from the records, never trusted."""
+    def batch_max(self, lat: Optional[int], batch: Batch) -> int:
+        """The MaxTimestamp header the broker writes: recomputed from what it read, never trusted."""
         if lat is not None:
             return lat
-        stamps = [r.timestamp for r in records if r.timestamp != self.sentinel]
+        stamps = [ts for ts in self.read_create_times(batch) if ts != self.sentinel]
         if self.profile.batch_max_floor == "minus-one":
             return max([NO_TIMESTAMP, *stamps])
         return max(stamps, default=self.sentinel)
@@ -124,3 +124,8 @@ class AppendRules:
             return ()
         return tuple(f"future-timestamp:{i}" for i, r in enumerate(batch.records)
                      if not self.is_no_timestamp(r.timestamp, batch) and r.timestamp - now > ONE_HOUR_MS)
+
+    def read_create_times(self, batch: Batch) -> list[int]:
+        """Each record's CreateTime as the broker read it, the sentinel normalised: a LogAppendTime-typed
+        batch reads its header max even where the records keep their own (not rebuilt, 3.6+)."""
+        return [self.sentinel if self.is_no_timestamp(ts, batch) else ts for ts in self.seen_timestamps(batch)]

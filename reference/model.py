@@ -96,7 +96,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
             lat = self.log_append_time(now, partition.last_log_append_time)
             partition.last_log_append_time = lat
         records = self.stored_records(batch, config, partition.next_offset, lat)
-        stored = StoredBatch(partition.next_offset, config.timestamp_type, self.batch_max(records, lat, batch), records)
+        stored = StoredBatch(partition.next_offset, config.timestamp_type, self.batch_max(lat, batch), records)
         rolled = self.should_roll(partition.active, stored.max_timestamp, now, partition.leader, config)
         if rolled:
             partition.segments.append(self.new_segment(cluster, partition.next_offset))

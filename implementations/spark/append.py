@@ -45,6 +45,7 @@ def with_record_verdicts(df: DataFrame) -> DataFrame:
         F.col("timestamp_ms")) & F.when(ahead.isNull(), F.col("timestamp_ms") > 0).otherwise(ahead > 3_600_000)
     return (df.withColumn("record_error", text)
               .withColumn("create_time", F.when(no_ts(kept), F.col("sentinel")).otherwise(kept))
+              .withColumn("read_time", F.when(no_ts(F.col("seen_ms")), F.col("sentinel")).otherwise(F.col("seen_ms")))
               .withColumn("warning", F.when(future, F.concat(F.lit("future-timestamp:"), F.col("offset")))))
 
 
@@ -90,7 +91,7 @@ def batches(records: DataFrame, with_records: bool = True) -> DataFrame:
     ``with_records`` adds the per-record create times the segment stage and Fetch need.
     """
     only = lambda c, value: F.array_sort(F.collect_list(F.when(F.col(c).isNotNull(), value)))
-    real = F.when(F.col("create_time") != F.col("sentinel"), F.col("create_time"))
+    real = F.when(F.col("read_time") != F.col("sentinel"), F.col("read_time"))  # the header is written from reads
     aggregates = [
         F.count("*").alias("size"),
         only("record_error", F.struct("offset", "record_error")).alias("record_errors"),
@@ -124,7 +125,7 @@ def with_positions(b: DataFrame) -> DataFrame:
 
 
 def batch_max() -> Column:
-    """LogAppendTime, else the max stored CreateTime (Kafka floors it at -1; kip falls back to the sentinel)."""
+    """LogAppendTime, else the max CreateTime the broker read (Kafka floors it at -1; kip falls back to the sentinel)."""
     floored = F.greatest(F.lit(-1).cast("bigint"), F.coalesce(F.col("max_create"), F.lit(-1).cast("bigint")))
     unfloored = F.coalesce(F.col("max_create"), F.col("sentinel"))
     by_profile = F.when(F.col("batch_max_floor") == "minus-one", floored).otherwise(unfloored)

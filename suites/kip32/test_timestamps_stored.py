@@ -28,6 +28,18 @@ def test_log_append_time_overwrites_every_record_in_batch(impl, profile, stamps,
     assert_conforms(impl, history)
 
 
+@pytest.mark.clause("KIP-32.create-time-kept", "KIP-32.batch-max-timestamp")
+@example(stamps=[NOW - 2, NOW - 1], compression="gzip")
+@example(stamps=[NOW - 2, NOW - 1], compression="producer")
+@given(stamps=st.lists(timestamps(now=NOW), min_size=1, max_size=5), compression=st.sampled_from(["producer", "gzip"]))
+def test_a_log_append_time_typed_batch_on_a_create_time_topic_keeps_what_the_broker_read(impl, profile, stamps,
+                                                                                          compression):
+    """The broker reads every record of such a batch as its header MaxTimestamp (here NOW, inside every
+    bound); a batch it rebuilds (the topic's codec differs) is written from those reads."""
+    config = TopicConfig(compression_type=compression)
+    assert_conforms(impl, one_append(profile, config, *stamps, timestamp_type=LAT, max_timestamp=NOW))
+
+
 @pytest.mark.clause("KIP-32.batch-max-timestamp")
 @example(stamps=[-5, -7], header=10**12)
 @given(stamps=st.lists(timestamps(now=NOW), min_size=1, max_size=5), header=timestamps(now=NOW))

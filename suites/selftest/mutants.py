@@ -101,10 +101,10 @@ class ExactArithmetic(Model):
 
 class TrustsHeaderMax(Model):
     """The producer's MaxTimestamp header is stored instead of being recomputed."""
-    def batch_max(self, records, lat, batch):
+    def batch_max(self, lat, batch):
         if lat is None and batch.max_timestamp is not None:
             return batch.max_timestamp
-        return super().batch_max(records, lat, batch)
+        return super().batch_max(lat, batch)
 
 
 class LogAppendTimeIsPlainNow(Model):
