@@ -4,7 +4,8 @@ import pytest
 from hypothesis import example, given, strategies as st
 
 from ktc.harness import assert_conforms
-from reference.types import INT64_MIN, Advance, CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
+from reference.types import (INT64_MIN, Advance, CreateTopic, ElectLeader, Fetch, History, ListOffsets, Produce,
+                             TopicConfig)
 from strategies import append_histories, timestamps, topic_configs
 from suites._support import CT, LAT, NOW, appends, batch, one_append
 
@@ -28,16 +29,20 @@ def test_log_append_time_overwrites_every_record_in_batch(impl, profile, stamps,
     assert_conforms(impl, history)
 
 
-@pytest.mark.clause("KIP-32.create-time-kept", "KIP-32.batch-max-timestamp")
+@pytest.mark.clause("KIP-32.create-time-kept", "KIP-32.batch-max-timestamp", "KIP-33.list-offsets-max-timestamp",
+                    "KIP-33.list-offsets-first-offset-at-or-after")
 @example(stamps=[NOW - 2, NOW - 1], compression="gzip")
 @example(stamps=[NOW - 2, NOW - 1], compression="producer")
+@example(stamps=[NOW + 5, NOW], compression="producer")  # a record past the header max it was read as
 @given(stamps=st.lists(timestamps(now=NOW), min_size=1, max_size=5), compression=st.sampled_from(["producer", "gzip"]))
 def test_a_log_append_time_typed_batch_on_a_create_time_topic_keeps_what_the_broker_read(impl, profile, stamps,
                                                                                           compression):
     """The broker reads every record of such a batch as its header MaxTimestamp (here NOW, inside every
     bound); a batch it rebuilds (the topic's codec differs) is written from those reads."""
-    config = TopicConfig(compression_type=compression)
-    assert_conforms(impl, one_append(profile, config, *stamps, timestamp_type=LAT, max_timestamp=NOW))
+    produce = Produce("t", batch(*stamps, timestamp_type=LAT, max_timestamp=NOW))
+    probes = [ListOffsets("t", target) for target in (-3, NOW, *(ts for ts in stamps if ts >= 0))]
+    ops = (CreateTopic("t", TopicConfig(compression_type=compression)), produce, *probes, Fetch("t"))
+    assert_conforms(impl, History(profile, ops, start_ms=NOW))
 
 
 @pytest.mark.clause("KIP-32.batch-max-timestamp")

@@ -8,7 +8,9 @@ from strategies import timestamps
 from suites._support import LAT, NOW, batch
 
 SEGMENT_MS = 60_000
-STAMPS = st.lists(st.lists(timestamps(now=NOW, bounds=[SEGMENT_MS]), min_size=1, max_size=3), min_size=0, max_size=6)
+MISSING_ONLY = st.lists(st.lists(st.just(-1), min_size=1, max_size=3), min_size=1, max_size=3)  # no timestamps at all
+STAMPS = st.one_of(st.lists(st.lists(timestamps(now=NOW, bounds=[SEGMENT_MS]), min_size=1, max_size=3), max_size=6),
+                   MISSING_ONLY)
 
 
 def searched_history(profile, batches, targets, timestamp_type=None, retention=False, gap=0) -> History:
@@ -32,9 +34,10 @@ TARGETS = st.lists(st.one_of(st.sampled_from([-1, -2, -3]), timestamps(now=NOW, 
 @example(batches=[[-1], [-1], [NOW - 5]], targets=[0, -3])
 @example(batches=[[NOW], [NOW + SEGMENT_MS, NOW - 1]], targets=[-3])  # the max is not the batch's last record
 @example(batches=[], targets=[-3, -1, -2, 0])
+@example(batches=[[-1], [-1, -1]], targets=[-3, 0])  # a log without timestamps: its max is Kafka's -1 floor
 @given(batches=STAMPS, targets=TARGETS)
 def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, profile, batches, targets):
-    for timestamp_type, gap in ((None, 0), (LAT, SEGMENT_MS + 1)):
+    for timestamp_type, gap in ((None, 0), (None, SEGMENT_MS + 1), (LAT, SEGMENT_MS + 1)):
         assert_conforms(impl, searched_history(profile, batches, targets, timestamp_type, gap=gap))
 
 
