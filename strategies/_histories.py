@@ -36,13 +36,13 @@ def batch_strategy(batches, now: int, bounds, missing: int = NO_TIMESTAMP) -> st
 
 
 def where(draw, sketch: Sketch, stray: bool = False) -> tuple[str, int]:
-    """A topic and one of its partitions; with ``stray``, about one time in eight one of the three just
-    past its last, shrinking to the first of them (a read of a partition that does not exist:
-    UNKNOWN_TOPIC_OR_PARTITION, -1s)."""
+    """A topic and one of its partitions; with ``stray``, about one time in eight one that does not
+    exist: one of the three just past its last (shrinking to the first of them) or -1 (a read of it
+    answers UNKNOWN_TOPIC_OR_PARTITION, -1s)."""
     topic = draw(st.sampled_from(list(sketch.topics)))
     count = sketch.partitions(topic)
     existing = st.integers(0, count - 1)
-    return topic, draw(st.one_of(*[existing] * 7, st.integers(count, count + 2)) if stray else existing)
+    return topic, draw(st.one_of(*[existing] * 7, st.integers(count, count + 2) | st.just(-1)) if stray else existing)
 
 
 def produce(draw, sketch: Sketch, batches, skew_ms: int) -> Produce:
