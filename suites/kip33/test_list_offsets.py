@@ -43,6 +43,7 @@ def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, prof
 
 @pytest.mark.clause("KIP-33.list-offsets-first-segment-only", "KIP-33.list-offsets-not-found")
 @example(batches=[[-1], [NOW]], targets=[0])
+@example(batches=[[0], [NOW]], targets=[1])  # a largest timestamp of 0 is a timestamp, not a reason for the mtime
 @given(batches=STAMPS, targets=TARGETS)
 def test_list_offsets_after_retention_and_mtime_qualified_segments(impl, profile, batches, targets):
     assert_conforms(impl, searched_history(profile, batches, targets, retention=True, gap=SEGMENT_MS + 1))
