@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from implementations.kafka.client.security import PLAINTEXT, Security, SecurityError, parse_properties
+from implementations.kafka.client.properties import parse_properties
+from implementations.kafka.client.security import PLAINTEXT, Security, SecurityError
 
 
 def write(tmp_path: Path, text: str) -> Path:
