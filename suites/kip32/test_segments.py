@@ -11,8 +11,8 @@ SEGMENT_MS = 60_000
 RETENTION_MS = 600_000
 
 
-def rolled_history(profile, stamps, gaps, timestamp_type):
-    config = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=RETENTION_MS, timestamp_type=timestamp_type)
+def rolled_history(profile, stamps, gaps, timestamp_type, retention_ms=RETENTION_MS):
+    config = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=retention_ms, timestamp_type=timestamp_type)
     history = appends(profile, config, [batch(ts) for ts in stamps])
     ops, out = list(history.ops), []
     for op, gap in zip(ops, [0, *gaps, *[0] * len(ops)]):
@@ -28,6 +28,7 @@ GAPS = st.lists(st.integers(0, 2 * RETENTION_MS), max_size=6)
 @example(stamps=[NOW, NOW + SEGMENT_MS, NOW + SEGMENT_MS + 1], gaps=[])
 @example(stamps=[NOW + 10**12, NOW, NOW + 2 * SEGMENT_MS], gaps=[SEGMENT_MS + 1])
 @example(stamps=[-1, -1], gaps=[SEGMENT_MS + 1])
+@example(stamps=[0, NOW], gaps=[])  # a first batch max of 0 is a rolling base, not a missing timestamp
 @given(stamps=STAMPS, gaps=GAPS)
 def test_segment_rolls_when_incoming_max_passes_segment_ms(impl, profile, stamps, gaps):
     assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=TopicConfig().timestamp_type))
@@ -58,6 +59,16 @@ def test_unset_segment_and_retention_ms_mean_one_week(impl, profile, age, gap):
     history = appends(profile, TopicConfig(), [batch(first), batch(first + gap)])
     probes = (RetentionPass("t"), DescribeLog("t"))
     assert_conforms(impl, history.__class__(profile, history.ops + probes, start_ms=NOW))
+
+
+@pytest.mark.clause("KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level")
+@example(stamps=[NOW - SEGMENT_MS, NOW + SEGMENT_MS], gaps=[], retention_ms=-1)
+@example(stamps=[NOW - SEGMENT_MS, NOW + SEGMENT_MS], gaps=[], retention_ms=0)
+@given(stamps=STAMPS, gaps=GAPS, retention_ms=st.sampled_from([-1, 0, 1]))
+def test_retention_ms_minus_one_keeps_every_segment_and_zero_keeps_none_older_than_now(impl, profile, stamps, gaps,
+                                                                                      retention_ms):
+    history = rolled_history(profile, stamps, gaps, TopicConfig().timestamp_type, retention_ms=retention_ms)
+    assert_conforms(impl, history)
 
 
 @pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-by-last-timestamp",
