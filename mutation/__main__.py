@@ -97,7 +97,8 @@ def main(argv: list[str] | None = None) -> int:
     started, out = time.monotonic(), Path(args.out)
     with tempfile.TemporaryDirectory(prefix="ktc-mutants-") as listing:
         copies = copy_into(Path(listing))
-        mutants = chosen(enumerate_mutants(copies), args)
+        every = enumerate_mutants(copies)
+        mutants = chosen(every, args)
         if args.shrink:
             return shrink(mutants, args, argv)
         try:
@@ -118,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"mutation: interrupted; what was decided is in {out / journal.NAME} and a partial report in "
                   f"{out / 'mutation.md'} (go on with --resume)", file=sys.stderr)
             return 130
+        if args.resume:
+            mutants, outcomes = whole_journal(out, args.seed, every)
         command = snapshot.command(argv)
         facts = report.write(out, mutants, outcomes, report.reviewed_equivalents(), time.monotonic() - started,
                              command)
@@ -130,6 +133,15 @@ def among(outcomes: list, mutants: list) -> list:
     """The outcomes of the mutants this run chose (a journal may hold others: --only, --max)."""
     keys = {m.key for m in mutants}
     return [o for o in outcomes if o.key in keys]
+
+
+def whole_journal(out: Path, seed: int, every: list) -> tuple[list, list]:
+    """With --resume the report covers every mutant the journal holds, not only this run's --only or
+    --max choice (a targeted retry once overwrote a 980-mutant report with a 3-mutant one)."""
+    decided = journal.resume(out, seed)[2]
+    keys = {o.key for o in decided}
+    held = [m for m in every if m.key in keys]
+    return held, among(decided, held)
 
 
 def partial_report(out: Path, mutants: list, args, argv, wall_s: float) -> None:

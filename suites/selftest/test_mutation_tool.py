@@ -22,6 +22,8 @@ from mutation.mutants import enumerate_mutants, sample  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 # A mutant a pinned table kills at once: the and/or of KIP-937's validation block in append.py.
 KILLABLE = "reference/append.py:core/ReplaceAndWithOr:1"
+# A mutant no suite kills: KIP-870's unspecified floor for retention.max.eventtime.ms.
+SURVIVOR = "reference/configs.py:core/NumberReplacer:11"
 
 
 def mutation(*args: str, **popen) -> subprocess.Popen:
@@ -148,6 +150,17 @@ def test_shrinking_is_timed_on_killed_mutants_of_the_journal(tmp_path):
     [row] = json.loads((tmp_path / "shrinking.json").read_text())["mutants"]
     assert (row["key"], row["status"]) == (KILLABLE, "failed again"), err[-2000:]
     assert row["ops"] >= 1 and "--shrink 1 --seed 7" in (tmp_path / "shrinking.md").read_text()
+
+
+def test_a_resumed_run_given_some_mutants_still_reports_every_mutant_of_its_journal(tmp_path):
+    from mutation import journal
+    from mutation.runner import Outcome
+    path = journal.start(tmp_path, seed=7, timeout_s=60)
+    journal.append(path, Outcome(KILLABLE, "killed", 1.5, "mutation-quick", "suites/pinned/t.py::t", ("KIP-937.x",)))
+    journal.append(path, Outcome(SURVIVOR, "survived", 40.0, "mutation"))
+    out, err = mutation("--resume", "--seed", "7", "--only", KILLABLE, "--out", str(tmp_path)).communicate(timeout=300)
+    rows = json.loads((tmp_path / "mutation.json").read_text())["mutants"]
+    assert {(r["key"], r["class"]) for r in rows} == {(KILLABLE, "killed"), (SURVIVOR, "survived")}, err[-2000:]
 
 
 def test_retrying_survivors_runs_them_again_and_the_last_outcome_counts(tmp_path):
