@@ -7,14 +7,18 @@ declares everything else unsupported, so ``ktc run --impl examples.minimal_broke
 from __future__ import annotations
 
 from implementations.protocol import Capabilities
-from reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, ProduceResult, RecordError,
-                             SegmentInfo, StoredBatch, StoredRecord, TimestampType, header_max)
+from reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, ListOffsetsResult, ProduceResult,
+                             RecordError, RetentionResult, SegmentInfo, StoredBatch, StoredRecord, TimestampType, header_max)
 
 UNSUPPORTED = {k: "not implemented by the minimal example" for k in
                ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937.future-timestamp-warning",
                 "KIP-937.per-record-validation")}
 MESSAGE = "One or more records have been rejected due to invalid timestamp"
-INVALID_CONFIG, UNKNOWN_TOPIC = 40, 3  # Kafka error codes
+INVALID_CONFIG, UNKNOWN_TOPIC, UNSUPPORTED_VERSION = 40, 3, 35  # Kafka error codes
+# Every operation needs an answer of its result type (README: "What run() returns"), even one this
+# example does not implement: it answers those as a broker without the API would.
+NOT_IMPLEMENTED = {"RetentionPass": RetentionResult((), -1, UNSUPPORTED_VERSION),
+                   "ListOffsets": ListOffsetsResult(-1, -1, UNSUPPORTED_VERSION)}
 
 
 class MinimalBroker:
@@ -41,7 +45,9 @@ class MinimalBroker:
             elif kind == "DescribeLog":
                 end = sum(len(b.records) for b in logs[op.topic, op.partition])
                 out.append(DescribeLogResult((SegmentInfo(0, end, -1),)))
-            else:
+            elif kind in NOT_IMPLEMENTED:
+                out.append(NOT_IMPLEMENTED[kind])
+            else:  # Advance, StepClock, ElectLeader: nothing to answer
                 now += op.ms if kind == "Advance" else 0
                 out.append(Ack())
         return tuple(out)

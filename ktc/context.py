@@ -1,9 +1,60 @@
-"""What the plugin tells the harness about the running test: its cited, supported clauses."""
+"""The run context, passed explicitly: what the plugin tells the harness about the running test.
+
+Tests receive their ``impl`` argument as an ``UnderTest``: the implementation plus the one
+``RunContext`` of the session (the clauses the running test cites, the per-test statistics, the
+histories a bulk implementation has not judged yet, the per-call timeout, and the contract
+breaches already reported).  ``assert_conforms(impl, history)`` reads it from there; a caller that
+passes a bare implementation gets a fresh context of its own.
+"""
 from __future__ import annotations
 
-CITED: tuple[str, ...] = ()
+from dataclasses import dataclass, field
+
+from .stats import Recorder
+
+DEFAULT_TIMEOUT_S = 300.0
 
 
-def set_cited(clauses: tuple[str, ...]) -> None:
-    global CITED
-    CITED = clauses
+@dataclass
+class RunContext:
+    timeout_s: float = DEFAULT_TIMEOUT_S
+    cited: tuple[str, ...] = ()
+    recorder: Recorder = field(default_factory=Recorder)
+    bulk_active: bool = False
+    pending: list = field(default_factory=list)  # (history, clauses) a bulk implementation will judge at once
+    broken: dict = field(default_factory=dict)  # implementation name -> the contract line already reported
+
+    def begin_test(self, cited: tuple[str, ...], bulk: bool) -> None:
+        self.cited, self.recorder = cited, Recorder()
+        self.bulk_active, self.pending = bulk, []
+
+
+class UnderTest:
+    """An implementation as a test sees it: its own attributes, the run context, and every optional
+    capability of implementations/protocol.py with its default when the implementation has none."""
+
+    def __init__(self, implementation, context: RunContext):
+        self.implementation, self.context = implementation, context
+
+    def __getattr__(self, name: str):
+        return getattr(self.implementation, name)
+
+    def __repr__(self) -> str:
+        return f"UnderTest({self.implementation.name})"
+
+    @property
+    def bulk(self) -> bool:
+        return bool(getattr(self.implementation, "bulk", False))
+
+    @property
+    def xdist_group(self) -> str | None:
+        return getattr(self.implementation, "xdist_group", None)
+
+
+def context_of(impl) -> RunContext:
+    return impl.context if isinstance(impl, UnderTest) else RunContext()
+
+
+def bare(impl):
+    """The implementation itself, for ``isinstance`` checks."""
+    return impl.implementation if isinstance(impl, UnderTest) else impl

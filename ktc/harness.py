@@ -7,8 +7,6 @@ replayable counterexample when a check fails.
 from __future__ import annotations
 
 import json
-from collections import defaultdict
-from dataclasses import dataclass, field
 from typing import Iterable, Optional, Sequence
 
 import reference
@@ -18,7 +16,10 @@ from reference.types import CreateTopic, History, Produce, TimestampType, clock_
 from specs.clauses import all_clauses
 from specs.profiles import get as get_profile
 
-from . import checks, checks_log, context  # noqa: F401  (registers every check)
+from . import checks, checks_log  # noqa: F401  (registers every check)
+from .context import RunContext, context_of
+from .contract import traces_problem
+from .timeout import TimedOut, call_with_timeout
 from .steering import steer
 from .checks import run_check
 from .divergence import attribute, first_divergence, owned_by, same_place
@@ -29,6 +30,11 @@ from .verdicts import Divergence, Validity, Verdict, render_mismatch
 
 class ImplementationCrash(Exception):
     """The implementation under test raised: a harness ``error``, not a conformance ``fail``."""
+
+
+class ContractError(ImplementationCrash):
+    """``run()`` broke the plug-in contract (a wrong answer type or count) or did not return in time:
+    reported once per implementation and run, in one line."""
 
 
 class ClauseViolation(AssertionError):
@@ -78,44 +84,38 @@ def mismatch_data(verdict: Verdict) -> dict:
             "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}
 
 
-@dataclass
-class ClauseStats:
-    examples: int = 0
-    validities: dict = field(default_factory=lambda: defaultdict(int))
-    first_failure_at: Optional[int] = None
-    first_notes: dict = field(default_factory=dict)  # validity -> the notes of its first verdict
-    first_divergences: dict = field(default_factory=dict)  # validity -> the first divergence attributed to it
 
 
-class Recorder:
-    """Per-test statistics, keyed by clause id; the plugin swaps one in around each test."""
-
-    def __init__(self) -> None:
-        self.clauses: dict[str, ClauseStats] = defaultdict(ClauseStats)
-
-    def add(self, verdict: Verdict) -> None:
-        stats = self.clauses[verdict.clause]
-        stats.examples += 1
-        stats.validities[verdict.validity.value] += 1
-        if verdict.notes:
-            stats.first_notes.setdefault(verdict.validity.value, verdict.notes)
-        if verdict.divergence is not None:
-            stats.first_divergences.setdefault(verdict.validity.value, verdict.divergence.as_data())
-        if verdict.failed and stats.first_failure_at is None:
-            stats.first_failure_at = stats.examples
-
-
-RECORDER = Recorder()
-
-
-def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[str]) -> list[list[Verdict]]:
+def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[str],
+          context: Optional[RunContext] = None) -> list[list[Verdict]]:
     """Verdicts per history for the given clauses (a clause not exercised by a history is omitted)."""
-    clauses = tuple(clauses)
+    clauses, context = tuple(clauses), context or context_of(impl)
+    observed = run_checked(impl, [own_copy(h) for h in histories], context)
+    return [judge_one(history, trace, clauses) for history, trace in zip(histories, observed, strict=True)]
+
+
+def run_checked(impl: Implementation, histories: list[History], context: RunContext):
+    """``impl.run`` within the per-call timeout, its answer held to the plug-in contract (ktc/contract.py).
+    After a hang the implementation is not called again: later calls fail at once with the same line
+    (the plugin shows a contract line once per run).  A contract breach is deterministic: it is found
+    again on the same input, so Hypothesis replays it faithfully."""
+    if impl.name in context.broken:
+        raise ContractError(context.broken[impl.name])
     try:
-        observed = impl.run([own_copy(h) for h in histories])
+        observed = call_with_timeout(impl.run, histories, context.timeout_s, f"{impl.name}.run()")
+    except TimedOut as error:
+        raise broken(context, impl.name, ContractError(str(error))) from None
     except Exception as error:
         raise ImplementationCrash(f"{impl.name} raised {type(error).__name__}: {error}") from error
-    return [judge_one(history, trace, clauses) for history, trace in zip(histories, observed, strict=True)]
+    problem = traces_problem(histories, observed)
+    if problem:
+        raise ContractError(f"contract: {impl.name}.run() {problem}")
+    return observed
+
+
+def broken(context: RunContext, name: str, error: "ContractError") -> "ContractError":
+    context.broken[name] = str(error)
+    return error
 
 
 def own_copy(history: History) -> History:
@@ -222,17 +222,18 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
 
     Without explicit ``clauses`` the clauses the running test cites (``@pytest.mark.clause``) are checked.
     """
-    clauses = clauses or context.CITED
+    context = context_of(impl)
+    clauses = clauses or context.cited
     if not clauses:
         raise ValueError("assert_conforms needs clause ids: cite them with @pytest.mark.clause(...)")
     steer(history)
     skip_if_cannot_run(impl, history)
-    if getattr(impl, "bulk", False) and BULK.active:
-        BULK.histories.append((history, clauses))
+    if getattr(impl, "bulk", False) and context.bulk_active:
+        context.pending.append((history, clauses))
         return []
-    verdicts = judge(impl, [history], clauses)[0]
+    verdicts = judge(impl, [history], clauses, context)[0]
     for verdict in verdicts:
-        RECORDER.add(verdict)
+        context.recorder.add(verdict)
     failed = [v for v in verdicts if v.bad]
     if failed:
         raise ClauseViolation(failed, history, impl.name)
@@ -248,29 +249,19 @@ def skip_if_cannot_run(impl: Implementation, history: History) -> None:
         pytest.skip(f"unsupported: {why}")
 
 
-class BulkBuffer:
-    """Histories a bulk implementation will judge in one run at the end of the test."""
-
-    def __init__(self) -> None:
-        self.active = False
-        self.histories: list[tuple[History, tuple[str, ...]]] = []
-
-
-BULK = BulkBuffer()
-
-
 def flush_bulk(impl: Implementation) -> None:
     """Judge every buffered history in one run; shrink the first disagreement in bulk and raise it
     (every clause that history fails, as ``assert_conforms`` raises them)."""
-    pending, BULK.histories, BULK.active = list(dict.fromkeys(BULK.histories)), [], False
+    context = context_of(impl)
+    pending, context.pending, context.bulk_active = list(dict.fromkeys(context.pending)), [], False
     if not pending:
         return
-    verdicts = judge(impl, [h for h, _ in pending], sorted({c for _, cs in pending for c in cs}))
+    verdicts = judge(impl, [h for h, _ in pending], sorted({c for _, cs in pending for c in cs}), context)
     first = None
     for (history, clauses), found in zip(pending, verdicts):
         cited = [v for v in found if v.clause in clauses]
         for verdict in cited:
-            RECORDER.add(verdict)
+            context.recorder.add(verdict)
         failed = [v for v in cited if v.bad]
         if failed and first is None:
             first = (history, failed)

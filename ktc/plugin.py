@@ -20,11 +20,15 @@ import implementations
 from specs import clauses as clause_registry
 from specs.profiles import ProfileError, get as get_profile, names as profile_names
 
-from . import context, expected, harness
+from . import expected, harness
+from .context import DEFAULT_TIMEOUT_S, RunContext, UnderTest
 from .provenance import provenance
+from .rows import contract_error, rows_for
 from reports import results
 
 ROWS_KEY = "ktc-rows"
+CONTRACT_KEY = "ktc-contract"
+CITED = pytest.StashKey[tuple]()
 TARGET_KEY = "ktc-target"
 STATE = pytest.StashKey["KtcState"]()
 
@@ -32,12 +36,13 @@ STATE = pytest.StashKey["KtcState"]()
 class KtcState:
     def __init__(self, config: pytest.Config):
         specs = split(config.getoption("impl") or ["reference"])
-        self.impls = [load_impl(spec) for spec in specs]
+        self.context = RunContext(timeout_s=config.getoption("ktc_impl_timeout"))
+        self.impls = [UnderTest(load_impl(spec), self.context) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
         self.profiles = parse_profiles(config.getoption("ktc_profile"))
         override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
-        self.rows: list[dict] = []
+        self.collected = Collected()
         self.shipped_targets: dict[str, dict] = {}
         self.seed = config.getoption("hypothesis_seed", None)
         self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
@@ -81,6 +86,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ktc-report", metavar="DIR", help="write results.json and summary.txt into DIR")
     group.addoption("--ktc-clause", action="append", metavar="ID",
                     help="only run tests citing this clause id or KIP prefix (repeatable)")
+    group.addoption("--impl-timeout", dest="ktc_impl_timeout", type=float, default=DEFAULT_TIMEOUT_S,
+                    metavar="SECONDS", help="bound on each call of an implementation's run() "
+                                            f"(default {DEFAULT_TIMEOUT_S:g}; 0 for none)")
     group.addoption("--ktc-expectations", action="append", metavar="TOML",
                     help="expected deviations (repeatable); expectations/<implementation>.toml is always read")
 
@@ -96,6 +104,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if getattr(config.option, "hypothesis_seed", None) is None and hasattr(config.option, "hypothesis_seed"):
         config.option.hypothesis_seed = random.SystemRandom().randrange(2**32)
     config.stash[STATE] = KtcState(config)
+    config.pluginmanager.register(config.stash[STATE].collected, "ktc-collected")
 
 
 def cited(item_or_definition) -> tuple[str, ...]:
@@ -148,8 +157,8 @@ def pytest_runtest_call(item):
     """Bulk implementations (Spark) judge all of a test's histories in one run after it returns."""
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
-    bulk = getattr(impl, "bulk", False)
-    harness.BULK.active, harness.BULK.histories = bulk, []
+    bulk = impl is not None and impl.bulk
+    item.config.stash[STATE].context.begin_test(item.stash.get(CITED, ()), bulk)
     result = yield
     if bulk:
         harness.flush_bulk(impl)
@@ -157,7 +166,7 @@ def pytest_runtest_call(item):
 
 
 def pytest_runtest_setup(item) -> None:
-    harness.RECORDER.__init__()
+    item.config.stash[STATE].context.begin_test((), False)
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
     profile = params.params.get("profile") if params else None
@@ -173,7 +182,7 @@ def pytest_runtest_setup(item) -> None:
         supported = tuple(c for c in supported if not caps.reason_unsupported(c))
         if cited(item) and not supported:
             pytest.skip("unsupported: " + "; ".join(sorted(reasons)))
-    context.set_cited(supported)
+    item.stash[CITED] = supported
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -181,14 +190,22 @@ def pytest_runtest_makereport(item, call):
     outcome = yield
     report = outcome.get_result()
     if call.when == "call" or (call.when == "setup" and report.skipped):
-        from .rows import rows_for
         state = item.config.stash[STATE]
         rows = rows_for(item, call, report, state)
         if call.when == "call":
             expected.apply(report, rows, state.expected)
         report.user_properties.append((ROWS_KEY, json.dumps(rows)))
+        show_contract_error_alone(call, report)
         ship_target(item, report, state)
         add_replay_section(item, report, rows)
+
+
+def show_contract_error_alone(call, report) -> None:
+    """A broken plug-in contract is one line, not a traceback through ktc (the controller shows it once)."""
+    error = contract_error(call.excinfo.value) if call.excinfo is not None else None
+    if error is not None:
+        report.longrepr = str(error)
+        report.user_properties.append((CONTRACT_KEY, str(error)))
 
 
 def ship_target(item, report, state: "KtcState") -> None:
@@ -213,17 +230,28 @@ def add_replay_section(item, report, rows: list[dict]) -> None:
         report.sections.append(("ktc replay", text))
 
 
-def pytest_runtest_logreport(report) -> None:
-    for key, value in report.user_properties:
-        if key == ROWS_KEY:
-            _CONTROLLER_ROWS.extend(json.loads(value))
-        elif key == TARGET_KEY:
-            target = json.loads(value)
-            _CONTROLLER_TARGETS[target["implementation"]] = target
+class Collected:
+    """What the controller gathers from every test report (workers ship it in user_properties)."""
 
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+        self.targets: dict[str, dict] = {}
+        self.contract_errors: set[str] = set()
 
-_CONTROLLER_ROWS: list[dict] = []
-_CONTROLLER_TARGETS: dict[str, dict] = {}
+    def pytest_runtest_logreport(self, report) -> None:
+        for key, value in report.user_properties:
+            if key == ROWS_KEY:
+                self.rows.extend(json.loads(value))
+            elif key == TARGET_KEY:
+                target = json.loads(value)
+                self.targets[target["implementation"]] = target
+            elif key == CONTRACT_KEY:
+                self.show_once(report, value)
+
+    def show_once(self, report, line: str) -> None:
+        if line in self.contract_errors:
+            report.longrepr = "the same contract error as above (shown once)"
+        self.contract_errors.add(line)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -246,18 +274,18 @@ def close_implementations(state: "KtcState") -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
-    close_implementations(config.stash[STATE])
+    state = config.stash[STATE]
+    close_implementations(state)
     if hasattr(config, "workerinput"):
         return
-    rows = results.merge_rows(_CONTROLLER_ROWS)
+    rows = results.merge_rows(state.collected.rows)
     config.stash[SURPRISES] = expected.surprises(rows)
     if config.stash[SURPRISES] and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     directory = config.getoption("ktc_report")
     if not directory:
         return
-    state = config.stash[STATE]
-    meta = {**provenance(state, config), "targets": list(_CONTROLLER_TARGETS.values())}
+    meta = {**provenance(state, config), "targets": list(state.collected.targets.values())}
     path = results.write(Path(directory), rows, meta)
     from .artifacts import write_artifacts
     write_artifacts(Path(directory), path)
@@ -273,10 +301,11 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         terminalreporter.write_line(line, red=True)
     if hasattr(config, "workerinput") or RESULT_PATH not in config.stash:
         return
-    for target in _CONTROLLER_TARGETS.values():
+    state = config.stash[STATE]
+    for target in state.collected.targets.values():
         how = "given with --profile" if target.get("requested_profile") else f"detected: {target.get('evidence')}"
         terminalreporter.write_line(f"ktc: {target['implementation']} judged as {target['profile']} ({how})")
-    rows = results.merge_rows(_CONTROLLER_ROWS)
+    rows = results.merge_rows(state.collected.rows)
     counts = {v: sum(r["verdict"] == v for r in rows) for v in results.ORDER}
     seed = config.getoption("hypothesis_seed", None)
     terminalreporter.write_line(f"ktc: {len(rows)} clause rows: " + ", ".join(f"{n} {v}" for v, n in counts.items())

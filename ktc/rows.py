@@ -14,6 +14,14 @@ def violations(exc) -> list:
     return [v for sub in getattr(exc, "exceptions", ()) for v in violations(sub)]
 
 
+def contract_error(exc):
+    """The ContractError inside an exception (Hypothesis may group several), if any."""
+    if exc is None or isinstance(exc, harness.ContractError):
+        return exc
+    inner = [*getattr(exc, "exceptions", ()), exc.__cause__, exc.__context__]
+    return next(filter(None, (contract_error(sub) for sub in inner)), None)
+
+
 def rows_for(item, call, report, state) -> list[dict]:
     params = getattr(item, "callspec", None)
     params = params.params if params else {}
@@ -26,7 +34,7 @@ def rows_for(item, call, report, state) -> list[dict]:
             if clause is not None and profile in clause.profiles:
                 row = base_row(clause, impl, profile, item.nodeid)
                 timing = {"seed": state.seed, "duration": round(report.duration, 4)}
-                rows.append({**row, **timing, **outcome(clause_id, impl, call, report)})
+                rows.append({**row, **timing, **outcome(clause_id, impl, call, report, state.context.recorder)})
     return rows
 
 
@@ -36,11 +44,11 @@ def base_row(clause, impl, profile: str, nodeid: str) -> dict:
             "implementation_version": getattr(impl, "version", None), "tests": [nodeid]}
 
 
-def outcome(clause_id: str, impl, call, report) -> dict:
+def outcome(clause_id: str, impl, call, report, recorder) -> dict:
     reason = impl.capabilities().reason_unsupported(clause_id) if impl is not None else None
     if reason:
         return {"verdict": "unsupported", "examples": 0, "reason": f"unsupported: {reason}"}
-    stats = harness.RECORDER.clauses.get(clause_id)
+    stats = recorder.clauses.get(clause_id)
     examples = stats.examples if stats else 0
     if report.skipped:
         reason = skip_reason(report)
@@ -92,6 +100,8 @@ def failed_outcome(clause_id: str, excinfo, stats) -> dict:
                 "reason": found[0].describe(clause_id).splitlines()[0]}
     if violations(exc):
         return passed_outcome(stats)
+    if contract_error(exc) is not None:
+        return {"verdict": "error", "examples": examples, "reason": str(contract_error(exc))}
     if isinstance(exc, AssertionError):
         return {"verdict": "fail", "examples": examples, "reason": str(exc).splitlines()[0][:300] if str(exc) else
                 "assertion failed"}

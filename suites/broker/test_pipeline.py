@@ -15,6 +15,7 @@ from implementations.kafka.judge.observe import JudgedTrace, echoed_now, produce
 from implementations.kafka.client.messages import ProduceOutcome  # noqa: E402
 from ktc import bulk, harness  # noqa: E402
 from ktc.bulk_intervals import clauses_for  # noqa: E402
+from ktc.context import RunContext, UnderTest  # noqa: E402
 from reference.types import (Batch, CreateTopic, Fetch, FetchResult, History, ListOffsets, Produce,  # noqa: E402
                              Record, RecordError, RetentionPass, TopicConfig)
 from strategies import histories  # noqa: E402
@@ -136,9 +137,9 @@ def test_a_disagreement_found_in_bulk_shrinks_through_the_pipelined_run(impl):
     ops = (CreateTopic("t", TopicConfig()), Produce("t", records), ListOffsets("t", -1), Produce("t", records),
            Fetch("t"))
     buggy = Tampered(impl)
-    harness.BULK.active, harness.BULK.histories = True, [(History(profile, ops, now), (CLAUSE,))]
+    context = RunContext(bulk_active=True, pending=[(History(profile, ops, now), (CLAUSE,))])
     with pytest.raises(harness.ClauseViolation) as caught:
-        harness.flush_bulk(buggy)
+        harness.flush_bulk(UnderTest(buggy, context))
     smallest = caught.value.history
     assert [type(op).__name__ for op in smallest.ops] == ["CreateTopic", "Produce", "Fetch"]
     assert len(smallest.ops[1].batch.records) == 1

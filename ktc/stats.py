@@ -1,0 +1,35 @@
+"""Per-test statistics, keyed by clause id: examples, verdict counts, the first failure and notes."""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Optional
+
+from .verdicts import Verdict
+
+
+@dataclass
+class ClauseStats:
+    examples: int = 0
+    validities: dict = field(default_factory=lambda: defaultdict(int))
+    first_failure_at: Optional[int] = None
+    first_notes: dict = field(default_factory=dict)  # validity -> the notes of its first verdict
+    first_divergences: dict = field(default_factory=dict)  # validity -> the first divergence attributed to it
+
+
+class Recorder:
+    """Per-test statistics, keyed by clause id; the run context starts a new one for each test."""
+
+    def __init__(self) -> None:
+        self.clauses: dict[str, ClauseStats] = defaultdict(ClauseStats)
+
+    def add(self, verdict: Verdict) -> None:
+        stats = self.clauses[verdict.clause]
+        stats.examples += 1
+        stats.validities[verdict.validity.value] += 1
+        if verdict.notes:
+            stats.first_notes.setdefault(verdict.validity.value, verdict.notes)
+        if verdict.divergence is not None:
+            stats.first_divergences.setdefault(verdict.validity.value, verdict.divergence.as_data())
+        if verdict.failed and stats.first_failure_at is None:
+            stats.first_failure_at = stats.examples
