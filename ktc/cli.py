@@ -47,6 +47,8 @@ def build_parser() -> Parser:
     run.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
     run.add_argument("--report", default=str(ROOT / "reports" / "latest"), help="report directory")
     run.add_argument("--workers", default="2", help="pytest-xdist workers (0 for none)")
+    run.add_argument("--impl-timeout", type=float, default=300.0, metavar="SECONDS",
+                     help="bound on each call of an implementation's run() (default 300; 0 for none)")
     run.add_argument("--spark-master", help="Spark master URL for --impl spark (default local[*])")
     run.add_argument("--spark-conf", action="append", default=[], metavar="spark.KEY=VALUE",
                      help="any Spark setting, passed through (repeatable)")
@@ -227,7 +229,7 @@ def cmd_run(args) -> int:
     argv = [sys.executable, "-m", "pytest", str(ROOT / "suites"), *own_tests,
             "--rootdir", str(ROOT), "-q", "--profile", args.profile, "--ktc-report", str(report),
             "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
-    argv += [f"--impl={spec}" for spec in args.impl or ["reference"]]
+    argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]
     argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()]
     argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []
     env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile, "KTC_SPARK_CONF": "\n".join(args.spark_conf),

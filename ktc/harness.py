@@ -34,7 +34,15 @@ class ImplementationCrash(Exception):
 
 class ContractError(ImplementationCrash):
     """``run()`` broke the plug-in contract (a wrong answer type or count) or did not return in time:
-    reported once per implementation and run, in one line."""
+    one ``contract:`` line per implementation and run; each row it touches says so in its reason."""
+
+    def __init__(self, implementation: str, problem: str):
+        self.implementation, self.problem = implementation, problem
+        super().__init__(f"contract: {implementation}.run() {problem}")
+
+    @property
+    def reason(self) -> str:
+        return f"{self.implementation} broke the plug-in contract: {self.problem}"
 
 
 class ClauseViolation(AssertionError):
@@ -100,22 +108,18 @@ def run_checked(impl: Implementation, histories: list[History], context: RunCont
     (the plugin shows a contract line once per run).  A contract breach is deterministic: it is found
     again on the same input, so Hypothesis replays it faithfully."""
     if impl.name in context.broken:
-        raise ContractError(context.broken[impl.name])
+        raise ContractError(impl.name, context.broken[impl.name])
     try:
-        observed = call_with_timeout(impl.run, histories, context.timeout_s, f"{impl.name}.run()")
+        observed = call_with_timeout(impl.run, histories, context.timeout_s)
     except TimedOut as error:
-        raise broken(context, impl.name, ContractError(str(error))) from None
+        context.broken[impl.name] = str(error)
+        raise ContractError(impl.name, str(error)) from None
     except Exception as error:
         raise ImplementationCrash(f"{impl.name} raised {type(error).__name__}: {error}") from error
     problem = traces_problem(histories, observed)
     if problem:
-        raise ContractError(f"contract: {impl.name}.run() {problem}")
+        raise ContractError(impl.name, problem)
     return observed
-
-
-def broken(context: RunContext, name: str, error: "ContractError") -> "ContractError":
-    context.broken[name] = str(error)
-    return error
 
 
 def own_copy(history: History) -> History:

@@ -205,7 +205,7 @@ def show_contract_error_alone(call, report) -> None:
     error = contract_error(call.excinfo.value) if call.excinfo is not None else None
     if error is not None:
         report.longrepr = str(error)
-        report.user_properties.append((CONTRACT_KEY, str(error)))
+        report.user_properties.append((CONTRACT_KEY, error.implementation))
 
 
 def ship_target(item, report, state: "KtcState") -> None:
@@ -248,10 +248,10 @@ class Collected:
             elif key == CONTRACT_KEY:
                 self.show_once(report, value)
 
-    def show_once(self, report, line: str) -> None:
-        if line in self.contract_errors:
-            report.longrepr = "the same contract error as above (shown once)"
-        self.contract_errors.add(line)
+    def show_once(self, report, implementation: str) -> None:
+        if implementation in self.contract_errors:
+            report.longrepr = f"{implementation} broke the plug-in contract again (the first breach is shown above)"
+        self.contract_errors.add(implementation)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

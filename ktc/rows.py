@@ -101,7 +101,7 @@ def failed_outcome(clause_id: str, excinfo, stats) -> dict:
     if violations(exc):
         return passed_outcome(stats)
     if contract_error(exc) is not None:
-        return {"verdict": "error", "examples": examples, "reason": str(contract_error(exc))}
+        return {"verdict": "error", "examples": examples, "reason": contract_error(exc).reason}
     if isinstance(exc, AssertionError):
         return {"verdict": "fail", "examples": examples, "reason": str(exc).splitlines()[0][:300] if str(exc) else
                 "assertion failed"}

@@ -15,12 +15,12 @@ class TimedOut(Exception):
     """The call did not return within its bound."""
 
 
-def call_with_timeout(fn: Callable, argument, timeout_s: float, what: str):
+def call_with_timeout(fn: Callable, argument, timeout_s: float):
     if timeout_s <= 0 or threading.current_thread() is not threading.main_thread():
         return fn(argument)
 
     def expire(signum, frame):
-        raise TimedOut(f"{what} did not return within {timeout_s:g} s (--impl-timeout)")
+        raise TimedOut(f"did not return within {timeout_s:g} s (--impl-timeout); it is not called again in this run")
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:
