@@ -49,6 +49,8 @@ def build_parser() -> Parser:
     run.add_argument("--workers", default="2", help="pytest-xdist workers (0 for none)")
     run.add_argument("--impl-timeout", type=float, default=300.0, metavar="SECONDS",
                      help="bound on each call of an implementation's run() (default 300; 0 for none)")
+    run.add_argument("--self-checks", action="store_true",
+                     help="also run ktc's own quick self-checks (tests that judge no implementation)")
     run.add_argument("--spark-master", help="Spark master URL for --impl spark (default local[*])")
     run.add_argument("--spark-conf", action="append", default=[], metavar="spark.KEY=VALUE",
                      help="any Spark setting, passed through (repeatable)")
@@ -229,6 +231,7 @@ def cmd_run(args) -> int:
     argv = [sys.executable, "-m", "pytest", str(ROOT / "suites"), *own_tests,
             "--rootdir", str(ROOT), "-q", "--profile", args.profile, "--ktc-report", str(report),
             "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
+    argv += [] if args.self_checks else ["--ktc-judged-only"]
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]
     argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()]
     argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []

@@ -16,8 +16,9 @@ from pathlib import Path
 from reports import expectations as files
 from reports.loading import InputError
 
-ROOT = Path(__file__).resolve().parent.parent
-DIRECTORY = ROOT / "expectations"
+from .paths import expectations_dir
+
+DIRECTORY = expectations_dir()
 BAD = ("fail", "error")
 
 

@@ -4,18 +4,18 @@ from __future__ import annotations
 import json
 import os
 import platform
-from pathlib import Path
 
 import hypothesis
 
 from reports.results import git_sha
 
-ROOT = Path(__file__).resolve().parent.parent
+from .paths import checkout
+
 
 
 def provenance(state, config) -> dict:
     return {
-        "ktc_git_sha": git_sha(ROOT),
+        "ktc_git_sha": git_sha(checkout()) if checkout() else None,
         "implementations": [{"name": i.name, "version": i.version, "spec": state.impl_specs.get(i.name, i.name)}
                             for i in state.impls],
         "profiles": list(state.profiles),

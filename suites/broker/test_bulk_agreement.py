@@ -17,7 +17,7 @@ import pytest
 
 from ktc import bulk_intervals
 from ktc.context import bare
-from ktc.plugin import STATE
+from ktc.state import STATE
 from ktc.serialize import dump_history
 
 TOTAL = int(os.environ.get("KTC_BROKER_BULK_SCENARIOS", "3000"))

@@ -1,10 +1,10 @@
-"""franz-go's in-memory fake Kafka broker (kfake), built from tools/kfake and run on loopback.
+"""franz-go's in-memory fake Kafka broker (kfake), built from implementations/kafka/processes/kfake_go and run on loopback.
 
     with KfakeBroker() as broker:
         client = wire.Client(broker.bootstrap)
         ...
 
-``build()`` compiles tools/kfake (our launcher, which imports kfake as a Go module) with
+``build()`` compiles implementations/kafka/processes/kfake_go (our launcher, which imports kfake as a Go module) with
 ``go build`` into ``$KTC_CACHE/kfake/<version>/kfake`` (default cache ``~/.cache/ktc``), once:
 a binary whose ``.source`` stamp matches the launcher's sources is reused at the cost of a
 ``stat`` and a hash of three small files.  ``KfakeBroker`` starts that binary in its own process
@@ -31,7 +31,7 @@ from typing import IO, Optional, Sequence
 
 from . import lifecycle, provision
 
-TOOL_DIR = Path(__file__).resolve().parents[3] / "tools" / "kfake"
+TOOL_DIR = Path(__file__).resolve().parent / "kfake_go"  # package data: the wheel carries the Go sources
 MODULE = "github.com/twmb/franz-go/pkg/kfake"
 READY_LINE = "KTC_KFAKE_LISTENING "
 READY_TIMEOUT_S = 15.0
@@ -44,7 +44,7 @@ class KfakeError(RuntimeError):
 
 
 def pinned_version(go_mod: Path = TOOL_DIR / "go.mod") -> str:
-    """The kfake module version tools/kfake/go.mod requires."""
+    """The kfake module version implementations/kafka/processes/kfake_go/go.mod requires."""
     try:
         text = go_mod.read_text()
     except OSError as error:

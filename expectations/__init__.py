@@ -1,0 +1,1 @@
+"""Expected deviations per implementation (``<implementation>-<version>.toml``), shipped as package data."""

@@ -1,0 +1,205 @@
+"""The ktc pytest hooks of a ktc session (ktc/plugin.py registers this module only then).
+
+Tests that take an ``impl`` argument run once per selected implementation; tests that take
+``profile`` run once per selected profile in which a cited clause holds.  After every test its
+outcome becomes one row per cited clause (pass / fail / unsupported / unknown / error), shipped
+through ``report.user_properties`` (which pytest-xdist carries to the controller); the controller
+merges them and writes results.json.
+"""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reports import results
+from specs import clauses as clause_registry
+
+from . import expected, harness
+from .provenance import provenance
+from .rows import contract_error, rows_for
+from .state import CITED, CONTRACT_KEY, ROWS_KEY, STATE, TARGET_KEY, KtcState
+
+
+def cited(item_or_definition) -> tuple[str, ...]:
+    return tuple(c for m in item_or_definition.iter_markers("clause") for c in m.args)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    state = metafunc.config.stash[STATE]
+    if "impl" in metafunc.fixturenames:
+        metafunc.parametrize("impl", state.impls, ids=[i.name for i in state.impls])
+    if "profile" in metafunc.fixturenames:
+        metafunc.parametrize("profile", state.profiles)
+
+
+def holds(clause_id: str, profile: str) -> bool:
+    clause = clause_registry.all_clauses().get(clause_id)
+    return clause is not None and profile in clause.profiles
+
+
+def wanted(item, state: KtcState) -> bool:
+    if item.config.getoption("ktc_judged_only") and "impl" not in getattr(item, "fixturenames", ()):
+        return False
+    ids = cited(item)
+    params = getattr(item, "callspec", None)
+    profile = params.params.get("profile") if params else None
+    if profile is not None and not any(holds(c, profile) for c in ids):
+        return False
+    only = [p for m in item.iter_markers("profiles") for p in m.args]
+    if profile is not None and only and profile not in only:
+        return False
+    return not state.clause_filter or any(c == f or c.startswith(f + ".") for c in ids for f in state.clause_filter)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
+    state = config.stash[STATE]
+    for item in items:
+        params = getattr(item, "callspec", None)
+        group = getattr(params.params.get("impl"), "xdist_group", None) if params else None
+        if group and config.pluginmanager.hasplugin("xdist"):  # absent under -p no:xdist
+            item.add_marker(pytest.mark.xdist_group(group))  # e.g. one worker, one Spark JVM
+    keep = [i for i in items if wanted(i, state)]
+    dropped = [i for i in items if not wanted(i, state)]
+    for item in keep:  # JUnit XML writes these as <properties>, also under pytest-xdist
+        item.user_properties += [("clause", c) for c in dict.fromkeys(cited(item))]
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    """Bulk implementations (Spark) judge all of a test's histories in one run after it returns."""
+    params = getattr(item, "callspec", None)
+    impl = params.params.get("impl") if params else None
+    bulk = impl is not None and impl.bulk
+    item.config.stash[STATE].context.begin_test(item.stash.get(CITED, ()), bulk)
+    result = yield
+    if bulk:
+        harness.flush_bulk(impl)
+    return result
+
+
+def pytest_runtest_setup(item) -> None:
+    item.config.stash[STATE].context.begin_test((), False)
+    params = getattr(item, "callspec", None)
+    impl = params.params.get("impl") if params else None
+    profile = params.params.get("profile") if params else None
+    supported = tuple(c for c in cited(item) if profile is None or holds(c, profile))
+    if impl is not None:
+        caps = impl.capabilities()
+        if profile is not None and profile not in caps.profiles:
+            pytest.skip(f"unsupported: {impl.name} does not implement profile {profile}")
+        if profile in caps.pinned_only and item.get_closest_marker("pinned") is None:
+            pytest.skip(f"unsupported: {impl.name} is judged under {profile} on pinned inputs only "
+                        f"(suites/pinned, suites/deviations)")
+        reasons = {caps.reason_unsupported(c) for c in supported} - {None}
+        supported = tuple(c for c in supported if not caps.reason_unsupported(c))
+        if cited(item) and not supported:
+            pytest.skip("unsupported: " + "; ".join(sorted(reasons)))
+    item.stash[CITED] = supported
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if call.when == "call" or (call.when == "setup" and report.skipped):
+        state = item.config.stash[STATE]
+        rows = rows_for(item, call, report, state)
+        if call.when == "call":
+            expected.apply(report, rows, state.expected)
+        report.user_properties.append((ROWS_KEY, json.dumps(rows)))
+        show_contract_error_alone(call, report)
+        ship_target(item, report, state)
+        add_replay_section(item, report, rows)
+
+
+def show_contract_error_alone(call, report) -> None:
+    """A broken plug-in contract is one line, not a traceback through ktc (the controller shows it once)."""
+    error = contract_error(call.excinfo.value) if call.excinfo is not None else None
+    if error is not None:
+        report.longrepr = str(error)
+        report.user_properties.append((CONTRACT_KEY, error.implementation))
+
+
+def ship_target(item, report, state: "KtcState") -> None:
+    """The implementation's target (what it ran on, the profile chosen and why), once it is known."""
+    params = getattr(item, "callspec", None)
+    impl = params.params.get("impl") if params else None
+    target = getattr(impl, "target", None)
+    if callable(target):
+        data = target()
+        if data.get("profile") and state.shipped_targets.get(impl.name) != data:
+            state.shipped_targets[impl.name] = data
+            report.user_properties.append((TARGET_KEY, json.dumps(data)))
+
+
+def add_replay_section(item, report, rows: list[dict]) -> None:
+    failed = [r for r in rows if r["verdict"] == "fail" and r.get("counterexample")]
+    if failed:
+        seed = item.config.getoption("hypothesis_seed", None)
+        impl = item.config.stash[STATE].impl_specs.get(failed[0]["implementation"], failed[0]["implementation"])
+        text = (f"replay: pytest '{item.nodeid}' --impl {impl} --hypothesis-seed={seed}\n"
+                f"counterexample: {json.dumps(failed[0]['counterexample'])}")
+        report.sections.append(("ktc replay", text))
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    state = config.stash[STATE]
+    seed = config.getoption("hypothesis_seed", None)
+    return [f"ktc: implementations {[i.name for i in state.impls]}, profiles {list(state.profiles)}",
+            f"ktc: hypothesis seed {seed} (replay any failure with --hypothesis-seed={seed})"]
+
+
+def close_implementations(state: "KtcState") -> None:
+    """Stop what the implementations started and delete what they created (on every worker)."""
+    for impl in state.impls:
+        close = getattr(impl, "close", None)
+        if callable(close):
+            try:
+                close()
+            except Exception as error:  # cleanup must not hide the run's own outcome
+                print(f"ktc: closing {impl.name} failed: {type(error).__name__}: {error}")
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    config = session.config
+    state = config.stash[STATE]
+    close_implementations(state)
+    if hasattr(config, "workerinput"):
+        return
+    rows = results.merge_rows(state.collected.rows)
+    config.stash[SURPRISES] = expected.surprises(rows)
+    if config.stash[SURPRISES] and session.exitstatus == 0:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    directory = config.getoption("ktc_report")
+    if not directory:
+        return
+    meta = {**provenance(state, config), "targets": list(state.collected.targets.values())}
+    path = results.write(Path(directory), rows, meta)
+    from .artifacts import write_artifacts
+    write_artifacts(Path(directory), path)
+    config.stash[RESULT_PATH] = str(path)
+
+
+RESULT_PATH = pytest.StashKey[str]()
+SURPRISES = pytest.StashKey[list]()
+
+
+def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
+    for line in config.stash.get(SURPRISES, []):
+        terminalreporter.write_line(line, red=True)
+    if hasattr(config, "workerinput") or RESULT_PATH not in config.stash:
+        return
+    state = config.stash[STATE]
+    for target in state.collected.targets.values():
+        how = "given with --profile" if target.get("requested_profile") else f"detected: {target.get('evidence')}"
+        terminalreporter.write_line(f"ktc: {target['implementation']} judged as {target['profile']} ({how})")
+    rows = results.merge_rows(state.collected.rows)
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in results.ORDER}
+    seed = config.getoption("hypothesis_seed", None)
+    terminalreporter.write_line(f"ktc: {len(rows)} clause rows: " + ", ".join(f"{n} {v}" for v, n in counts.items())
+                                + f"; seed {seed}; written to {config.stash[RESULT_PATH]}")

@@ -1,0 +1,90 @@
+"""The state of one ktc pytest session, held in ``config.stash[STATE]``: the implementations under
+test (each an ``UnderTest`` sharing the session's ``RunContext``), the profiles, the clause filter,
+the expectations, and what the controller collects from every report."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import implementations
+from specs.profiles import ProfileError, get as get_profile, names as profile_names
+
+from . import expected
+from .context import RunContext, UnderTest
+
+ROWS_KEY = "ktc-rows"
+CONTRACT_KEY = "ktc-contract"
+TARGET_KEY = "ktc-target"
+STATE = pytest.StashKey["KtcState"]()
+CITED = pytest.StashKey[tuple]()
+
+
+class KtcState:
+    def __init__(self, config: pytest.Config):
+        specs = split(config.getoption("impl") or ["reference"])
+        self.context = RunContext(timeout_s=config.getoption("ktc_impl_timeout"))
+        self.impls = [UnderTest(load_impl(spec), self.context) for spec in specs]
+        self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
+        self.profiles = parse_profiles(config.getoption("ktc_profile"))
+        override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
+        self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
+        self.collected = Collected()
+        self.shipped_targets: dict[str, dict] = {}
+        self.seed = config.getoption("hypothesis_seed", None)
+        self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
+
+
+def split(values) -> list[str]:
+    return [v.strip() for value in values for v in value.split(",") if v.strip()]
+
+
+def load_impl(spec: str):
+    try:
+        return implementations.load(spec)
+    except implementations.ImplementationError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+def override_profiles(impls, option: str, profiles: tuple[str, ...]) -> None:
+    """An explicit --profile names the behaviour a broker is judged under: it wins over detection."""
+    chosen = [p for p in profiles if p != "kip"]
+    if option != "all" and chosen:
+        for impl in impls:
+            if hasattr(impl, "override_profile"):
+                impl.override_profile(chosen[0])
+
+
+def parse_profiles(value: str) -> tuple[str, ...]:
+    if value == "all":
+        return profile_names()
+    try:
+        return tuple(get_profile(name).name for name in split([value]))
+    except ProfileError as error:
+        raise pytest.UsageError(str(error)) from None
+
+
+class Collected:
+    """What the controller gathers from every test report (workers ship it in user_properties)."""
+
+    def __init__(self) -> None:
+        self.rows: list[dict] = []
+        self.targets: dict[str, dict] = {}
+        self.contract_errors: set[str] = set()
+
+    def pytest_runtest_logreport(self, report) -> None:
+        for key, value in report.user_properties:
+            if key == ROWS_KEY:
+                self.rows.extend(json.loads(value))
+            elif key == TARGET_KEY:
+                target = json.loads(value)
+                self.targets[target["implementation"]] = target
+            elif key == CONTRACT_KEY:
+                self.show_once(report, value)
+
+    def show_once(self, report, implementation: str) -> None:
+        if implementation in self.contract_errors:
+            report.longrepr = f"{implementation} broke the plug-in contract again (the first breach is shown above)"
+        self.contract_errors.add(implementation)
+
+
