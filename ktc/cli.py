@@ -12,27 +12,15 @@ line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwi
 """
 from __future__ import annotations
 
-import argparse
 import json
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-from . import cli_reports
+from . import cli_reports, cli_run
+from .cli_common import EXIT_USAGE, Parser, UsageError, reachable
+from .paths import suites_dir
 
-ROOT = Path(__file__).resolve().parent.parent
-EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    pass
-
-
-class Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # one line, exit 2, no usage dump
-        raise UsageError(f"{message} (see 'ktc {self.prog.split()[-1]} --help')" if " " in self.prog
-                         else f"{message} (see 'ktc --help')")
 
 
 def build_parser() -> Parser:
@@ -45,9 +33,11 @@ def build_parser() -> Parser:
     run.add_argument("--impl", action="append", help="built-in name or package.module:attribute (repeatable)")
     run.add_argument("--profile", default="all", help="comma-separated profile names, or 'all'")
     run.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
-    run.add_argument("--report", default=str(ROOT / "reports" / "latest"), help="report directory")
-    run.add_argument("--workers", default="2", help="pytest-xdist workers (0 for none)")
-    run.add_argument("--impl-timeout", type=float, default=300.0, metavar="SECONDS",
+    run.add_argument("--report", default="ktc-report", metavar="DIR",
+                     help="report root: each run writes DIR/<UTC time>-<id>/ and, once finished, moves DIR/latest "
+                          "to it (default ./ktc-report)")
+    run.add_argument("--workers", default="2", type=cli_run.workers, help="pytest-xdist workers (0 for none)")
+    run.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
                      help="bound on each call of an implementation's run() (default 300; 0 for none)")
     run.add_argument("--self-checks", action="store_true",
                      help="also run ktc's own quick self-checks (tests that judge no implementation)")
@@ -60,7 +50,6 @@ def build_parser() -> Parser:
     run.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
                      help="for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, sasl.mechanism, "
                           "sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)")
-    run.add_argument("pytest_args", nargs="*", help="extra pytest arguments after --")
     clean = sub.add_parser("clean", help="delete the topics ktc runs left on a broker (only ktc's own)")
     clean.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
                        help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
@@ -73,8 +62,7 @@ def build_parser() -> Parser:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
-        return COMMANDS[args.command](args)
+        return COMMANDS[(args := parse(sys.argv[1:] if argv is None else list(argv))).command](args)
     except UsageError as error:
         print(f"ktc: error: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -83,11 +71,22 @@ def main(argv: list[str] | None = None) -> int:
         return 130
 
 
+def parse(argv: list[str]):
+    """Our options before ``--``; pytest's after it (``ktc run`` only).  A stray word before ``--``
+    (``ktc run reference``) is an error, never a pytest argument."""
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = build_parser().parse_args(argv[:cut])
+    args.pytest_args = argv[cut + 1:]
+    if args.pytest_args and args.command != "run":
+        raise UsageError(f"ktc {args.command} takes no arguments after '--'")
+    return args
+
+
 def cmd_clauses(args) -> int:
     from specs import clauses as registry
 
     from .citations import citations
-    counts = citations(ROOT / "suites")
+    counts = citations(suites_dir())
     for c in registry.all_clauses().values():
         print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {counts.get(c.id, 0):>3} tests")
     if not args.check:
@@ -135,10 +134,21 @@ def validate_run(args) -> None:
             except ProfileError as error:
                 raise UsageError(str(error)) from None
     use_kafka_config(args.kafka_config)
+    if args.kafka_version:
+        known_kafka_version(args.kafka_version)
     if args.kafka_bootstrap:
         reachable(args.kafka_bootstrap)
         if any(spec == "kafka" for spec in args.impl or ()):
             print(f"ktc: {args.kafka_bootstrap} {broker_profile(args.kafka_bootstrap, args.profile)}", file=sys.stderr)
+
+
+def known_kafka_version(version: str) -> None:
+    """An unknown Kafka version is answered from Maven Central's metadata, in one request, before any work."""
+    from implementations.kafka.processes.provision import ProvisionError, check_release
+    try:
+        check_release(version)
+    except ProvisionError as error:
+        raise UsageError(f"--kafka-version {version}: {error}") from None
 
 
 def use_kafka_config(path) -> None:
@@ -201,59 +211,52 @@ def delete_all(client, names: list[str]) -> dict[str, int]:
     return failed
 
 
-def reachable(address: str, timeout_s: float = 10.0) -> None:
-    """An unreachable bootstrap address is a usage error, reported in one line within the timeout."""
-    import socket
-
-    from implementations.kafka.client.security import AuthenticationError
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        raise UsageError(f"--kafka-bootstrap {address!r}: expected HOST:PORT")
-    try:
-        socket.create_connection((host, int(port)), timeout=timeout_s).close()
-        from implementations.kafka.client import wire  # a TCP accept is not a broker: ask it ApiVersions
-        with wire.Client(address, timeout_s=timeout_s) as client:
-            client.api_versions()
-    except OSError as error:
-        raise UsageError(f"cannot reach Kafka at {address} ({error.strerror or error}); is the broker running?") from None
-    except AuthenticationError as error:
-        raise UsageError(f"{address} refused ktc's login or certificate ({error}); check --kafka-config") from None
-    except Exception as error:  # WireError, a protocol mismatch, a timeout inside the client
-        raise UsageError(f"{address} did not answer as a Kafka broker ({type(error).__name__}: {error})") from None
-
-
 def cmd_run(args) -> int:
-    """Validate, then run pytest in a child process (it shares our terminal, so Ctrl-C reaches it)."""
+    """Validate everything, then run pytest in a child process group that we supervise (ktc/cli_run.py)."""
+    root = cli_run.report_root(args.report)
     validate_run(args)
     gate_inputs = cli_reports.load_gate_inputs(args)
-    report = Path(args.report).resolve()
-    own_tests = ["--ignore", str(ROOT / "suites" / "selftest"), "--ignore", str(ROOT / "suites" / "broker")]
-    argv = [sys.executable, "-m", "pytest", str(ROOT / "suites"), *own_tests,
-            "--rootdir", str(ROOT), "-q", "--profile", args.profile, "--ktc-report", str(report),
-            "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
+    cli_run.check_pytest_args(args.pytest_args)
+    report = cli_run.new_run_directory(root)
+    code = cli_run.Child(pytest_argv(args, report) + list(args.pytest_args), child_env(args)).wait()
+    if code in cli_run.FINISHED:
+        cli_run.point_latest(root, report)
+    return cli_reports.gate(args, report, finish_run(report, code), gate_inputs)
+
+
+def pytest_argv(args, report: Path) -> list[str]:
+    suites = suites_dir()
+    argv = [sys.executable, "-m", "pytest", str(suites), "--ignore", str(suites / "selftest"),
+            "--ignore", str(suites / "broker"), "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
+            "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [] if args.self_checks else ["--ktc-judged-only"]
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]
     argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()]
-    argv += ["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else []
+    return argv + (["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else [])
+
+
+def child_env(args) -> dict:
     env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile, "KTC_SPARK_CONF": "\n".join(args.spark_conf),
-           **({"KTC_SPARK_MASTER": args.spark_master} if args.spark_master else {}),
-           **({"KTC_KAFKA_VERSION": args.kafka_version} if args.kafka_version else {}),
-           **({"KAFKA_BOOTSTRAP_SERVERS": args.kafka_bootstrap} if args.kafka_bootstrap else {}), "KTC_RUN_OPTIONS": json.dumps(vars(args)),
+           "KTC_RUN_OPTIONS": json.dumps(vars(args)),
            "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
-    code = subprocess.run(argv + list(args.pytest_args), env=env).returncode
-    return cli_reports.gate(args, report, finish_run(report, code), gate_inputs)
+    optional = {"KTC_SPARK_MASTER": args.spark_master, "KTC_KAFKA_VERSION": args.kafka_version,
+                "KAFKA_BOOTSTRAP_SERVERS": args.kafka_bootstrap}
+    return {**env, **{k: v for k, v in optional.items() if v}}
 
 
 def finish_run(report: Path, code: int) -> int:
     """Print the counts and every row that is not a pass; the full table is in summary.txt."""
     summary = report / "summary.txt"
-    if summary.exists():
+    if summary.exists() and code in cli_run.FINISHED:
         lines = summary.read_text().splitlines()
         print("\n".join(line for line in lines if not line.startswith("  pass ")))
         print(f"full table: {summary}")
     if code == EXIT_NO_TESTS:
-        print("ktc: error: no tests were collected", file=sys.stderr)
+        print("ktc: error: no tests were collected; check the -k / --profile / --impl selection", file=sys.stderr)
         return 1
+    if code not in cli_run.FINISHED:
+        print(f"ktc: the run did not finish (exit {code}); {report} holds what it wrote, latest was not moved",
+              file=sys.stderr)
     return code
 
 

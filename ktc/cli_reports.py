@@ -16,9 +16,10 @@ from pathlib import Path
 
 from reports import dedupe, diff, expectations, loading
 
+from .cli_common import Parser, UsageError, reachable
 
-def usage_error(message: str):
-    from .cli import UsageError  # late: cli imports this module to register the subcommands
+
+def usage_error(message: str) -> UsageError:
     return UsageError(message)
 
 
@@ -34,7 +35,6 @@ def guarded(command):
 
 
 def add_parsers(sub, run) -> None:
-    from .cli import Parser
     run.add_argument("--baseline", metavar="RESULTS", help="fail only on failures this results file did not have")
     run.add_argument("--expectations", action="append", metavar="TOML", help="expected failures (repeatable)")
     report = sub.add_parser("report", help="render results.json as one self-contained HTML file")
@@ -96,7 +96,6 @@ def retarget(impl, target) -> None:
     if not target or not hasattr(impl, "retarget"):
         return
     if target.get("bootstrap"):
-        from .cli import UsageError, reachable
         try:
             reachable(target["bootstrap"])
         except UsageError as error:

@@ -54,7 +54,7 @@ def test_profile_given_on_the_command_line_wins_over_detection_on_an_external_br
                                broker.bootstrap, "--profile", "kafka-4", "--workers", "0", "--report", str(tmp_path),
                                "--", "suites/kip937/test_validation.py"], cwd=ROOT, capture_output=True, text=True,
                               env={**os.environ, "HYPOTHESIS_PROFILE": "dev"}, timeout=600)
-    data = json.loads((tmp_path / "results.json").read_text())
+    data = json.loads((tmp_path / "latest" / "results.json").read_text())
     targets = data["provenance"]["targets"]
     rows = [r for r in data["rows"] if r["implementation"] == "kafka" and r["profile"] == "kafka-4"]
     assert "judged as kafka-4 (given with --profile; detected kafka-3.6" in proc.stderr, proc.stderr[-2000:]

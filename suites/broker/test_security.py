@@ -172,7 +172,7 @@ def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "HYPOTHESIS_PROFILE": "dev"},
                           timeout=600)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
-    rows = json.loads((report / "results.json").read_text())["rows"]
+    rows = json.loads((report / "latest" / "results.json").read_text())["rows"]
     return {(r["clause"], r["profile"], tuple(r["tests"])): r["verdict"] for r in rows if r["implementation"] == "kafka"}
 
 

@@ -38,7 +38,7 @@ def mutant_run() -> Path:
     out = scratch() / "mutant"
     done = ktc("run", "--impl", MUTANT, "--report", out, "--workers", "2", *QUICK)
     assert done.returncode == 1, done.stdout[-2000:] + done.stderr[-2000:]
-    return out
+    return out / "latest"
 
 
 @functools.cache
@@ -46,7 +46,7 @@ def reference_run() -> Path:
     out = scratch() / "reference"
     done = ktc("run", "--impl", "reference", "--report", out, "--workers", "0", *QUICK)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
-    return out
+    return out / "latest"
 
 
 def results(directory: Path) -> dict:

@@ -42,7 +42,7 @@ def test_run_writes_results_with_a_row_per_clause_and_profile(tmp_path):
     done = ktc("run", "--impl", "reference", "--profile", "kafka-4", "--report", str(tmp_path), "--workers", "0",
                "--hypothesis-profile", "dev", "--", "-k", "overflow")
     assert done.returncode == 0, done.stdout[-2000:]
-    doc = json.loads((tmp_path / "results.json").read_text())
+    doc = json.loads((tmp_path / "latest" / "results.json").read_text())
     assert doc["schema_version"] == 2
     assert {r["profile"] for r in doc["rows"]} == {"kafka-4"}
     assert {"clause", "implementation", "profile", "verdict", "examples"} <= set(doc["rows"][0])
@@ -53,6 +53,6 @@ def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
     done = ktc("run", "--impl", "suites.selftest.mutants:exact_arithmetic", "--profile", "kafka-4", "--report",
                str(tmp_path), "--workers", "0", "--hypothesis-profile", "dev", "--", "-k", "overflow", "-x")
     assert done.returncode == 1
-    rows = json.loads((tmp_path / "results.json").read_text())["rows"]
+    rows = json.loads((tmp_path / "latest" / "results.json").read_text())["rows"]
     failed = [r for r in rows if r["verdict"] == "fail"]
     assert failed and failed[0]["counterexample"]["history"]["type"] == "History"

@@ -69,7 +69,7 @@ def ktc_run(tmp_path: Path, adapter: str, *extra: str) -> subprocess.CompletedPr
 
 
 def rows_of(tmp_path: Path, name: str) -> list[dict]:
-    rows = json.loads((tmp_path / "report" / "results.json").read_text())["rows"]
+    rows = json.loads((tmp_path / "report" / "latest" / "results.json").read_text())["rows"]
     return [r for r in rows if r["implementation"] == name and r["verdict"] != "unsupported"]
 
 

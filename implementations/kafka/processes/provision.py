@@ -106,18 +106,33 @@ def cache_size_bytes(version: str) -> int:
     return sum(p.stat().st_size for p in lib.glob("*.jar"))
 
 
-def latest(prefix: str, *, timeout_s: float = 20) -> str:
-    """The newest release on Maven Central whose version starts with ``prefix`` (``"3.9"``, ``"4"``)."""
+def releases(*, timeout_s: float = 10) -> list[str]:
+    """Every x.y.z Kafka release on Maven Central, oldest first (one request for the metadata)."""
     try:
         with urllib.request.urlopen(MAVEN_METADATA, timeout=timeout_s) as response:
             text = response.read().decode()
     except OSError as error:
         raise ProvisionError(f"cannot read {MAVEN_METADATA}: {error}") from None
-    found = [v for v in re.findall(r"<version>([^<]+)</version>", text)
-             if re.fullmatch(r"\d+\.\d+\.\d+", v) and (v == prefix or v.startswith(prefix + "."))]
+    found = [v for v in re.findall(r"<version>([^<]+)</version>", text) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
+    return sorted(set(found), key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+def latest(prefix: str, *, timeout_s: float = 20) -> str:
+    """The newest release on Maven Central whose version starts with ``prefix`` (``"3.9"``, ``"4"``)."""
+    found = [v for v in releases(timeout_s=timeout_s) if v == prefix or v.startswith(prefix + ".")]
     if not found:
         raise ProvisionError(f"no Kafka release matching {prefix!r} on Maven Central")
-    return max(found, key=lambda v: tuple(int(x) for x in v.split(".")))
+    return found[-1]
+
+
+def check_release(version: str) -> None:
+    """A version ktc can fetch: already cached, or a release Maven Central lists (one request, 10 s)."""
+    if (cache_root() / "kafka" / version / "lib").is_dir():
+        return
+    known = releases()
+    if version not in known:
+        near = [v for v in known if v.split(".")[:1] == version.split(".")[:1]][-3:] or known[-3:]
+        raise ProvisionError(f"Kafka {version} is not a release on Maven Central; the newest near it: {', '.join(near)}")
 
 
 def pom(version: str) -> str:

@@ -1,0 +1,121 @@
+"""``ktc run`` as a process: where its report goes, the checks made before any work, and the pytest
+child it supervises.
+
+Each run writes its own directory ``<report root>/<UTC time>-<id>/`` (default root ``./ktc-report``)
+and moves ``<root>/latest`` to it only once pytest has finished; nothing an earlier run wrote is
+touched.  The child runs in its own process group: SIGINT and SIGTERM given to ``ktc`` are passed on
+to that whole group (pytest, its xdist workers, and through their handlers the brokers and Spark
+they started), and a group that has not exited ``GRACE_S`` later is killed.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from .cli_common import UsageError
+
+GRACE_S = 60.0
+FINISHED = (0, 1)  # pytest's exit codes of a run that ran: all passed / some failed
+
+
+def report_root(value: str) -> Path:
+    """The report root, checked now and created only when the run starts: a writable directory, or a
+    path whose nearest existing ancestor is one; never a file."""
+    root = Path(value).expanduser().resolve()
+    existing = next(p for p in (root, *root.parents) if p.exists())
+    if not existing.is_dir():
+        raise UsageError(f"--report {value}: {existing} is a file; give a directory (each run writes a new folder inside)")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise UsageError(f"--report {value}: {existing} is not writable; give a writable directory")
+    return root
+
+
+def new_run_directory(root: Path) -> Path:
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    directory = root / f"{stamp}-{secrets.token_hex(3)}"
+    try:
+        directory.mkdir(parents=True)
+    except OSError as error:
+        raise UsageError(f"--report {root}: cannot create {directory.name} there ({error.strerror}); "
+                         "give a writable directory") from None
+    return directory
+
+
+def point_latest(root: Path, run: Path) -> None:
+    """Move ``root/latest`` to ``run`` atomically (a new link renamed over the old one)."""
+    link = root / f".latest.{os.getpid()}"
+    link.symlink_to(run.name)
+    os.replace(link, root / "latest")
+
+
+def workers(value: str) -> str:
+    if not value.isdigit() and value != "auto":
+        raise UsageError(f"--workers {value!r}: expected a whole number of pytest-xdist workers (0 for none) or 'auto'")
+    return value
+
+
+def timeout_arg(value: str) -> float:
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = float("nan")
+    if not 0 <= seconds < float("inf"):  # also refuses nan
+        raise UsageError(f"--impl-timeout {value!r}: expected seconds >= 0 (0 for no bound)")
+    return seconds
+
+
+def check_pytest_args(args: list[str]) -> None:
+    """Let pytest parse the extra arguments now (collect-only, plus an empty directory so that it never
+    collects the current one on its own): an argument it refuses is one line and exit 2 before the run."""
+    if not args:
+        return
+    with tempfile.TemporaryDirectory(prefix="ktc-args-") as empty:
+        done = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider",
+                               empty, *args], capture_output=True, text=True, timeout=300)
+    if done.returncode in (3, 4):  # internal error / usage error
+        said = [line for line in done.stderr.splitlines() if "error" in line.lower()] or done.stderr.splitlines()
+        raise UsageError(f"pytest refused the arguments after --: {said[-1].split('error:', 1)[-1].strip() if said else done.returncode}")
+
+
+class Child:
+    """The pytest child, in its own process group; signals given to us are passed to that group."""
+
+    def __init__(self, argv: list[str], env: dict):
+        self.process = subprocess.Popen(argv, env=env, start_new_session=True)
+        self.signalled: int | None = None
+        self.deadline: float | None = None
+
+    def forward(self, signum, frame) -> None:
+        self.signalled, self.deadline = signum, time.monotonic() + GRACE_S
+        self.kill_group(signum)
+
+    def kill_group(self, signum) -> None:
+        try:
+            os.killpg(self.process.pid, signum)
+        except ProcessLookupError:
+            pass
+
+    def wait(self) -> int:
+        handlers = {s: signal.signal(s, self.forward) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            return self.wait_bounded()
+        finally:
+            for signum, handler in handlers.items():
+                signal.signal(signum, handler)
+            self.kill_group(signal.SIGKILL)  # whatever is left of the group (nothing, normally)
+
+    def wait_bounded(self) -> int:
+        while True:
+            try:
+                code = self.process.wait(timeout=0.5)
+                return 128 + self.signalled if self.signalled else code
+            except subprocess.TimeoutExpired:
+                if self.deadline is not None and time.monotonic() > self.deadline:
+                    self.kill_group(signal.SIGKILL)
