@@ -54,6 +54,9 @@ def _import(spec: str, target: str):
         obj = importlib.import_module(module_name)
     except ImportError as error:
         raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}") from None
+    except Exception as error:  # the module itself fails: say where, in one line
+        raise ImplementationError(f"importing {module_name!r} for --impl {spec!r} raised "
+                                  f"{type(error).__name__}: {error}") from None
     for part in attribute.split("."):
         if not hasattr(obj, part):
             raise ImplementationError(f"module {module_name!r} has no attribute {attribute!r} (--impl {spec!r})")

@@ -12,6 +12,12 @@ class UsageError(Exception):
 
 
 class Parser(argparse.ArgumentParser):
+    """argparse that never guesses (no abbreviations: a typo is an error, not another flag) and whose
+    errors are one line."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **{**kwargs, "allow_abbrev": False})
+
     def error(self, message: str):  # one line, exit 2, no usage dump
         hint = STRAY if message.startswith("unrecognized arguments") else ""
         where = f"ktc {self.prog.split()[-1]}" if " " in self.prog else "ktc"

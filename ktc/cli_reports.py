@@ -11,12 +11,14 @@ Every bad input file (missing, corrupt, another schema version) is one line and 
 """
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
 from reports import dedupe, diff, expectations, loading
 
 from .cli_common import Parser, UsageError, reachable
+from .expected import known
 
 
 def usage_error(message: str) -> UsageError:
@@ -60,22 +62,47 @@ def add_parsers(sub, run) -> None:
 def cmd_report(args) -> int:
     from .artifacts import write_report
     doc = loading.load_results(args.results)
-    out = Path(args.out or Path(args.results).with_name("index.html"))
+    out = writable_file(Path(args.out or Path(args.results).with_name("index.html")), "--out")
     path, seconds = write_report(doc, out, str(Path(args.results).parent / "counterexamples"))
     print(f"wrote {path} ({path.stat().st_size} bytes, {len(doc['rows'])} rows, {seconds:.2f} s)")
     return 0
+
+
+def writable_file(path: Path, flag: str) -> Path:
+    """A file we may (over)write: not a directory, in a directory that exists and is writable."""
+    if path.is_dir():
+        raise usage_error(f"{flag} {path} is a directory; give a file name, e.g. {path / 'index.html'}")
+    parent = path.resolve().parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise usage_error(f"{flag} {path}: {parent} is not a writable directory")
+    return path
+
+
+def runnable_history(data: dict, file: str):
+    """The counterexample's history, which the reference itself must be able to run: a history it
+    cannot run is the file's fault, never the implementation's."""
+    import reference
+    from specs.clauses import all_clauses
+    from .serialize import FormatError, from_data
+    if data["clause"] not in all_clauses():
+        raise usage_error(f"counterexample file {file} names unknown clause {data['clause']!r} (see 'ktc clauses')")
+    try:
+        history = from_data(data["history"])
+        reference.run(history)
+    except FormatError as error:
+        raise usage_error(f"counterexample file {file} has an unreadable history: {error}") from None
+    except Exception as error:
+        raise usage_error(f"counterexample file {file} holds a history the reference cannot run "
+                          f"({type(error).__name__}: {error}); is the file edited or from another ktc?") from None
+    return history
 
 
 @guarded
 def cmd_replay(args) -> int:
     import implementations
     from .harness import ImplementationCrash, judge
-    from .serialize import FormatError, from_data
     data = loading.load_counterexample(args.file)
-    try:
-        history = from_data(data["history"])
-    except FormatError as error:
-        raise usage_error(f"counterexample file {args.file} has an unreadable history: {error}") from None
+    history = runnable_history(data, args.file)
     spec = args.impl or data.get("implementation_spec") or data["implementation"]
     try:
         impl = implementations.load(spec)
@@ -140,7 +167,8 @@ def cmd_expectations(args) -> int:
     impl = args.impl or (failing[0] if len(failing) == 1 else None)
     if impl is None:
         raise usage_error(f"--impl is needed: failing implementations are {', '.join(failing) or 'none'}")
-    old = expectations.load(args.out) if Path(args.out).exists() else None
+    out = writable_file(Path(args.out), "--out")
+    old = expectations.load(out) if out.exists() else None
     text = expectations.update(doc["rows"], impl, old)
     write_atomically(Path(args.out), text)
     print(f"wrote {args.out}: {text.count('[[expect]]')} expected failures for {impl}")
@@ -151,7 +179,7 @@ def load_gate_inputs(args) -> tuple:
     """Read --baseline and --expectations before the run, so a bad file fails fast (exit 2)."""
     try:
         baseline = loading.load_results(args.baseline)["rows"] if args.baseline else None
-        files = [expectations.load(p) for p in args.expectations or ()]
+        files = [expectations.load(p, *known()) for p in args.expectations or ()]
     except loading.InputError as error:
         raise usage_error(str(error)) from None
     return baseline, files

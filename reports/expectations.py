@@ -33,23 +33,69 @@ VERDICTS = ("fail", "error", "unknown", "unsupported")
 TODO = "TODO: explain"
 
 
-def load(path: Path | str) -> dict:
-    """The parsed file, validated; ``InputError`` (one line) otherwise."""
+KEYS = {"clause", "profile", "verdict", "reason", "source"}
+
+
+def load(path: Path | str, clauses=None, profiles=None) -> dict:
+    """The parsed file, validated (with ``clauses``/``profiles``, every entry names a known one; no entry
+    twice); ``InputError`` (one line, ``file:line``) otherwise."""
     path = Path(path)
+    text = read_text(path)
     try:
-        data = tomllib.loads(path.read_text())
-    except FileNotFoundError:
-        raise InputError(f"expectations file {path} does not exist") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
         raise InputError(f"expectations file {path} is not valid TOML: {error}") from None
     if data.get("schema_version") != SCHEMA or not isinstance(data.get("implementation"), str):
-        raise InputError(f"expectations file {path} needs schema_version = {SCHEMA} and implementation = \"...\"")
-    for i, entry in enumerate(data.get("expect", [])):
-        missing = [k for k in REQUIRED if not entry.get(k)]
-        if missing or entry["verdict"] not in VERDICTS:
-            raise InputError(f"expectations file {path}: entry {i + 1} needs {', '.join(REQUIRED)} with verdict in "
-                             f"{', '.join(VERDICTS)}")
+        raise InputError(f"expectations file {path}:1: needs schema_version = {SCHEMA} and implementation = \"...\"")
+    check_entries(path, data.get("expect", []), entry_lines(text), (clauses, profiles))
     return data
+
+
+def read_text(path: Path) -> str:
+    try:
+        return path.read_text()
+    except FileNotFoundError:
+        raise InputError(f"expectations file {path} does not exist") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise InputError(f"cannot read expectations file {path}: {type(error).__name__}") from None
+
+
+def entry_lines(text: str) -> list[int]:
+    """The line number of each ``[[expect]]`` table, in order."""
+    return [n for n, line in enumerate(text.splitlines(), 1) if line.strip().startswith("[[expect]]")]
+
+
+def check_entries(path: Path, entries, lines: list[int], known: tuple) -> None:
+    if not isinstance(entries, list):
+        raise InputError(f"expectations file {path}: 'expect' must be a list of [[expect]] tables")
+    seen: dict = {}
+    for i, entry in enumerate(entries):
+        where = f"expectations file {path}:{lines[i] if i < len(lines) else 1}"
+        problem = entry_problem(entry, *known)
+        if problem:
+            raise InputError(f"{where}: {problem}")
+        key = (entry["clause"], entry["profile"])
+        if key in seen:
+            raise InputError(f"{where}: a second entry for {key[0]} under {key[1]} (the first is at line {seen[key]})")
+        seen[key] = lines[i] if i < len(lines) else 1
+
+
+def entry_problem(entry, clauses, profiles) -> Optional[str]:
+    if not isinstance(entry, dict):
+        return "each [[expect]] entry must be a table"
+    missing = [k for k in REQUIRED if not isinstance(entry.get(k), str) or not entry.get(k)]
+    if missing:
+        return f"entry lacks {', '.join(missing)} (each entry needs {', '.join(REQUIRED)})"
+    unknown = sorted(set(entry) - KEYS)
+    if unknown:
+        return f"unknown key {unknown[0]!r} (keys are {', '.join(sorted(KEYS))})"
+    if entry["verdict"] not in VERDICTS:
+        return f"verdict {entry['verdict']!r} is not one of {', '.join(VERDICTS)}"
+    if clauses is not None and entry["clause"] not in clauses:
+        return f"unknown clause {entry['clause']!r} (see 'ktc clauses')"
+    if profiles is not None and entry["profile"] not in profiles:
+        return f"unknown profile {entry['profile']!r} (one of {', '.join(profiles)})"
+    return None
 
 
 def index(files: list[dict], rows: list[dict]) -> dict:

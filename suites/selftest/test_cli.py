@@ -46,7 +46,7 @@ def test_run_writes_results_with_a_row_per_clause_and_profile(tmp_path):
     assert doc["schema_version"] == 2
     assert {r["profile"] for r in doc["rows"]} == {"kafka-4"}
     assert {"clause", "implementation", "profile", "verdict", "examples"} <= set(doc["rows"][0])
-    assert (tmp_path / "summary.txt").read_text().startswith("ktc results")
+    assert (tmp_path / "latest" / "summary.txt").read_text().startswith("ktc results")
 
 
 def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
