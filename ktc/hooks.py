@@ -16,9 +16,9 @@ import pytest
 from reports import results
 from specs import clauses as clause_registry
 
-from . import expected, harness
+from . import expected, failure_report, harness, hypothesis_profiles
 from .provenance import provenance
-from .rows import contract_error, rows_for
+from .rows import contract_error, rows_for, violations
 from .state import CITED, CONTRACT_KEY, ROWS_KEY, STATE, TARGET_KEY, KtcState
 
 
@@ -114,7 +114,7 @@ def pytest_runtest_makereport(item, call):
         report.user_properties.append((ROWS_KEY, json.dumps(rows)))
         show_contract_error_alone(call, report)
         ship_target(item, report, state)
-        add_replay_section(item, report, rows)
+        show_violation_as_report(item, call, report)
 
 
 def show_contract_error_alone(call, report) -> None:
@@ -137,14 +137,34 @@ def ship_target(item, report, state: "KtcState") -> None:
             report.user_properties.append((TARGET_KEY, json.dumps(data)))
 
 
-def add_replay_section(item, report, rows: list[dict]) -> None:
-    failed = [r for r in rows if r["verdict"] == "fail" and r.get("counterexample")]
-    if failed:
-        seed = item.config.getoption("hypothesis_seed", None)
-        impl = item.config.stash[STATE].impl_specs.get(failed[0]["implementation"], failed[0]["implementation"])
-        text = (f"replay: pytest '{item.nodeid}' --impl {impl} --hypothesis-seed={seed}\n"
-                f"counterexample: {json.dumps(failed[0]['counterexample'])}")
-        report.sections.append(("ktc replay", text))
+def show_violation_as_report(item, call, report) -> None:
+    """A clause violation reads as a conformance report (ktc/failure_report.py), with no ktc frame."""
+    found = violations(call.excinfo.value) if call.excinfo is not None and report.failed else []
+    if found:
+        violation = found[0]
+        replay = replay_line(item, violation.history.profile, violation.implementation)
+        report.longrepr = "\n\n".join(failure_report.render(v, violation.history, violation.implementation, replay)
+                                       for v in violation.verdicts)
+
+
+def replay_line(item, profile: str, implementation: str) -> str:
+    """One line that re-runs this test alone, as it ran: Hypothesis profile and seed, ktc profile,
+    implementation, and the broker it ran on."""
+    state, config = item.config.stash[STATE], item.config
+    spec = state.impl_specs.get(implementation, implementation)
+    test = f"{item.path}::{item.nodeid.split('::', 1)[1]}" if "::" in item.nodeid else str(item.path)
+    env = {"HYPOTHESIS_PROFILE": hypothesis_profiles.current(), **target_env(state, implementation)}
+    prefix = " ".join(f"{k}={v}" for k, v in env.items())
+    return (f"{prefix} pytest '{test}' --impl {spec} --profile {profile} "
+            f"--hypothesis-seed={config.getoption('hypothesis_seed', None)}")
+
+
+def target_env(state: KtcState, implementation: str) -> dict:
+    impl = next((i for i in state.impls if i.name == implementation), None)
+    target = impl.target() if impl is not None and callable(getattr(impl, "target", None)) else {}
+    found = {"KAFKA_BOOTSTRAP_SERVERS": (target or {}).get("bootstrap"),
+             "KTC_KAFKA_VERSION": (target or {}).get("version") if not (target or {}).get("bootstrap") else None}
+    return {k: v for k, v in found.items() if v}
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

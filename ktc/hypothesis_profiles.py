@@ -36,6 +36,11 @@ def load(name: str | None = None) -> str:
     return name
 
 
+def current() -> str:
+    """The name of the loaded profile (as HYPOTHESIS_PROFILE would select it again)."""
+    return os.environ.get("HYPOTHESIS_PROFILE", "dev")
+
+
 def bound_shrinking(seconds: int | None) -> None:
     from hypothesis.internal.conjecture import engine
     if seconds is not None and hasattr(engine, "MAX_SHRINKING_SECONDS"):

@@ -20,6 +20,7 @@ from .context import DEFAULT_TIMEOUT_S
 from .paths import suites_dir
 from .state import STATE, KtcState
 
+SEED_KEY = "ktc-hypothesis-seed"
 KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations")
 
 
@@ -62,10 +63,27 @@ def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput") and not os.environ.get("KTC_RUN_ID"):
         from implementations.kafka.judge.topics import new_run_id  # pure: no broker extra needed
         os.environ["KTC_RUN_ID"] = new_run_id()  # every xdist worker inherits it: one run, one id
-    if getattr(config.option, "hypothesis_seed", None) is None and hasattr(config.option, "hypothesis_seed"):
-        config.option.hypothesis_seed = random.SystemRandom().randrange(2**32)
+    fix_seed(config)
     config.stash[STATE] = KtcState(config)
     config.pluginmanager.register(config.stash[STATE].collected, "ktc-collected")
     config.pluginmanager.register(hooks, "ktc-hooks")
+
+
+def fix_seed(config: pytest.Config) -> None:
+    """One seed for the whole run: the one given, else one drawn by the controller and handed to every
+    xdist worker (``pytest_configure_node``), so the seed printed is the seed each worker used."""
+    if not hasattr(config.option, "hypothesis_seed"):
+        return
+    handed = getattr(config, "workerinput", {}).get(SEED_KEY)
+    if handed is not None:
+        config.option.hypothesis_seed = handed
+    elif config.option.hypothesis_seed is None:
+        config.option.hypothesis_seed = random.SystemRandom().randrange(2**32)
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:  # pytest-xdist, on the controller, once per worker
+    if STATE in node.config.stash:
+        node.workerinput[SEED_KEY] = node.config.option.hypothesis_seed
 
 
