@@ -1,0 +1,82 @@
+"""ktc as its users get it: the wheel, installed in a fresh venv, used from a directory outside the clone.
+
+The wheel is built from a copy of the tree (so no stale build/ of the clone leaks in) and installed
+with its base dependencies only (no Spark, no broker extras), as a broker team adding ktc to its CI
+would.  From an empty temp directory: ``ktc clauses --check`` is clean, the README's example adapter
+(copied there, as users do) runs green with its report in ./ktc-report/latest/, and an unrelated
+project's Hypothesis tests in that venv see no trace of ktc's plugin.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SKIP = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "ktc-report", "latest",
+                              "mutation")
+pytestmark = pytest.mark.xdist_group("wheel")
+
+
+def run(argv: list, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    done = subprocess.run([str(a) for a in argv], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> Path:
+    """The bin/ directory of a fresh venv holding the wheel built from this tree."""
+    scratch = tmp_path_factory.mktemp("wheel")
+    shutil.copytree(ROOT, scratch / "src", ignore=SKIP)
+    built = run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", scratch / "dist", "."], scratch / "src")
+    assert built.returncode == 0, f"building the wheel failed (it needs setuptools from PyPI):\n{built.stderr[-2000:]}"
+    wheel = next((scratch / "dist").glob("ktc-*.whl"))
+    print(f"wheel: {wheel.name}, {wheel.stat().st_size} bytes")
+    assert run([sys.executable, "-m", "venv", scratch / "venv"], scratch).returncode == 0
+    bin_dir = scratch / "venv" / "bin"
+    done = run([bin_dir / "pip", "install", "-q", "--disable-pip-version-check", wheel], scratch)
+    assert done.returncode == 0, f"installing the wheel failed (its dependencies come from PyPI):\n{done.stderr[-2000:]}"
+    return bin_dir
+
+
+@pytest.fixture
+def elsewhere(tmp_path) -> Path:
+    """A directory outside the clone, holding the README's example adapter as a user's own module."""
+    shutil.copy(ROOT / "examples" / "minimal_broker.py", tmp_path / "minimal_broker.py")
+    return tmp_path
+
+
+def test_clauses_check_from_the_wheel_is_clean(installed, elsewhere):
+    done = run([installed / "ktc", "clauses", "--check"], elsewhere)
+    assert done.returncode == 0 and "0 problems" in done.stderr, done.stderr[-3000:]
+
+
+def test_the_example_adapter_runs_green_from_the_wheel_with_its_report_under_the_current_directory(installed,
+                                                                                                  elsewhere):
+    done = run([installed / "ktc", "run", "--impl", "minimal_broker:MinimalBroker"], elsewhere)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    rows = json.loads((elsewhere / "ktc-report" / "latest" / "results.json").read_text())["rows"]
+    mine = [r for r in rows if r["implementation"] == "minimal-broker"]
+    assert {r["verdict"] for r in rows} <= {"pass", "unsupported"} and any(r["verdict"] == "pass" for r in mine)
+    assert len(mine) == len(rows), "rows of implementations the run did not ask for"
+
+
+FOREIGN_TEST = textwrap.dedent('''
+    from hypothesis import core, given, strategies as st
+
+    @given(st.integers())
+    def test_a_foreign_property(x):
+        assert core.global_force_seed is None  # ktc must not force a seed on other projects
+''')
+
+
+def test_an_unrelated_project_in_that_venv_sees_no_trace_of_ktc(installed, tmp_path):
+    (tmp_path / "test_foreign.py").write_text(FOREIGN_TEST)
+    done = run([installed / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider"], tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "ktc" not in done.stdout.lower() and not (tmp_path / "ktc-report").exists()
