@@ -99,7 +99,7 @@ def cmd_clauses(args) -> int:
 
 
 def registry_problems(registry, counts) -> list[str]:
-    from .harness import checks
+    from . import checks
     known = registry.all_clauses()
     problems = list(registry.problems())
     problems += [f"{c}: no test cites this clause" for c in known if counts.get(c, 0) == 0]

@@ -16,7 +16,7 @@ from reference.types import CreateTopic, History, Produce, TimestampType, clock_
 from specs.clauses import all_clauses
 from specs.profiles import get as get_profile
 
-from . import checks, checks_log  # noqa: F401  (registers every check)
+from . import checks
 from .context import RunContext, context_of
 from .contract import traces_problem
 from .timeout import TimedOut, call_with_timeout

@@ -5,7 +5,7 @@ import pytest
 
 from ktc.citations import citations
 from ktc.cli import registry_problems
-from ktc.harness import checks
+from ktc import checks
 from specs import clauses as registry
 from specs.clauses import TEXTS
 

@@ -1,90 +1,26 @@
-"""Checks: one function per observable aspect, registered under the clause ids it decides.
-
-Every check has the same signature, ``check(scenario, compare) -> None``: it walks the history
-and calls ``compare.eq(op_index, what, expected, observed)`` for each value the clause governs
-(expected from the reference, observed from the implementation), or ``compare.holds(...)`` for
-an invariant of the observation alone.  ``run_check`` turns that into a Verdict; a check that
-found nothing to compare yields None (the clause was not exercised by this history).
-
-Checks are written so that each compares only its own clause's projection: records whose
-``now - ts`` overflows belong to KIP-937.int64-wraparound, not to the before/after bounds, so a
-mutant is blamed on the clause it breaks.
-"""
+"""KIP-937: before/after.max.ms bounds, whole-batch rejection, error 32 and its messages, config validation."""
 from __future__ import annotations
 
-from typing import Callable, Iterator, Optional
+from typing import Iterator
 
 from reference import configs
-from reference.types import INT64_MAX, INT64_MIN, INVALID_CONFIG, INVALID_TIMESTAMP, NO_TIMESTAMP, CreateTopic, RetentionPass, TimestampType
+from reference.types import (
+    INT64_MAX,
+    INT64_MIN,
+    INVALID_TIMESTAMP,
+    RetentionPass,
+)
 
-from .scenario import ProduceView, Scenario
-from .verdicts import Mismatch, Validity, Verdict
-
-Check = Callable[[Scenario, "Compare"], None]
-CHECKS: dict[str, Check] = {}
-LAT = TimestampType.LOG_APPEND_TIME
-CT = TimestampType.CREATE_TIME
-
-
-def check(*clause_ids: str) -> Callable[[Check], Check]:
-    """Register a check for one or more clause ids."""
-    def register(fn: Check) -> Check:
-        for clause_id in clause_ids:
-            if clause_id in CHECKS:
-                raise ValueError(f"two checks for {clause_id}")
-            CHECKS[clause_id] = fn
-        return fn
-    return register
-
-
-class Compare:
-    def __init__(self) -> None:
-        self.count = 0
-        self.first: Optional[Mismatch] = None
-        self.mismatched_ops: set[int] = set()  # every op index at which this check found a difference
-
-    def eq(self, op_index: int, what: str, expected, observed, invariant: bool = False) -> None:
-        self.count += 1
-        if expected != observed:
-            self.mismatched_ops.add(op_index)
-            self.first = self.first or Mismatch(op_index, what, expected, observed, invariant)
-
-    def holds(self, op_index: int, what: str, ok: bool, observed) -> None:
-        """An invariant of the observation alone: no earlier divergence from the model can explain it away."""
-        self.eq(op_index, what, "invariant holds", "invariant holds" if ok else observed, invariant=True)
-
-
-def run_check(clause_id: str, scenario: Scenario) -> Optional[Verdict]:
-    compare = Compare()
-    CHECKS[clause_id](scenario, compare)
-    if compare.count == 0:
-        return None
-    validity = Validity.FAIL if compare.first else Validity.PASS
-    return Verdict(clause_id, validity, compare.count, compare.first)
-
-
-def owner_at(scenario: Scenario, op_index: int, clause_ids) -> Optional[str]:
-    """The first of ``clause_ids`` whose check finds a difference at ``op_index``: the clause that
-    owns what the implementation answered there (ktc/divergence.py), or None."""
-    tried: set = set()
-    for clause_id in clause_ids:
-        fn = CHECKS[clause_id]
-        if fn not in tried:
-            tried.add(fn)
-            compare = Compare()
-            fn(scenario, compare)
-            if op_index in compare.mismatched_ops:
-                return clause_id
-    return None
-
-
-# ---- helpers ---------------------------------------------------------------------------------
-
-def flagged(result) -> frozenset[int]:
-    """Indices of the records an answer blames (whatever the error code; the code is its own clause)."""
-    if result.error_code == 0:
-        return frozenset()
-    return frozenset(e.batch_index for e in result.record_errors)
+from ..scenario import ProduceView, Scenario
+from .common import (
+    CT,
+    count,
+    exempt,
+    flagged,
+    refused_as_invalid,
+    topic_config_conformance,
+)
+from .registry import Compare, check
 
 
 def validated(view: ProduceView) -> bool:
@@ -93,7 +29,6 @@ def validated(view: ProduceView) -> bool:
     return (view.config.timestamp_type is CT and batch.timestamp_type is CT and view.honest_header
             and not batch.control)
 
-
 def falls_back(s: Scenario, view: ProduceView) -> bool:
     """Whether difference.max.ms stands in for a Long.MAX (or unset) before/after (kafka-3.6)."""
     config = view.config
@@ -101,20 +36,13 @@ def falls_back(s: Scenario, view: ProduceView) -> bool:
         return False
     return any(v is None or v == INT64_MAX for v in (config.before_max_ms, config.after_max_ms))
 
-
-def exempt(scenario: Scenario, ts: int) -> bool:
-    return ts in (NO_TIMESTAMP, scenario.history.no_timestamp)
-
-
 def fits_int64(x: int) -> bool:
     return INT64_MIN <= x <= INT64_MAX
-
 
 def overflows(scenario: Scenario, now: int, ts: int) -> bool:
     """Whether Kafka's long arithmetic on this record leaves the int64 range."""
     diff = ts - now if scenario.profile.validation == "abs-difference" else now - ts
     return not fits_int64(diff) or diff == INT64_MIN
-
 
 def records_where(scenario: Scenario, keep, fallback: bool = False) -> Iterator[tuple[ProduceView, int, int]]:
     """(view, index, timestamp) for validated records that are neither exempt nor overflowing.
@@ -129,61 +57,48 @@ def records_where(scenario: Scenario, keep, fallback: bool = False) -> Iterator[
             if not exempt(scenario, ts) and not overflows(scenario, view.now, ts) and keep(view, ts):
                 yield view, i, ts
 
-
 def compare_flags(compare: Compare, rows, what: str) -> None:
     for view, i, ts in rows:
         compare.eq(view.index, f"{what}: record {i} (ts={ts}, now={view.now}) rejected",
                    i in flagged(view.expected), i in flagged(view.observed))
 
-
 def limits(scenario: Scenario, view: ProduceView) -> tuple[int, int]:
     return configs.effective_limits(view.config, scenario.profile)
-
-
-# ---- KIP-937: validation -----------------------------------------------------------------
 
 def at_bound(s: Scenario, view: ProduceView, ts: int) -> bool:
     before, after = limits(s, view)
     return view.now - ts == before or ts - view.now == after
-
 
 @check("KIP-937.before-bound")
 def past_records_conformance(s: Scenario, c: Compare) -> None:
     """Records strictly inside or beyond the past bound (the bound itself is KIP-937.bounds-inclusive)."""
     compare_flags(c, records_where(s, lambda v, ts: ts <= v.now and not at_bound(s, v, ts)), "past")
 
-
 @check("KIP-937.after-bound")
 def future_records_conformance(s: Scenario, c: Compare) -> None:
     compare_flags(c, records_where(s, lambda v, ts: ts > v.now and not at_bound(s, v, ts)), "future")
-
 
 @check("KIP-937.legacy-abs-difference")
 def all_records_conformance(s: Scenario, c: Compare) -> None:
     compare_flags(c, records_where(s, lambda v, ts: True), "record")
 
-
 @check("KIP-937.long-max-fallback")
 def fallback_records_conformance(s: Scenario, c: Compare) -> None:
     compare_flags(c, records_where(s, lambda v, ts: True, fallback=True), "record under the difference fallback")
 
-
 @check("KIP-937.bounds-inclusive")
 def bound_records_conformance(s: Scenario, c: Compare) -> None:
     compare_flags(c, records_where(s, lambda v, ts: at_bound(s, v, ts)), "at bound")
-
 
 @check("KIP-937.default-before-unbounded")
 def default_before_conformance(s: Scenario, c: Compare) -> None:
     unset = lambda v, ts: ts <= v.now and v.config.before_max_ms is None and v.config.difference_max_ms is None
     compare_flags(c, records_where(s, unset), "past, before unset")
 
-
 @check("KIP-937.default-after-unbounded", "KIP-937.default-after-one-hour")
 def default_after_conformance(s: Scenario, c: Compare) -> None:
     unset = lambda v, ts: ts > v.now and v.config.after_max_ms is None and v.config.difference_max_ms is None
     compare_flags(c, records_where(s, unset), "future, after unset")
-
 
 @check("KIP-937.int64-wraparound")
 def overflow_conformance(s: Scenario, c: Compare) -> None:
@@ -197,11 +112,9 @@ def overflow_conformance(s: Scenario, c: Compare) -> None:
             c.eq(view.index, "record error texts (bounds overflow)", view.expected.record_errors,
                  view.observed.record_errors)
 
-
 def bounds_overflow(s: Scenario, view: ProduceView) -> bool:
     before, after = limits(s, view)
     return not (fits_int64(view.now - before) and fits_int64(view.now + after))
-
 
 @check("KIP-937.default-allows-minimum")
 def minimum_timestamp_conformance(s: Scenario, c: Compare) -> None:
@@ -211,7 +124,6 @@ def minimum_timestamp_conformance(s: Scenario, c: Compare) -> None:
                 c.eq(view.index, f"record {i} (Long.MIN_VALUE) rejected",
                      i in flagged(view.expected), i in flagged(view.observed))
 
-
 @check("KIP-937.per-record-validation")
 def per_record_conformance(s: Scenario, c: Compare) -> None:
     for view in s.produces():
@@ -219,7 +131,6 @@ def per_record_conformance(s: Scenario, c: Compare) -> None:
             continue
         c.eq(view.index, "rejected record indices (header max or attribute disagrees with records)",
              flagged(view.expected), flagged(view.observed))
-
 
 @check("KIP-937.whole-batch-rejection")
 def whole_batch_conformance(s: Scenario, c: Compare) -> None:
@@ -233,14 +144,8 @@ def whole_batch_conformance(s: Scenario, c: Compare) -> None:
                        and (v.op.topic, v.op.partition) == (topic, partition))
             c.eq(i, f"records stored on {topic!r} = records of accepted batches", kept, count(obs))
 
-
-def count(fetch) -> int:
-    return sum(len(b.records) for b in fetch.batches)
-
-
 def both_refused(view: ProduceView) -> bool:
     return view.expected.error_code != 0 and view.observed.error_code != 0
-
 
 @check("KIP-937.error-code-32")
 def error_code_conformance(s: Scenario, c: Compare) -> None:
@@ -248,13 +153,11 @@ def error_code_conformance(s: Scenario, c: Compare) -> None:
     for view in filter(both_refused, s.produces()):
         c.eq(view.index, "error_code of a refused batch", view.expected.error_code, view.observed.error_code)
 
-
 @check("KIP-937.batch-error-message")
 def batch_message_conformance(s: Scenario, c: Compare) -> None:
     for view in filter(both_refused, s.produces()):
         if view.expected.error_code == INVALID_TIMESTAMP:
             c.eq(view.index, "error_message", view.expected.error_message, view.observed.error_message)
-
 
 @check("KIP-937.record-error-message")
 def record_message_conformance(s: Scenario, c: Compare) -> None:
@@ -267,7 +170,6 @@ def record_message_conformance(s: Scenario, c: Compare) -> None:
                 c.eq(view.index, f"record_errors[{error.batch_index}].message", error.message,
                      observed[error.batch_index])
 
-
 @check("KIP-937.validation-before-append")
 def offsets_after_rejection_conformance(s: Scenario, c: Compare) -> None:
     rejected, agreed = False, True
@@ -278,7 +180,6 @@ def offsets_after_rejection_conformance(s: Scenario, c: Compare) -> None:
         rejected = rejected or view.expected.error_code != 0
         agreed = agreed and (view.expected.error_code == 0) == (view.observed.error_code == 0)
 
-
 @check("KIP-937.log-append-time-skips-validation")
 def log_append_time_acceptance_conformance(s: Scenario, c: Compare) -> None:
     for view in s.produces():
@@ -286,47 +187,16 @@ def log_append_time_acceptance_conformance(s: Scenario, c: Compare) -> None:
             c.eq(view.index, "error_code on a LogAppendTime topic", view.expected.error_code,
                  view.observed.error_code)
 
-
 @check("KIP-937.future-timestamp-warning")
 def warning_conformance(s: Scenario, c: Compare) -> None:
     """Every produce: a LogAppendTime topic validates nothing, so it warns of nothing either."""
     for view in s.produces():
         c.eq(view.index, "warnings", view.expected.warnings, view.observed.warnings)
 
-
-def topic_config_conformance(s: Scenario, c: Compare, attr: str) -> None:
-    """CreateTopics answers for configs that set ``attr``: whether the config exists is the clause's business
-    (any other CreateTopics answer belongs to no clause: a divergence there is an error, ktc/divergence.py)."""
-    create_topic_answers(s, c, (attr,), "error_code for configs {}", lambda r: r.error_code)
-
-
-def create_topic_answers(s: Scenario, c: Compare, attrs: tuple[str, ...], what: str, answer) -> None:
-    """``answer`` of each CreateTopic whose config sets one of ``attrs``; ``what`` names it ({} = the keys set)."""
-    for i, op, exp, obs in s.ops_of(CreateTopic):
-        if any(getattr(op.config, a) is not None for a in attrs):
-            c.eq(i, "CreateTopic " + what.format(op.config.set_keys()), answer(exp), answer(obs))
-
-
 @check("KIP-937.difference-deprecated")
 def difference_config_conformance(s: Scenario, c: Compare) -> None:
     topic_config_conformance(s, c, "difference_max_ms")
 
-
-def refused_as_invalid(s: Scenario, c: Compare, attrs: tuple[str, ...]) -> None:
-    """Whether CreateTopics refused a config setting one of ``attrs`` as invalid (error 40), topic by topic."""
-    create_topic_answers(s, c, attrs, "refused configs {} as invalid (40)", lambda r: r.error_code == INVALID_CONFIG)
-
-
 @check("KIP-937.limits-non-negative")
 def limit_range_conformance(s: Scenario, c: Compare) -> None:
     refused_as_invalid(s, c, ("before_max_ms", "after_max_ms", "difference_max_ms"))
-
-
-@check("KIP-32.time-configs-range")
-def time_config_range_conformance(s: Scenario, c: Compare) -> None:
-    refused_as_invalid(s, c, ("segment_ms", "retention_ms"))
-
-
-@check("KIP-870.config-name")
-def event_time_config_conformance(s: Scenario, c: Compare) -> None:
-    topic_config_conformance(s, c, "retention_max_eventtime_ms")

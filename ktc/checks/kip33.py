@@ -1,0 +1,64 @@
+"""KIP-33: the time index and ListOffsets by timestamp."""
+from __future__ import annotations
+
+from reference.types import (
+    DescribeLog,
+    ListOffsets,
+    RetentionPass,
+)
+
+from ..scenario import Scenario
+from .registry import Compare, check
+
+
+@check("KIP-33.time-index-running-max")
+def time_index_conformance(s: Scenario, c: Compare) -> None:
+    for i, _op, exp, obs in s.ops_of(DescribeLog):
+        c.eq(i, "time index per segment", [g.time_index for g in exp.segments], [g.time_index for g in obs.segments])
+
+@check("KIP-33.time-index-strictly-increasing")
+def time_index_order_conformance(s: Scenario, c: Compare) -> None:
+    for i, _op, _exp, obs in s.ops_of(DescribeLog):
+        for g in obs.segments:
+            times = [ts for ts, _ in g.time_index]
+            c.holds(i, f"time index of segment {g.base_offset} strictly increasing",
+                    all(a < b for a, b in zip(times, times[1:])), g.time_index)
+
+@check("KIP-33.time-index-skips-no-timestamp")
+def time_index_negative_conformance(s: Scenario, c: Compare) -> None:
+    for i, _op, _exp, obs in s.ops_of(DescribeLog):
+        for g in obs.segments:
+            c.holds(i, f"no entry <= -1 in segment {g.base_offset}", all(ts >= 0 for ts, _ in g.time_index),
+                    g.time_index)
+
+def list_offsets_where(s: Scenario, c: Compare, keep, what: str) -> None:
+    for i, op, exp, obs in s.ops_of(ListOffsets):
+        if keep(op, exp):
+            c.eq(i, f"{what} (target {op.target})", (exp.error_code, exp.offset, exp.timestamp),
+                 (obs.error_code, obs.offset, obs.timestamp))
+
+@check("KIP-33.list-offsets-first-offset-at-or-after")
+def list_offsets_found_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: op.target >= 0 and exp.offset >= 0, "ListOffsets by timestamp")
+
+@check("KIP-33.list-offsets-not-found")
+def list_offsets_missing_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: op.target >= 0 and exp.offset < 0, "ListOffsets with no match")
+
+@check("KIP-33.list-offsets-first-segment-only")
+def list_offsets_segments_conformance(s: Scenario, c: Compare) -> None:
+    rolled = any(v.expected.rolled for v in s.produces()) or any(r.deleted_base_offsets for *_, r, _o in
+                                                                 s.ops_of(RetentionPass))
+    list_offsets_where(s, c, lambda op, exp: rolled and op.target >= 0, "ListOffsets over several segments")
+
+@check("KIP-33.list-offsets-latest")
+def list_offsets_latest_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: op.target == -1, "ListOffsets LATEST")
+
+@check("KIP-33.list-offsets-earliest")
+def list_offsets_earliest_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: op.target == -2, "ListOffsets EARLIEST")
+
+@check("KIP-33.list-offsets-max-timestamp")
+def list_offsets_max_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: op.target == -3, "ListOffsets MAX_TIMESTAMP")
