@@ -1,7 +1,7 @@
-"""The clone's pytest configuration: ktc's Hypothesis profiles (ktc/hypothesis_profiles.py; select one
+"""The clone's pytest configuration: ktc's Hypothesis profiles (ktc/plugin/hypothesis_profiles.py; select one
 with HYPOTHESIS_PROFILE) and the controller-side plugins of ktc's own tests.  The ktc plugin itself is
-ktc/plugin.py, loaded through the ``pytest11`` entry point of the installed package."""
-from ktc import hypothesis_profiles
+ktc/plugin/__init__.py, loaded through the ``pytest11`` entry point of the installed package."""
+from ktc.plugin import hypothesis_profiles
 
 hypothesis_profiles.load()
 

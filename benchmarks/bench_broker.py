@@ -5,7 +5,7 @@
 
 Starts one local KRaft broker (jars from Maven Central, cached in ~/.cache/ktc; its data on tmpfs
 unless KTC_KAFKA_DATA_DIR=disk, see implementations/kafka/processes/scratch.py), generates append
-scenarios under the broker's profile (ktc/bulk_intervals.py: CreateTopic, Produce, Fetch,
+scenarios under the broker's profile (ktc/judge/bulk_intervals.py: CreateTopic, Produce, Fetch,
 ListOffsets; one partition each) and runs them twice on the same broker:
 
   sequential  ``KafkaImplementation.run_sequential``: one history after another, one blocking
@@ -34,8 +34,8 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
-from ktc import bulk_intervals  # noqa: E402
-from ktc.verdicts import render_mismatch  # noqa: E402
+from ktc.judge import bulk_intervals  # noqa: E402
+from ktc.judge.verdicts import render_mismatch  # noqa: E402
 
 WARMUP = 300
 

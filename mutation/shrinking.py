@@ -16,6 +16,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Optional
 
+from ktc.plugin.state import ROWS_KEY
+
 from .report import median
 from .runner import IMPL, ROOT, Outcome, applied, in_child
 
@@ -35,7 +37,8 @@ class Shrunk:
 
 
 class Counterexample:
-    """A pytest plugin that keeps the size of the first failing test's counterexample (ktc's replay section)."""
+    """A pytest plugin that keeps the size of the first failing test's counterexample (from ktc's rows,
+    which the report carries in its user properties)."""
 
     def __init__(self, out: Path):
         self.out = out
@@ -43,12 +46,12 @@ class Counterexample:
     def pytest_runtest_logreport(self, report):
         if not report.failed or self.out.exists():
             return
-        text = dict(report.sections).get("ktc replay")
-        if text is None:  # the mutant raised (an ImplementationCrash): no counterexample history
+        rows = json.loads(dict(report.user_properties).get(ROWS_KEY, "[]"))
+        found = next((r["counterexample"] for r in rows if r.get("counterexample")), None)
+        if found is None:  # the mutant raised (an ImplementationCrash): no counterexample history
             self.out.write_text("crash")
             return
-        history = json.loads(text.split("counterexample: ", 1)[1])["history"]
-        self.out.write_text(str(sum(op["type"] != "CreateTopic" for op in history["ops"])))
+        self.out.write_text(str(sum(op["type"] != "CreateTopic" for op in found["history"]["ops"])))
 
 
 def args_for(test: str, seed: int) -> list[str]:

@@ -9,8 +9,8 @@ import json
 import re
 from pathlib import Path
 
+from .files import write_atomically
 from .loading import COUNTEREXAMPLE_SCHEMA
-from .results import write_atomically
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 

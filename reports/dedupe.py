@@ -12,6 +12,8 @@ import hashlib
 import re
 from typing import Iterable, Optional
 
+from .verdicts import BAD
+
 _NUMBER = re.compile(r"-?\d+")
 _QUOTED = re.compile(r"'[^']*'")
 
@@ -46,7 +48,7 @@ def groups(rows: Iterable[dict]) -> list[dict]:
     """
     found: dict[tuple, dict] = {}
     for row in rows:
-        if row.get("verdict") not in ("fail", "error"):
+        if row.get("verdict") not in BAD:
             continue
         counts = row.get("signatures") or {row.get("signature") or "no-counterexample": 1}
         for sig, raw in counts.items():

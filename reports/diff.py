@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
-BAD = ("fail", "error")
+from .verdicts import BAD
+
 GOOD_BEFORE = ("pass", "unsupported", None)  # None: the baseline has no such row
 
 

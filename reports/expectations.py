@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Optional
 
 from .loading import InputError
+from .verdicts import BAD
 
 SCHEMA = 1
 REQUIRED = ("clause", "profile", "verdict")
@@ -115,7 +116,7 @@ def update(rows: list[dict], implementation: str, old: Optional[dict]) -> str:
     """A new file: one entry per failing row of ``implementation``; reasons and sources kept from
     ``old`` where it has the same (clause, profile), else ``TODO: explain``."""
     previous = {(e["clause"], e["profile"]): e for e in (old or {}).get("expect", [])}
-    mine = [r for r in rows if r["implementation"] == implementation and r["verdict"] in ("fail", "error")]
+    mine = [r for r in rows if r["implementation"] == implementation and r["verdict"] in BAD]
     version = next((r.get("implementation_version") for r in mine), None) or (old or {}).get("version")
     lines = [f"schema_version = {SCHEMA}", f"implementation = {_s(implementation)}"]
     lines += [f"version = {_s(str(version))}"] if version is not None else []

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .results import SCHEMA_VERSION
+from .files import SCHEMA_VERSION
 
 COUNTEREXAMPLE_SCHEMA = 1
 ROW_KEYS = {"clause", "implementation", "profile", "verdict"}

@@ -1,26 +1,20 @@
 """results.json: one row per clause x implementation x profile, written atomically.
 
 Rows are merged from per-test contributions: a clause cited by several tests gets the worst
-verdict (fail > error > unknown > pass > unsupported) and the sum of their examples.
+verdict (reports/verdicts.py: fail > error > pass > unknown > unsupported) and the sum of their examples.
 """
 from __future__ import annotations
 
 import datetime as dt
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Iterable, Optional
 
+from . import rootcause
 from .dedupe import text_signature
-
-SCHEMA_VERSION = 2  # 2: rows gained seed, duration, signature, signatures; provenance gained config
-ORDER = {"unsupported": 0, "unknown": 1, "pass": 2, "error": 3, "fail": 4}
-# Across tests, a decided pass outranks a test whose examples a real broker's clock could not decide:
-# the row is pass when some test decided it and none failed.  Failures and errors always win.
-# A test that cites a clause but whose examples never reached it contributes "unexercised": the
-# weakest value, so other tests decide the row; a row left unexercised is reported as unknown.
-_MERGE = {"unexercised": -1, **ORDER}
+from .files import SCHEMA_VERSION, write_atomically
+from .verdicts import BAD, SHOWN, rank
 
 
 def merge_rows(contributions: Iterable[dict]) -> list[dict]:
@@ -34,7 +28,7 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
         row["tests"] = sorted(set(row["tests"]) | set(part.get("tests", ())))
         for sig, count in _signatures(part).items():
             row["signatures"][sig] = row["signatures"].get(sig, 0) + count
-        if _MERGE[part["verdict"]] > _MERGE[row["verdict"]]:
+        if rank(part["verdict"]) > rank(row["verdict"]):
             row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at", "expected",
                                                  "first_divergence")})
             row["signature"] = next(iter(_signatures(part)), None)
@@ -47,7 +41,7 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
 def _signatures(part: dict) -> dict:
     """Raw failure counts per signature of one contribution (a failure without a counterexample
     is signed by its normalised reason, so an assertion or a crash is still deduplicated)."""
-    if part["verdict"] not in ("fail", "error"):
+    if part["verdict"] not in BAD:
         return {}
     return part.get("signatures") or {part.get("signature") or text_signature(part.get("reason")): 1}
 
@@ -66,13 +60,6 @@ def document(rows: list[dict], provenance: dict) -> dict:
             "provenance": provenance, "rows": rows}
 
 
-def write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
-
-
 def write(directory: Path, rows: list[dict], provenance: dict) -> Path:
     """Write results.json and summary.txt into ``directory``; return the results path."""
     doc = document(rows, provenance)
@@ -89,11 +76,10 @@ def summary(doc: dict) -> str:
         blocks.setdefault((row["implementation"], row["profile"]), []).append(row)
     lines = [f"ktc results (schema {doc['schema_version']}, {doc['generated_at']})"]
     for (impl, profile), rows in blocks.items():
-        counts = {v: sum(r["verdict"] == v for r in rows) for v in ORDER}
+        counts = {v: sum(r["verdict"] == v for r in rows) for v in SHOWN}
         lines.append(f"\n{impl} / {profile}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
         lines += [summary_line(r) for r in rows if r["verdict"] != "unsupported"]
         lines += unsupported_lines(rows)
-    from . import rootcause  # late: rootcause -> counterexamples -> results (write_atomically)
     lines += rootcause.text(doc)
     return "\n".join(lines) + "\n"
 

@@ -1,6 +1,6 @@
 """Failures grouped by root cause: the first divergence of their history, largest group first.
 
-A failing row carries ``first_divergence`` (ktc/divergence.py): the operation and field where the
+A failing row carries ``first_divergence`` (ktc/judge/divergence.py): the operation and field where the
 implementation first answered differently, and its ``cause`` (op kind, field, expected vs observed
 shape: ``Produce.error_code: expected 32, observed 0``).  Rows of one implementation with the same
 cause are one defect, however many clauses it reached: ``fail`` rows own it, ``error`` rows met a
@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from .counterexamples import file_name, pytest_replay, replay_command, spec_of
 from .dedupe import normalise, op_type
+from .verdicts import BAD
 
-GROUPED = ("fail", "error")  # the verdicts a group counts; unknown rows are listed as explained by it
+GROUPED = BAD  # the verdicts a group counts; unknown rows are listed as explained by it
 
 
 def divergence_of(row: dict):

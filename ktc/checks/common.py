@@ -1,6 +1,8 @@
 """What checks of several KIPs share: timestamp types, which records a broker validates, flags."""
 from __future__ import annotations
 
+from ktc.checks.registry import Compare
+from ktc.judge.scenario import Scenario
 from reference.model import Model
 from reference.types import (
     INVALID_CONFIG,
@@ -9,9 +11,6 @@ from reference.types import (
     RetentionPass,
     TimestampType,
 )
-
-from ..scenario import Scenario
-from .registry import Compare
 
 LAT = TimestampType.LOG_APPEND_TIME
 
@@ -31,7 +30,7 @@ def count(fetch) -> int:
 
 def topic_config_conformance(s: Scenario, c: Compare, attr: str) -> None:
     """CreateTopics answers for configs that set ``attr``: whether the config exists is the clause's business
-    (any other CreateTopics answer belongs to no clause: a divergence there is an error, ktc/divergence.py)."""
+    (any other CreateTopics answer belongs to no clause: a divergence there is an error, ktc/judge/divergence.py)."""
     create_topic_answers(s, c, (attr,), "error_code for configs {}", lambda r: r.error_code)
 
 def create_topic_answers(s: Scenario, c: Compare, attrs: tuple[str, ...], what: str, answer) -> None:

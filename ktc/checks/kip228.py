@@ -1,15 +1,14 @@
 """KIP-228: negative timestamps and the NO_TIMESTAMP sentinel."""
 from __future__ import annotations
 
+from ktc.checks.common import CT, exempt, fetches_of, flagged, stamps
+from ktc.checks.registry import Compare, check
+from ktc.judge.scenario import Scenario
 from reference.configs import rebuilds
 from reference.types import (
     INT64_MIN,
     UNKNOWN_SERVER_ERROR,
 )
-
-from ..scenario import Scenario
-from .common import CT, exempt, fetches_of, flagged, stamps
-from .registry import Compare, check
 
 
 @check("KIP-228.minus-one-is-no-timestamp")

@@ -1,16 +1,22 @@
 """KIP-32: CreateTime kept, LogAppendTime assigned (across leader changes), offsets, rolling and retention."""
 from __future__ import annotations
 
+from ktc.checks.common import (
+    CT,
+    LAT,
+    compare_fates,
+    fetches_of,
+    refused_as_invalid,
+    stamps,
+)
+from ktc.checks.registry import Compare, check
+from ktc.judge.scenario import Scenario
 from reference.model import Model
 from reference.types import (
     DescribeLog,
     ElectLeader,
     RetentionPass,
 )
-
-from ..scenario import Scenario
-from .common import CT, LAT, compare_fates, fetches_of, refused_as_invalid, stamps
-from .registry import Compare, check
 
 
 @check("KIP-32.time-configs-range")

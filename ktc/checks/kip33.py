@@ -1,14 +1,13 @@
 """KIP-33: the time index and ListOffsets by timestamp."""
 from __future__ import annotations
 
+from ktc.checks.registry import Compare, check
+from ktc.judge.scenario import Scenario
 from reference.types import (
     DescribeLog,
     ListOffsets,
     RetentionPass,
 )
-
-from ..scenario import Scenario
-from .registry import Compare, check
 
 
 @check("KIP-33.time-index-running-max")

@@ -1,9 +1,15 @@
 """KIP-870: retention by event time."""
 from __future__ import annotations
 
-from ..scenario import Scenario
-from .common import LAT, compare_fates, fetches_of, stamps, topic_config_conformance
-from .registry import Compare, check
+from ktc.checks.common import (
+    LAT,
+    compare_fates,
+    fetches_of,
+    stamps,
+    topic_config_conformance,
+)
+from ktc.checks.registry import Compare, check
+from ktc.judge.scenario import Scenario
 
 
 @check("KIP-870.config-name")

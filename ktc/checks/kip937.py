@@ -3,16 +3,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from reference import configs
-from reference.types import (
-    INT64_MAX,
-    INT64_MIN,
-    INVALID_TIMESTAMP,
-    RetentionPass,
-)
-
-from ..scenario import ProduceView, Scenario
-from .common import (
+from ktc.checks.common import (
     CT,
     count,
     exempt,
@@ -20,7 +11,15 @@ from .common import (
     refused_as_invalid,
     topic_config_conformance,
 )
-from .registry import Compare, check
+from ktc.checks.registry import Compare, check
+from ktc.judge.scenario import ProduceView, Scenario
+from reference import configs
+from reference.types import (
+    INT64_MAX,
+    INT64_MIN,
+    INVALID_TIMESTAMP,
+    RetentionPass,
+)
 
 
 def validated(view: ProduceView) -> bool:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from ..scenario import Scenario
-from ..verdicts import Mismatch, Validity, Verdict
+from ktc.judge.scenario import Scenario
+from ktc.judge.verdicts import Mismatch, Validity, Verdict
 
 Check = Callable[[Scenario, "Compare"], None]
 
@@ -47,7 +47,7 @@ def run_check(clause_id: str, scenario: Scenario) -> Optional[Verdict]:
 
 def owner_at(scenario: Scenario, op_index: int, clause_ids) -> Optional[str]:
     """The first of ``clause_ids`` whose check finds a difference at ``op_index``: the clause that
-    owns what the implementation answered there (ktc/divergence.py), or None."""
+    owns what the implementation answered there (ktc/judge/divergence.py), or None."""
     tried: set = set()
     for clause_id in clause_ids:
         fn = CHECKS[clause_id]

@@ -1,6 +1,6 @@
 """A real broker against the reference at volume: a few thousand append scenarios per broker version.
 
-Scenarios come from ktc/bulk_intervals.py (a seeded ``append_histories`` corpus under the broker's
+Scenarios come from ktc/judge/bulk_intervals.py (a seeded ``append_histories`` corpus under the broker's
 own profile, each ending with a ListOffsets, expanded by edge-preserving mutations).  They run
 pipelined on the broker (implementations/kafka/judge/pipeline.py) and every clause the broker supports
 is judged over each operation's clock interval: a verdict the interval cannot decide is
@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from ktc import bulk_intervals
-from ktc.context import bare
-from ktc.state import STATE
-from ktc.serialize import dump_history
+from ktc.judge import bulk_intervals
+from ktc.judge.context import bare
+from ktc.plugin.state import STATE
+from ktc.judge.serialize import dump_history
 
 TOTAL = int(os.environ.get("KTC_BROKER_BULK_SCENARIOS", "3000"))
 CHUNK = 1000  # scenarios per run() call

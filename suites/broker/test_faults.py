@@ -35,7 +35,7 @@ from implementations.kafka.client.security import PLAINTEXT  # noqa: E402
 from implementations.kafka.judge.topics import TopicNamer  # noqa: E402
 from implementations.kafka.processes import provision, scratch  # noqa: E402
 from implementations.kafka.processes.broker import LocalBroker, free_port  # noqa: E402
-from ktc import bulk_intervals, harness  # noqa: E402
+from ktc.judge import bulk_intervals, harness  # noqa: E402
 from reference.types import Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record, TopicConfig  # noqa: E402
 from suites.broker.faultproxy import AFTER, BEFORE, KINDS, FaultProxy, read_frame  # noqa: E402
 

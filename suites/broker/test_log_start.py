@@ -21,8 +21,8 @@ from implementations.kafka.client.security import PLAINTEXT  # noqa: E402
 from implementations.kafka.judge import logstart, pipeline  # noqa: E402
 from implementations.kafka.processes import provision  # noqa: E402
 from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
-from ktc import harness  # noqa: E402
-from ktc.verdicts import Validity  # noqa: E402
+from ktc.judge import harness  # noqa: E402
+from ktc.judge.verdicts import Validity  # noqa: E402
 from reference.types import (Advance, Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record,  # noqa: E402
                              RetentionPass, TopicConfig)
 

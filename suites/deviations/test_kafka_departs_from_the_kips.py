@@ -9,7 +9,7 @@ from thresholds: the bound, the bound + 1, Long.MIN_VALUE.
 """
 import pytest
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, TopicConfig
 from suites._support import NOW, one_append
 

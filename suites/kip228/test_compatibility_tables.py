@@ -10,7 +10,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference import kip228, run
 from reference import kip228 as reference_tables
 from reference.types import INT64_MAX, INT64_MIN, History, TopicConfig

@@ -11,7 +11,7 @@ back.  Fixed histories, not Hypothesis: on the cluster each leader change costs 
 import pytest
 
 from implementations.kafka.cluster_histories import DEFAULT_OFFSETS_S, offsets_ms
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
 from suites._support import LAT, NOW, batch
 

@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import example, given, strategies as st
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Advance, DescribeLog, RetentionPass, TopicConfig
 from strategies import histories, timestamps
 from suites._support import LAT, NOW, appends, batch, one_append

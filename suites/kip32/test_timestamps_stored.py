@@ -3,7 +3,7 @@ offsets, and the ProduceResponse's log_append_time."""
 import pytest
 from hypothesis import example, given, strategies as st
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference.types import (INT64_MIN, Advance, CreateTopic, ElectLeader, Fetch, History, ListOffsets, Produce,
                              TopicConfig)
 from strategies import append_histories, timestamps, topic_configs

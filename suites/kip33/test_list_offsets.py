@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import example, given, strategies as st
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference.types import Advance, CreateTopic, DescribeLog, Fetch, History, ListOffsets, Produce, RetentionPass, TopicConfig
 from strategies import timestamps
 from suites._support import LAT, NOW, batch

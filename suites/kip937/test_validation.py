@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import example, given, strategies as st
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, History, TopicConfig
 from strategies import append_histories, batches, timestamps, topic_configs
 from suites._support import CT, LAT, NOW, bounded, one_append

@@ -22,7 +22,7 @@ from typing import Optional, Union
 
 import pytest
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference import run
 from reference.types import (INVALID_TIMESTAMP, NO_TIMESTAMP, NONE, ONE_HOUR_MS, Advance, Batch, CreateTopic,
                              DescribeLog, History, ListOffsets, Produce, RetentionPass, TimestampType, TopicConfig)

@@ -8,7 +8,7 @@ test_overflow_table.py).
 import pytest
 from hypothesis import example, given, strategies as st
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference import run
 from reference.types import INT64_MAX, INT64_MIN, History, TopicConfig
 from strategies import timestamps

@@ -6,7 +6,7 @@ implementation must then agree with the reference on the same histories.
 """
 import pytest
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference import run
 from reference.types import (INT64_MAX, INT64_MIN, ONE_HOUR_MS, Batch, CreateTopic, Fetch, History, Produce,
                              Record, TopicConfig)

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 import pytest
 
 import reference
-from ktc import harness
-from ktc.verdicts import Validity
+from ktc.judge import harness
+from ktc.judge.verdicts import Validity
 from reference.types import Batch, CreateTopic, Fetch, History, Produce, Record, TopicConfig
 
 NOW = 1_700_000_000_000

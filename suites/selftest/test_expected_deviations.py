@@ -1,4 +1,4 @@
-"""Known deviations inside pytest (ktc/expected.py): expected failures xfail, unexpected passes fail,
+"""Known deviations inside pytest (ktc/plugin/expected.py): expected failures xfail, unexpected passes fail,
 and the shipped expectations/*.toml files are well formed and name real clauses."""
 import subprocess
 import sys
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from ktc import expected
+from ktc.plugin import expected
 from reports import expectations
 from specs import clauses as registry
 from specs.profiles import names as profile_names
@@ -60,7 +60,7 @@ class Named:
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
 def test_every_shipped_expectation_names_a_known_clause_and_profile_with_a_reason_and_a_source(path):
     data = expectations.load(path)
-    named = (data["implementation"], f'{data["implementation"]}-{data.get("version")}')  # ktc/expected.py paths_for
+    named = (data["implementation"], f'{data["implementation"]}-{data.get("version")}')  # ktc/plugin/expected.py paths_for
     assert path.stem in named and data["expect"]
     for item in data["expect"]:
         clause = registry.all_clauses()[item["clause"]]

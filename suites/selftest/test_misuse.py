@@ -1,7 +1,7 @@
 """The CLI contract, as a table: every misuse of every subcommand is one line `ktc: error: ...` and
 exit 2, never a traceback, and never touches what an earlier run wrote.
 
-Each case runs ``ktc.cli.main`` in-process in a directory holding a finished earlier run
+Each case runs ``ktc.cli.commands.main`` in-process in a directory holding a finished earlier run
 (``ktc-report/<run>/`` with results.json, a counterexample and ``latest``); after the case that
 directory must be byte-identical.  A few cases also run as real processes (``python -m ktc``), one
 per subcommand, so the process-level contract (exit code, stderr, no traceback) is shown too.
@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import reference
-from ktc.cli import main
-from ktc.serialize import to_data
+from ktc.cli.commands import main
+from ktc.judge.serialize import to_data
 from reference.types import Batch, CreateTopic, History, Produce, Record
 from reports.results import document
 

@@ -3,8 +3,7 @@ import ctypes
 
 from hypothesis import given, strategies as st
 
-from ktc.serialize import dump_history, load_history
-from ktc.verdicts import Validity, merge
+from ktc.judge.serialize import dump_history, load_history
 from reference import int64
 from reference.types import INT64_MAX, INT64_MIN
 from strategies import histories
@@ -33,7 +32,3 @@ def test_histories_round_trip_through_json(h):
     assert load_history(dump_history(h)) == h
 
 
-def test_fail_dominates_unknown_which_dominates_pass():
-    assert merge([Validity.PASS, Validity.UNKNOWN]) is Validity.UNKNOWN
-    assert merge([Validity.UNKNOWN, Validity.FAIL, Validity.PASS]) is Validity.FAIL
-    assert merge([]) is None

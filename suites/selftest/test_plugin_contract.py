@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 import reference
-from ktc.contract import ANSWERS, traces_problem
+from ktc.judge.contract import ANSWERS, traces_problem
 from reference.types import (Advance, Batch, CreateTopic, DescribeLog, ElectLeader, Fetch, History, ListOffsets,
                              Produce, Record, RetentionPass, StepClock)
 

@@ -3,8 +3,8 @@ from pathlib import Path
 
 import pytest
 
-from ktc.citations import citations
-from ktc.cli import registry_problems
+from ktc.cli.citations import citations
+from ktc.cli.commands import registry_problems
 from ktc import checks
 from specs import clauses as registry
 from specs.clauses import TEXTS

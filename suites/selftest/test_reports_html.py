@@ -7,7 +7,7 @@ import subprocess
 
 import pytest
 
-from ktc.timeline import timeline
+from ktc.judge.timeline import timeline
 from reports.svg import timeline_svg
 
 from .reports_support import ktc, mutant_run, results, scratch

@@ -3,7 +3,7 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from ktc.state import ROWS_KEY
+from ktc.plugin.state import ROWS_KEY
 
 from .reports_support import mutant_run, results
 

@@ -2,7 +2,8 @@
 import pytest
 
 from reports import dedupe
-from reports.results import SCHEMA_VERSION, merge_rows
+from reports.files import SCHEMA_VERSION
+from reports.results import merge_rows
 
 from .reports_support import MUTANT, ktc, mutant_run, results
 

@@ -1,11 +1,11 @@
-"""Root causes (ktc/divergence.py): a comparison that fails after a history's first divergence is
+"""Root causes (ktc/judge/divergence.py): a comparison that fails after a history's first divergence is
 explained by it (unknown, with a pointer); an invariant of the observation alone still fails.
 
 The implementation is the mutant whose LogAppendTime is plain now (suites/selftest/mutants.py); the
 history moves leadership to a slower clock, so its first divergence is the produce after the move.
 """
-from ktc.harness import judge
-from ktc.verdicts import Validity
+from ktc.judge.harness import judge
+from ktc.judge.verdicts import Validity
 from reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
 from suites._support import LAT, NOW, batch
 from suites.selftest.mutants import CATALOGUE

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from ktc.harness import ClauseViolation, assert_conforms
+from ktc.judge.harness import ClauseViolation, assert_conforms
 from reference.model import Model
 from reference.types import CreateTopic, Fetch, History, Produce, TopicConfig
 from suites._support import NOW, batch

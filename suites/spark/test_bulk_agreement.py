@@ -9,8 +9,8 @@ import os
 
 import pytest
 
-from ktc import bulk
-from ktc.serialize import dump_history
+from ktc.judge import bulk
+from ktc.judge.serialize import dump_history
 from strategies import append_histories, histories
 
 TOTAL = int(os.environ.get("KTC_BULK_SCENARIOS", "100000"))

@@ -11,7 +11,7 @@ pytest.importorskip("pyspark", reason="the Spark tier needs the [spark] extra (p
 
 from implementations.spark import api, contract, int64, session  # noqa: E402
 from implementations.spark.contract import ContractError  # noqa: E402
-from ktc import bulk  # noqa: E402
+from ktc.judge import bulk  # noqa: E402
 from reference.types import INT64_MAX, INT64_MIN  # noqa: E402
 from strategies import append_histories  # noqa: E402
 

@@ -2,7 +2,7 @@
 
 A narrower test cites a few clauses; when an implementation's first wrong answer belongs to a clause
 that test does not cite, the test's own verdicts become ``unknown`` (explained by that divergence,
-ktc/divergence.py) and the test passes.  Here every clause is cited, so the clause that owns the first
+ktc/judge/divergence.py) and the test passes.  Here every clause is cited, so the clause that owns the first
 wrong answer fails, whatever state the history built to reach it (mutation testing found faults that
 only the sentinel, rebuild and leader-change histories of other tests reached).  It needs an
 implementation that answers every clause (the reference, Spark, a mutant); any other is ``unsupported``
@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, strategies as st
 
 from ktc.checks import CHECKS
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from specs.clauses import all_clauses
 from strategies import histories
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
-from ktc.harness import assert_conforms
+from ktc.judge.harness import assert_conforms
 from reference.types import (Advance, CreateTopic, DescribeLog, ElectLeader, Fetch, History, ListOffsets, Produce,
                              RetentionPass, StepClock)
 from strategies import batches, timestamps, topic_configs

@@ -6,7 +6,7 @@ actually ran it twice: once with every operation placed at the start of its inte
 its end (``trace.judged_as``).  The harness judges both and calls a clause ``unknown`` where they
 disagree.  Echoes narrow the interval to a point: a LogAppendTime *is* the broker's now, and an
 out-of-range text prints ``now - before`` and ``now + after``.  A history whose validation boundary
-falls inside an interval is undecidable (found by the harness, ktc/harness.py): never pass, never fail.
+falls inside an interval is undecidable (found by the harness, ktc/judge/harness.py): never pass, never fail.
 """
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Optional
+from typing import Any, Optional
 
 
 class Validity(str, enum.Enum):
@@ -22,14 +22,7 @@ class Validity(str, enum.Enum):
     FAIL = "fail"
 
 
-_PRIORITY = {Validity.PASS: 0, Validity.UNKNOWN: 1, Validity.ERROR: 2, Validity.FAIL: 3}
-ROW_VERDICTS = ("pass", "fail", "unsupported", "unknown", "error")
 INDEX = re.compile(r"\[\d+\]")  # a position in a result's tuple: dropped from a root cause's name
-
-
-def merge(validities: Iterable[Validity]) -> Optional[Validity]:
-    """The worst of several validities; None when there are none."""
-    return max(validities, key=_PRIORITY.__getitem__, default=None)
 
 
 @dataclass(frozen=True)

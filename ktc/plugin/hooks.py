@@ -1,4 +1,4 @@
-"""The ktc pytest hooks of a ktc session (ktc/plugin.py registers this module only then).
+"""The ktc pytest hooks of a ktc session (ktc/plugin/__init__.py registers this module only then).
 
 Tests that take an ``impl`` argument run once per selected implementation; tests that take
 ``profile`` run once per selected profile in which a cited clause holds.  After every test its
@@ -13,13 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from ktc.judge import harness
+from ktc.plugin import expected, failure_report, hypothesis_profiles
+from ktc.plugin.provenance import provenance
+from ktc.plugin.rows import contract_error, rows_for, violations
+from ktc.plugin.state import CITED, CONTRACT_KEY, ROWS_KEY, STATE, TARGET_KEY, KtcState
 from reports import results
+from reports.verdicts import SHOWN
 from specs import clauses as clause_registry
-
-from . import expected, failure_report, harness, hypothesis_profiles
-from .provenance import provenance
-from .rows import contract_error, rows_for, violations
-from .state import CITED, CONTRACT_KEY, ROWS_KEY, STATE, TARGET_KEY, KtcState
 
 
 def cited(item_or_definition) -> tuple[str, ...]:
@@ -138,7 +139,7 @@ def ship_target(item, report, state: "KtcState") -> None:
 
 
 def show_violation_as_report(item, call, report) -> None:
-    """A clause violation reads as a conformance report (ktc/failure_report.py), with no ktc frame."""
+    """A clause violation reads as a conformance report (ktc/plugin/failure_report.py), with no ktc frame."""
     found = violations(call.excinfo.value) if call.excinfo is not None and report.failed else []
     if found:
         violation = found[0]
@@ -200,7 +201,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     meta = {**provenance(state, config), "targets": list(state.collected.targets.values())}
     path = results.write(Path(directory), rows, meta)
-    from .artifacts import write_artifacts
+    from ktc.plugin.artifacts import write_artifacts
     write_artifacts(Path(directory), path)
     config.stash[RESULT_PATH] = str(path)
 
@@ -219,7 +220,7 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
         how = "given with --profile" if target.get("requested_profile") else f"detected: {target.get('evidence')}"
         terminalreporter.write_line(f"ktc: {target['implementation']} judged as {target['profile']} ({how})")
     rows = results.merge_rows(state.collected.rows)
-    counts = {v: sum(r["verdict"] == v for r in rows) for v in results.ORDER}
+    counts = {v: sum(r["verdict"] == v for r in rows) for v in SHOWN}
     seed = config.getoption("hypothesis_seed", None)
     terminalreporter.write_line(f"ktc: {len(rows)} clause rows: " + ", ".join(f"{n} {v}" for v, n in counts.items())
                                 + f"; seed {seed}; written to {config.stash[RESULT_PATH]}")

@@ -37,7 +37,9 @@ def reachable(address: str, timeout_s: float = 10.0) -> None:
         raise UsageError(f"--kafka-bootstrap {address!r}: expected HOST:PORT")
     try:
         socket.create_connection((host, int(port)), timeout=timeout_s).close()
-        from implementations.kafka.client import wire  # a TCP accept is not a broker: ask it ApiVersions
+        from implementations.kafka.client import (
+            wire,  # a TCP accept is not a broker: ask it ApiVersions
+        )
         with wire.Client(address, timeout_s=timeout_s) as client:
             client.api_versions()
     except OSError as error:

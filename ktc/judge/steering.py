@@ -9,7 +9,6 @@ from reference.types import CreateTopic, History, Produce, TimestampType, clock_
 from specs.profiles import get as get_profile
 
 
-
 def bound_distance(history: History) -> int | None:
     """The smallest |(now - ts) - before| or |(ts - now) - after| over CreateTime records."""
     profile, configs, best = get_profile(history.profile), {}, None

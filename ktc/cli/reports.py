@@ -15,10 +15,9 @@ import os
 import sys
 from pathlib import Path
 
+from ktc.cli.common import Parser, UsageError, reachable
+from ktc.plugin.expected import known
 from reports import dedupe, diff, expectations, loading
-
-from .cli_common import Parser, UsageError, reachable
-from .expected import known
 
 
 def usage_error(message: str) -> UsageError:
@@ -60,7 +59,7 @@ def add_parsers(sub, run) -> None:
 
 @guarded
 def cmd_report(args) -> int:
-    from .artifacts import write_report
+    from ktc.plugin.artifacts import write_report
     doc = loading.load_results(args.results)
     out = writable_file(Path(args.out or Path(args.results).with_name("index.html")), "--out")
     path, seconds = write_report(doc, out, str(Path(args.results).parent / "counterexamples"))
@@ -82,8 +81,8 @@ def runnable_history(data: dict, file: str):
     """The counterexample's history, which the reference itself must be able to run: a history it
     cannot run is the file's fault, never the implementation's."""
     import reference
+    from ktc.judge.serialize import FormatError, from_data
     from specs.clauses import all_clauses
-    from .serialize import FormatError, from_data
     if data["clause"] not in all_clauses():
         raise usage_error(f"counterexample file {file} names unknown clause {data['clause']!r} (see 'ktc clauses')")
     try:
@@ -100,7 +99,7 @@ def runnable_history(data: dict, file: str):
 @guarded
 def cmd_replay(args) -> int:
     import implementations
-    from .harness import ImplementationCrash, judge
+    from ktc.judge.harness import ImplementationCrash, judge
     data = loading.load_counterexample(args.file)
     history = runnable_history(data, args.file)
     spec = args.impl or data.get("implementation_spec") or data["implementation"]
@@ -133,7 +132,7 @@ def retarget(impl, target) -> None:
 
 
 def replay_outcome(clause: str, name: str, verdicts) -> int:
-    from .verdicts import render_mismatch
+    from ktc.judge.verdicts import render_mismatch
     verdict = next((v for v in verdicts if v.clause == clause), None)
     if verdict is not None and verdict.failed:
         print(f"STILL FAILING: {clause} on {name}: {render_mismatch(verdict.mismatch)}")
@@ -161,7 +160,7 @@ def cmd_failures(args) -> int:
 
 @guarded
 def cmd_expectations(args) -> int:
-    from reports.results import write_atomically
+    from reports.files import write_atomically
     doc = loading.load_results(args.results)
     failing = sorted({r["implementation"] for r in doc["rows"] if r["verdict"] in diff.BAD})
     impl = args.impl or (failing[0] if len(failing) == 1 else None)

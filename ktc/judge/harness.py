@@ -11,21 +11,20 @@ from typing import Iterable, Optional, Sequence
 
 import reference
 from implementations.protocol import Implementation
+from ktc import checks
+from ktc.checks import run_check
+from ktc.judge.context import RunContext, context_of
+from ktc.judge.contract import traces_problem
+from ktc.judge.divergence import attribute, first_divergence, owned_by, same_place
+from ktc.judge.scenario import Scenario
+from ktc.judge.serialize import dump_history, load_history, to_data
+from ktc.judge.steering import steer
+from ktc.judge.timeout import TimedOut, call_with_timeout
+from ktc.judge.verdicts import Divergence, Validity, Verdict, render_mismatch
 from reference.configs import effective_limits
 from reference.types import CreateTopic, History, Produce, TimestampType, clock_states
 from specs.clauses import all_clauses
 from specs.profiles import get as get_profile
-
-from . import checks
-from .context import RunContext, context_of
-from .contract import traces_problem
-from .timeout import TimedOut, call_with_timeout
-from .steering import steer
-from .checks import run_check
-from .divergence import attribute, first_divergence, owned_by, same_place
-from .scenario import Scenario
-from .serialize import dump_history, load_history, to_data
-from .verdicts import Divergence, Validity, Verdict, render_mismatch
 
 
 class ImplementationCrash(Exception):
@@ -103,7 +102,7 @@ def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[
 
 
 def run_checked(impl: Implementation, histories: list[History], context: RunContext):
-    """``impl.run`` within the per-call timeout, its answer held to the plug-in contract (ktc/contract.py).
+    """``impl.run`` within the per-call timeout, its answer held to the plug-in contract (ktc/judge/contract.py).
     After a hang the implementation is not called again: later calls fail at once with the same line
     (the plugin shows a contract line once per run).  A contract breach is deterministic: it is found
     again on the same input, so Hypothesis replays it faithfully."""
@@ -130,7 +129,7 @@ def own_copy(history: History) -> History:
 
 
 def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
-    """Verdicts for one trace, root cause first (ktc/divergence.py); a real broker's trace is judged at
+    """Verdicts for one trace, root cause first (ktc/judge/divergence.py); a real broker's trace is judged at
     both ends of its clock intervals, and its first divergence used only where both ends agree."""
     cut = getattr(trace, "cut", None)
     if cut is not None:
@@ -277,7 +276,7 @@ def minimal_violation(impl: Implementation, history: History, seen: list[Verdict
     """The smallest history on which every clause of the ``seen`` failures still fails.  A real
     broker's failure can depend on its clock: one that does not fail again when re-run is reported
     on the history and verdicts it was first seen with."""
-    from .shrink import shrink
+    from ktc.judge.shrink import shrink
     clauses = sorted({v.clause for v in seen})
 
     def still_fails(candidates):

@@ -1,13 +1,13 @@
 """Bulk differential testing for implementations judged over clock intervals (real brokers).
 
 A broker's answers depend on its clock, so its traces cannot be compared whole with the
-reference as ktc/bulk.py does for deterministic engines.  Here every scenario goes through the
+reference as ktc/judge/bulk.py does for deterministic engines.  Here every scenario goes through the
 harness's interval judging (``judge_one``): each clause at both ends of every operation's
 [sent, received] interval; where the ends disagree, or a validation boundary falls inside an
 interval, the verdict is ``unknown``, never pass or fail.
 
 Scenarios: a seeded Hypothesis corpus of single-append histories (``append_histories``) under the
-implementation's profile, each ending with one ListOffsets, expanded by ktc/bulk.py's
+implementation's profile, each ending with one ListOffsets, expanded by ktc/judge/bulk.py's
 edge-preserving mutations.  Only operations a broker performs (CreateTopic, Produce, Fetch,
 ListOffsets): no RetentionPass, ElectLeader, StepClock or DescribeLog.
 """
@@ -19,14 +19,13 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from typing import Optional, Sequence
 
+from ktc.checks import CHECKS
+from ktc.judge import bulk
+from ktc.judge.harness import ClauseViolation, judge_one, minimal_violation
+from ktc.judge.verdicts import Validity
 from reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
 from specs.clauses import all_clauses
 from strategies import append_histories, topic_configs
-
-from . import bulk
-from .checks import CHECKS
-from .harness import ClauseViolation, judge_one, minimal_violation
-from .verdicts import Validity
 
 BROKER_OPS = (CreateTopic, Produce, Fetch, ListOffsets)
 SPECIAL_TARGETS = (-1, -2, -3)  # latest, earliest, max timestamp

@@ -1,10 +1,9 @@
 """Turn one test's outcome into verdict rows, one per cited clause (and profile it holds in)."""
 from __future__ import annotations
 
+from ktc.judge import harness
 from reports.dedupe import signature
 from specs import clauses as clause_registry
-
-from . import harness
 
 
 def violations(exc) -> list:

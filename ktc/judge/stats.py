@@ -5,7 +5,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Optional
 
-from .verdicts import Verdict
+from ktc.judge.verdicts import Verdict
 
 
 @dataclass

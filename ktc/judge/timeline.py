@@ -8,11 +8,11 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ktc.judge.serialize import FormatError, from_data
 from reference.configs import effective_limits
 from reference.types import INT64_MAX, CreateTopic, Produce, clock_states
-from specs.profiles import ProfileError, get as get_profile
-
-from .serialize import FormatError, from_data
+from specs.profiles import ProfileError
+from specs.profiles import get as get_profile
 
 
 def timeline(counterexample: dict) -> Optional[dict]:

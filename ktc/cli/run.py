@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from .cli_common import UsageError
+from ktc.cli.common import UsageError
 
 GRACE_S = 60.0
 FINISHED = (0, 1)  # pytest's exit codes of a run that ran: all passed / some failed

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .stats import Recorder
+from ktc.judge.stats import Recorder
 
 DEFAULT_TIMEOUT_S = 300.0
 

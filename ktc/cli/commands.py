@@ -5,7 +5,7 @@
   ktc run --impl NAME --profile NAMES [--hypothesis-profile ci] [--report DIR] [--baseline RESULTS]
           [--expectations TOML] [-- PYTEST ARGS]
   ktc clean --kafka-bootstrap HOST:PORT [--dry-run]   delete the topics killed runs left (ktc's own only)
-  ktc report | replay | diff | failures | expectations update   (ktc/cli_reports.py)
+  ktc report | replay | diff | failures | expectations update   (ktc/cli/reports.py)
 
 Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
 line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwise.
@@ -17,10 +17,10 @@ import os
 import sys
 from pathlib import Path
 
-from . import cli_reports, cli_run
-from .cli_common import EXIT_USAGE, Parser, UsageError, reachable
-from .paths import suites_dir
-
+from ktc.cli import reports as cli_reports
+from ktc.cli import run as cli_run
+from ktc.cli.common import EXIT_USAGE, Parser, UsageError, reachable
+from ktc.paths import suites_dir
 
 
 def build_parser() -> Parser:
@@ -83,9 +83,8 @@ def parse(argv: list[str]):
 
 
 def cmd_clauses(args) -> int:
+    from ktc.cli.citations import citations
     from specs import clauses as registry
-
-    from .citations import citations
     counts = citations(suites_dir())
     for c in registry.all_clauses().values():
         print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {counts.get(c.id, 0):>3} tests")
@@ -99,7 +98,7 @@ def cmd_clauses(args) -> int:
 
 
 def registry_problems(registry, counts) -> list[str]:
-    from . import checks
+    from ktc import checks
     known = registry.all_clauses()
     problems = list(registry.problems())
     problems += [f"{c}: no test cites this clause" for c in known if counts.get(c, 0) == 0]
@@ -212,7 +211,7 @@ def delete_all(client, names: list[str]) -> dict[str, int]:
 
 
 def cmd_run(args) -> int:
-    """Validate everything, then run pytest in a child process group that we supervise (ktc/cli_run.py)."""
+    """Validate everything, then run pytest in a child process group that we supervise (ktc/cli/run.py)."""
     root = cli_run.report_root(args.report)
     validate_run(args)
     gate_inputs = cli_reports.load_gate_inputs(args)

@@ -15,10 +15,17 @@ from __future__ import annotations
 from dataclasses import fields, is_dataclass, replace
 from typing import Iterator, Optional, Sequence
 
-from reference.types import (Advance, DescribeLog, ElectLeader, ProduceResult, RecordError, RetentionPass, StepClock,
-                             UNSUPPORTED_VERSION)
-
-from .verdicts import Divergence, Validity, Verdict
+from ktc.judge.verdicts import Divergence, Validity, Verdict
+from reference.types import (
+    UNSUPPORTED_VERSION,
+    Advance,
+    DescribeLog,
+    ElectLeader,
+    ProduceResult,
+    RecordError,
+    RetentionPass,
+    StepClock,
+)
 
 CLOCK_OPS = (Advance, StepClock, ElectLeader)  # answered by the harness, not by the implementation
 MODEL_ONLY_OPS = (RetentionPass, DescribeLog)  # an implementation may decline them (UNSUPPORTED_VERSION)

@@ -8,10 +8,11 @@ import json
 import pytest
 
 import implementations
-from specs.profiles import ProfileError, get as get_profile, names as profile_names
-
-from . import expected
-from .context import RunContext, UnderTest
+from ktc.judge.context import RunContext, UnderTest
+from ktc.plugin import expected
+from specs.profiles import ProfileError
+from specs.profiles import get as get_profile
+from specs.profiles import names as profile_names
 
 ROWS_KEY = "ktc-rows"
 CONTRACT_KEY = "ktc-contract"

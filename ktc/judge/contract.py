@@ -9,9 +9,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reference.types import (Ack, Advance, CreateTopic, CreateTopicResult, DescribeLog, DescribeLogResult,
-                             ElectLeader, Fetch, FetchResult, History, ListOffsets, ListOffsetsResult, Produce,
-                             ProduceResult, RetentionPass, RetentionResult, StepClock)
+from reference.types import (
+    Ack,
+    Advance,
+    CreateTopic,
+    CreateTopicResult,
+    DescribeLog,
+    DescribeLogResult,
+    ElectLeader,
+    Fetch,
+    FetchResult,
+    History,
+    ListOffsets,
+    ListOffsetsResult,
+    Produce,
+    ProduceResult,
+    RetentionPass,
+    RetentionResult,
+    StepClock,
+)
 
 ANSWERS: dict[type, type] = {
     CreateTopic: CreateTopicResult, Produce: ProduceResult, Advance: Ack, StepClock: Ack, ElectLeader: Ack,

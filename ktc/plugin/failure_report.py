@@ -7,10 +7,16 @@ from __future__ import annotations
 import textwrap
 from dataclasses import fields
 
-from reference.types import Batch, CreateTopic, History, Produce, TopicConfig, clock_states
+from ktc.judge.verdicts import Verdict, render_mismatch
+from reference.types import (
+    Batch,
+    CreateTopic,
+    History,
+    Produce,
+    TopicConfig,
+    clock_states,
+)
 from specs.clauses import all_clauses
-
-from .verdicts import Verdict, render_mismatch
 
 WIDTH = 100
 

@@ -2,7 +2,7 @@
 
 Lives in ``ktc/`` (not ``reports/``) because it joins the rows with what only upper layers know:
 the clause registry's statements and quotes, and the model's view of each counterexample's
-clocks and bounds (``ktc.timeline``).
+clocks and bounds (``ktc.judge.timeline``).
 """
 from __future__ import annotations
 
@@ -10,11 +10,10 @@ import json
 import time
 from pathlib import Path
 
+from ktc.judge.timeline import timeline
 from reports import counterexamples, html
-from reports.results import write_atomically
+from reports.files import write_atomically
 from specs import clauses as registry
-
-from .timeline import timeline
 
 
 def clause_info() -> dict:

@@ -8,8 +8,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Optional
 
-from reference.types import (Batch, CreateTopic, ElectLeader, FetchResult, History, Produce, ProduceResult,
-                             StepClock, TimestampType, TopicConfig, Trace, clock_states, header_max)
+from reference.types import (
+    Batch,
+    CreateTopic,
+    ElectLeader,
+    FetchResult,
+    History,
+    Produce,
+    ProduceResult,
+    StepClock,
+    TimestampType,
+    TopicConfig,
+    Trace,
+    clock_states,
+    header_max,
+)
 from specs.profiles import Profile
 
 LAT = TimestampType.LOG_APPEND_TIME

@@ -7,10 +7,8 @@ import platform
 
 import hypothesis
 
+from ktc.paths import checkout
 from reports.results import git_sha
-
-from .paths import checkout
-
 
 
 def provenance(state, config) -> dict:

@@ -13,13 +13,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ktc.paths import expectations_dir
 from reports import expectations as files
 from reports.loading import InputError
 
-from .paths import expectations_dir
-
 DIRECTORY = expectations_dir()
-BAD = ("fail", "error")
+from reports.verdicts import BAD
 
 
 def paths_for(impls, explicit) -> list[Path]:

@@ -3,7 +3,7 @@
 It is polite: in a pytest session that uses no ktc option and collects none of ktc's suites (another
 project's tests, in a venv where ktc is installed) it does nothing at all.  In a ktc session it
 loads ktc's Hypothesis profiles, fixes one Hypothesis seed for the controller and every xdist
-worker, builds the session state (ktc/state.py) and registers the hooks (ktc/hooks.py).
+worker, builds the session state (ktc/plugin/state.py) and registers the hooks (ktc/plugin/hooks.py).
 """
 from __future__ import annotations
 
@@ -13,12 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from ktc.judge.context import DEFAULT_TIMEOUT_S
+from ktc.paths import suites_dir
+from ktc.plugin import hooks, hypothesis_profiles
+from ktc.plugin.state import STATE, KtcState
 from specs.profiles import names as profile_names
-
-from . import hooks, hypothesis_profiles
-from .context import DEFAULT_TIMEOUT_S
-from .paths import suites_dir
-from .state import STATE, KtcState
 
 SEED_KEY = "ktc-hypothesis-seed"
 KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations")
@@ -61,7 +60,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
     config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
     if not hasattr(config, "workerinput") and not os.environ.get("KTC_RUN_ID"):
-        from implementations.kafka.judge.topics import new_run_id  # pure: no broker extra needed
+        from implementations.kafka.judge.topics import (
+            new_run_id,  # pure: no broker extra needed
+        )
         os.environ["KTC_RUN_ID"] = new_run_id()  # every xdist worker inherits it: one run, one id
     fix_seed(config)
     config.stash[STATE] = KtcState(config)

@@ -5,7 +5,7 @@
    moved by +-1 or onto the bounds, clocks advanced, the history replayed under every profile
    whose configs it uses.
 3. Chunks judged in one ``impl.run`` each; every trace compared whole with the reference.
-4. The first disagreement shrunk in bulk (ktc/shrink.py) to a single minimal scenario.
+4. The first disagreement shrunk in bulk (ktc/judge/shrink.py) to a single minimal scenario.
 """
 from __future__ import annotations
 
@@ -14,14 +14,14 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Optional
 
-from hypothesis import HealthCheck, Phase, given, seed as hypothesis_seed, settings
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hypothesis_seed
 
 import reference
+from ktc.judge.shrink import shrink
 from reference.configs import config_error
 from reference.types import INT64_MAX, INT64_MIN, CreateTopic, History, Produce
 from specs.profiles import get as get_profile
-
-from .shrink import shrink
 
 EDGES = (INT64_MIN, INT64_MIN + 1, -2, -1, 0, 1, INT64_MAX - 1, INT64_MAX)
 

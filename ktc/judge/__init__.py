@@ -1,0 +1,1 @@
+"""Judging an implementation against the reference."""
