@@ -104,8 +104,7 @@ def generate(n: int, seed: int = SEED) -> pa.Table:
 def run_reference(table: pa.Table) -> dict:
     """Per-batch (rejected, batch_max, running_max) from reference.run, one History per partition."""
     import reference
-    from reference.types import (Advance, Batch, CreateTopic, Fetch, History, Produce, ProduceResult, Record,
-                                 TopicConfig)
+    from reference.types import Advance, Batch, CreateTopic, Fetch, History, Produce, ProduceResult, Record, TopicConfig
     config = TopicConfig(before_max_ms=BEFORE_MS, after_max_ms=AFTER_MS)
     part = table["partition"].to_numpy()
     bid = table["batch_id"].to_numpy()
@@ -144,6 +143,7 @@ def run_reference(table: pa.Table) -> dict:
 def spark_pipeline(spark, source: str, target: str) -> None:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
+
     from implementations.spark import api
     raw = spark.read.parquet(source)
     per_batch = Window.partitionBy("batch_id")
@@ -302,6 +302,7 @@ def main(argv=None) -> int:
 
     import duckdb
     import pyspark
+
     from implementations.spark import session
 
     wall = time.perf_counter()

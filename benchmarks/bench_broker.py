@@ -80,15 +80,19 @@ def main(argv=None) -> int:
         started = time.monotonic()
         profile = impl.profile()
         where = impl._data or "the broker's temp dir (KTC_KAFKA_DATA_DIR=disk or no tmpfs)"
-        print(f"Kafka {args.version} (profile {profile}) started in {time.monotonic() - started:.1f} s, data in {where}; "
-              f"{os.cpu_count()} cores, Python {platform.python_version()}, 1-min load {os.getloadavg()[0]:.1f}; "
-              f"{args.connections} connections x depth {args.depth}, {args.batch} histories per CreateTopics")
+        print(
+            f"Kafka {args.version} (profile {profile}) started in {time.monotonic() - started:.1f} s, data in {where}; "
+            f"{os.cpu_count()} cores, Python {platform.python_version()}, 1-min load {os.getloadavg()[0]:.1f}; "
+            f"{args.connections} connections x depth {args.depth}, {args.batch} histories per CreateTopics"
+        )
         histories = bulk_intervals.scenarios(profile, max(args.scenarios, args.sequential) + WARMUP, args.seed)
         warmup, histories = histories[:WARMUP], histories[WARMUP:]
         clauses = bulk_intervals.clauses_for(impl, profile)
         impl.run(warmup)
         impl.run_sequential(warmup[:30])
-        print(f"{'mode':<11} {'scenarios':>9} {'run s':>8} {'run/s':>10} {'run+judge/s':>12} {'unknown':>8} {'failed':>7}")
+        print(
+            f"{'mode':<11} {'scenarios':>9} {'run s':>8} {'run/s':>10} {'run+judge/s':>12} {'unknown':>8} {'failed':>7}"
+        )
         sequential = measure("sequential", Sequential(impl), histories[:args.sequential], clauses)
         pipelined = measure("pipelined", impl, histories[:args.scenarios], clauses)
         print(f"pipelined/sequential: {pipelined.run_rate / sequential.run_rate:.1f}x on the broker, "

@@ -7,8 +7,21 @@ declares everything else unsupported, so ``ktc run --impl examples.minimal_broke
 from __future__ import annotations
 
 from implementations.protocol import Capabilities
-from reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, ListOffsetsResult, ProduceResult,
-                             RecordError, RetentionResult, SegmentInfo, StoredBatch, StoredRecord, TimestampType, header_max)
+from reference.types import (
+    Ack,
+    CreateTopicResult,
+    DescribeLogResult,
+    FetchResult,
+    ListOffsetsResult,
+    ProduceResult,
+    RecordError,
+    RetentionResult,
+    SegmentInfo,
+    StoredBatch,
+    StoredRecord,
+    TimestampType,
+    header_max,
+)
 
 UNSUPPORTED = {k: "not implemented by the minimal example" for k in
                ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937.future-timestamp-warning",

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import importlib
-import os
-import sys
 import inspect
+import os
 import re
+import sys
 
 from .protocol import Capabilities, Implementation
 
@@ -42,7 +42,9 @@ def load(spec: str) -> Implementation:
         except Exception as error:  # a factory that cannot build is a bad --impl, not a crash
             raise ImplementationError(f"{spec!r} could not be constructed: {type(error).__name__}: {error}") from None
     if not isinstance(candidate, Implementation):
-        raise ImplementationError(f"{spec!r} is not an implementation: it needs name, version, capabilities() and run()")
+        raise ImplementationError(
+            f"{spec!r} is not an implementation: it needs name, version, capabilities() and run()"
+        )
     return candidate
 
 

@@ -10,8 +10,9 @@ job; a simple implementation just loops.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Optional, Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 from reference.types import History, Trace
 
@@ -33,7 +34,7 @@ class Capabilities:
 
     profiles: frozenset[str]
     unsupported: Mapping[str, str] = field(default_factory=dict)
-    cannot_run: Optional[Callable[[History], Optional[str]]] = None
+    cannot_run: Callable[[History], str | None] | None = None
     pinned_only: frozenset[str] = frozenset()
 
     def reason_unsupported(self, clause_id: str) -> str | None:
@@ -56,7 +57,56 @@ class Implementation(Protocol):
         """One trace per history, each with one result per operation."""
         ...
 
-    # Optional, looked up with getattr: ``kip228_tables``, a module or object with KIP-228's table
-    # functions ``broker_records(sent, extended, broker)``, ``consumer_reads(ts, extended, consumer)`` and
-    # ``stored_as(ts, sentinel)`` (reference/kip228.py's signatures): what a client or broker of this
-    # implementation records and reads.  Without it the consumer table is ``unsupported``.
+
+
+class OptionalCapabilities(Protocol):
+    """What an implementation may add; ktc/judge/context.py's ``UnderTest`` supplies each default, so
+    the harness never guesses with getattr.
+
+    ``bulk = False``: True hands ``run`` every history of a test at once (Spark, brokers).
+    ``xdist_group = None``: a name keeps every test of the implementation on one pytest-xdist worker
+    (one JVM, one broker connection pool).
+    ``target() -> dict | None``: where the results come from (bootstrap, version, detected profile), written
+    into results.json and used by ``ktc replay``; ``retarget(target)`` points at it again.
+    ``override_profile(profile)``: an explicit ``--profile`` wins over what the implementation detected.
+    ``close()``: stop what it started (called once per worker at the end of the session).
+    ``kip228_tables``: a module or object with KIP-228's table functions ``broker_records(sent, extended,
+    broker)``, ``consumer_reads(ts, extended, consumer)`` and ``stored_as(ts, sentinel)``
+    (reference/kip228.py's signatures); without it the consumer table is ``unsupported``.
+    """
+
+    bulk: bool
+    xdist_group: str | None
+    kip228_tables: object | None
+
+    def target(self) -> dict | None: ...
+
+    def retarget(self, target: dict) -> None: ...
+
+    def override_profile(self, profile: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Cut:
+    """Why a history stopped before its end, and what that makes its verdicts.
+
+    ``unknown``: a request that may or may not have reached the broker was lost with its connection
+    (a produce may or may not have been appended), so nothing after it can be judged.  ``error``: the
+    broker answered something ktc cannot read (a partition it did not report, a malformed response).
+    """
+
+    validity: str   # "unknown" | "error"
+    op_index: int
+    reason: str
+
+
+class JudgedTrace(tuple):
+    """A trace plus how to judge it: (history at interval starts, at interval ends, aligned trace);
+    ``cut`` when the history could not be run to its end."""
+
+    judged_as: tuple = ()
+    undecidable: bool = False
+    cut: Cut | None = None
+

@@ -1,7 +1,7 @@
 """The reference model as an implementation under test (the oracle judged by its own suites)."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import reference
 import reference.kip228

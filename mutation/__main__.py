@@ -1,4 +1,5 @@
-"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR] [--resume [--retry-survivors] | --shrink N]``
+"""``python -m mutation [--max N] [--workers N] [--seed S] [--timeout S] [--out DIR]
+                       [--resume [--retry-survivors] | --shrink N]``
 
 Bad input prints one line and exits 2; Ctrl-C stops every worker and forked child and exits 130,
 with every mutant decided so far in ``DIR/outcomes.jsonl`` (``--resume`` goes on from there).
@@ -186,7 +187,9 @@ def opened(out: Path, args, copy: str) -> tuple[Path, int, list]:
     if args.resume:
         path, timeout, done = journal.resume(out, args.seed)
         reviewed = report.reviewed_equivalents()  # a reviewed equivalent cannot be killed: not retried
-        retried = [o for o in done if args.retry_survivors and o.status in ("survived", "error") and o.key not in reviewed]
+        retried = [
+            o for o in done if args.retry_survivors and o.status in ("survived", "error") and o.key not in reviewed
+        ]
         return path, timeout, [o for o in done if o not in retried]
     timeout = args.timeout or baseline_timeout(copy, args.seed)
     return journal.start(out, args.seed, timeout), timeout, []

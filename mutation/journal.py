@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 from dataclasses import asdict
 from pathlib import Path
-from typing import Optional
 
 from .runner import Outcome
 
@@ -49,14 +48,14 @@ def resume(out: Path, seed: int) -> tuple[Path, int, list[Outcome]]:
     return path, int(header["timeout_s"]), list(latest.values())
 
 
-def outcome_of(row) -> Optional[Outcome]:
+def outcome_of(row) -> Outcome | None:
     try:
         return Outcome(**{**row, "clauses": tuple(row.get("clauses", ()))})
     except (TypeError, AttributeError):
         return None
 
 
-def parsed(line: str, path: Optional[Path]):
+def parsed(line: str, path: Path | None):
     try:
         return json.loads(line)
     except json.JSONDecodeError:

@@ -41,15 +41,21 @@ def summary(outcomes: list[Outcome], equivalents: dict[str, str], wall_s: float)
     kinds = Counter(classify(o, equivalents) for o in outcomes)
     judged = kinds["killed"] + kinds["survived"]
     killed_s = [o.seconds for o in outcomes if classify(o, equivalents) == "killed"]
-    return {"mutants": len(outcomes), **{k: kinds[k] for k in ("killed", "survived", "equivalent", "no-op")},
-            "timeouts": sum(o.status == "timeout" for o in outcomes), "errors": sum(o.status == "error" for o in outcomes),
-            "score": round(kinds["killed"] / judged, 4) if judged else None, "wall_s": round(wall_s, 1),
-            "median_kill_s": median(killed_s),
-            "max_kill_s": max(killed_s, default=None),
-            "median_kill_cpu_s": median([o.cpu for o in outcomes if classify(o, equivalents) == "killed"]),
-            "survivor_cpu_s": median([o.cpu for o in outcomes if classify(o, equivalents) == "survived"]),
-            "stale_equivalents": sorted(k for k in equivalents if any(o.key == k and o.status != "survived"
-                                                                         for o in outcomes))}
+    return {
+        "mutants": len(outcomes),
+        **{k: kinds[k] for k in ("killed", "survived", "equivalent", "no-op")},
+        "timeouts": sum(o.status == "timeout" for o in outcomes),
+        "errors": sum(o.status == "error" for o in outcomes),
+        "score": round(kinds["killed"] / judged, 4) if judged else None,
+        "wall_s": round(wall_s, 1),
+        "median_kill_s": median(killed_s),
+        "max_kill_s": max(killed_s, default=None),
+        "median_kill_cpu_s": median([o.cpu for o in outcomes if classify(o, equivalents) == "killed"]),
+        "survivor_cpu_s": median([o.cpu for o in outcomes if classify(o, equivalents) == "survived"]),
+        "stale_equivalents": sorted(
+            k for k in equivalents if any(o.key == k and o.status != "survived" for o in outcomes)
+        ),
+    }
 
 
 def write(out_dir: Path, mutants: list[Mutant], outcomes: list[Outcome], equivalents: dict[str, str],
@@ -59,7 +65,9 @@ def write(out_dir: Path, mutants: list[Mutant], outcomes: list[Outcome], equival
     by_key = {m.key: m for m in mutants}
     rows = [{**o.__dict__, "class": classify(o, equivalents), "module": by_key[o.key].module,
              "line": by_key[o.key].line, "function": by_key[o.key].function} for o in outcomes]
-    (out_dir / "mutation.json").write_text(json.dumps({"summary": facts, "command": command, "mutants": rows}, indent=1))
+    (out_dir / "mutation.json").write_text(
+        json.dumps({"summary": facts, "command": command, "mutants": rows}, indent=1)
+    )
     (out_dir / "mutation.md").write_text(markdown(facts, by_key, outcomes, equivalents, command))
     return facts
 

@@ -17,9 +17,9 @@ import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
 
 from .mutants import Mutant
 from .subject import ROOT, copy_into
@@ -38,7 +38,7 @@ class Outcome:
     status: str               # killed | survived | timeout | error | no-op
     seconds: float
     phase: str = ""           # the Hypothesis profile that decided it
-    test: Optional[str] = None    # the first failing test (killed)
+    test: str | None = None    # the first failing test (killed)
     clauses: tuple[str, ...] = ()  # the clauses that test cites
     cpu: float = 0.0          # CPU seconds of its pytest runs (what the timeout counts: load does not)
 
@@ -85,7 +85,7 @@ def run_child(args: list[str], plugin, log: Path) -> None:
     os._exit(code)
 
 
-def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tuple[str, Optional[str], tuple, float]:
+def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tuple[str, str | None, tuple, float]:
     """(status, first failing test, its clauses, CPU seconds) of one pytest run in a forked child."""
     out, log = scratch / "first-failure", scratch / "pytest.log"
     out.unlink(missing_ok=True)
@@ -100,7 +100,7 @@ def forked(args: list[str], scratch: Path, timeout_s: float, profile: str) -> tu
     return "error", f"pytest exit {code}: see {log}", (), cpu
 
 
-def in_child(args: list[str], plugin, log: Path, timeout_s: float, profile: str) -> tuple[Optional[int], float]:
+def in_child(args: list[str], plugin, log: Path, timeout_s: float, profile: str) -> tuple[int | None, float]:
     """(pytest's exit code or None on timeout, CPU seconds) of ``pytest.main(args)`` in a forked child."""
     pid = os.fork()
     if pid == 0:
@@ -114,7 +114,7 @@ def in_child(args: list[str], plugin, log: Path, timeout_s: float, profile: str)
         raise
 
 
-def wait_for(pid: int, timeout_s: float) -> tuple[Optional[int], float]:
+def wait_for(pid: int, timeout_s: float) -> tuple[int | None, float]:
     """(exit code, CPU seconds) of the child, or (None, ...) after killing it once it has used
     ``timeout_s`` of CPU (a looping mutant) or ten times that of wall clock (a stuck one)."""
     deadline = time.monotonic() + 10 * timeout_s
@@ -148,7 +148,8 @@ def worker(jobs, results, seed: int, timeout_s: float, task=None) -> None:
         copy_into(workdir)
         sys.path.insert(0, str(workdir))
         os.chdir(ROOT)
-        import hypothesis, pytest, ktc.plugin, strategies  # noqa: E401,F401  warm once, shared by every fork
+        import hypothesis  # noqa: E401,F401  warm once, shared by every fork
+
         for job in iter(jobs.get, None):
             results.put((task or run_one)(job, workdir, seed, timeout_s))
     except KeyboardInterrupt:

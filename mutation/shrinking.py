@@ -14,7 +14,6 @@ import random
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Optional
 
 from ktc.plugin.state import ROWS_KEY
 
@@ -30,10 +29,10 @@ class Shrunk:
     key: str
     test: str
     status: str                    # failed again | crashed (the mutant raised) | passed (flaky kill) | timeout | error
-    generate_s: Optional[float]    # None: nothing generated (a pinned test, or an @example failed first)
-    shrink_s: Optional[float]
+    generate_s: float | None    # None: nothing generated (a pinned test, or an @example failed first)
+    shrink_s: float | None
     cpu: float
-    ops: Optional[int]             # operations after CreateTopic in the reported counterexample
+    ops: int | None             # operations after CreateTopic in the reported counterexample
 
 
 class Counterexample:

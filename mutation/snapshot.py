@@ -58,4 +58,6 @@ def stop(child: subprocess.Popen) -> None:
 
 def command(argv) -> str:
     """The command the user typed (not the copy's, which names its --out explicitly)."""
-    return os.environ.get(COMMAND) or shlex.join(["python", "-m", "mutation", *(sys.argv[1:] if argv is None else argv)])
+    return os.environ.get(COMMAND) or shlex.join(
+        ["python", "-m", "mutation", *(sys.argv[1:] if argv is None else argv)]
+    )

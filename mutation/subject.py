@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from implementations.protocol import Capabilities
 from reference.types import History, Trace

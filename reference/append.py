@@ -4,13 +4,22 @@ Each method is one rule, named after what it decides, so a mutant can override e
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from specs.profiles import Profile
 
 from . import configs, int64
-from .types import (INVALID_RECORD, INVALID_TIMESTAMP, NO_TIMESTAMP, ONE_HOUR_MS, UNKNOWN_SERVER_ERROR, Batch,
-                    RecordError, StoredRecord, TimestampType, TopicConfig, header_max)
+from .types import (
+    INVALID_RECORD,
+    INVALID_TIMESTAMP,
+    NO_TIMESTAMP,
+    ONE_HOUR_MS,
+    UNKNOWN_SERVER_ERROR,
+    Batch,
+    RecordError,
+    StoredRecord,
+    TimestampType,
+    TopicConfig,
+    header_max,
+)
 
 BATCH_REJECTED = "One or more records have been rejected due to invalid timestamp"
 LAT = TimestampType.LOG_APPEND_TIME
@@ -57,7 +66,7 @@ class AppendRules:
                 f"key={key} bytes, value={len(record.value)} bytes). "
                 "Producer should not set timestamp type to LogAppendTime.")
 
-    def record_error(self, index: int, ts: int, batch: Batch, config: TopicConfig, now: int) -> Optional[str]:
+    def record_error(self, index: int, ts: int, batch: Batch, config: TopicConfig, now: int) -> str | None:
         """LogValidator.validateTimestamp for one record: an error text or None."""
         checked = config.timestamp_type is TimestampType.CREATE_TIME and not self.is_no_timestamp(ts, batch)
         if checked:
@@ -73,7 +82,7 @@ class AppendRules:
         found = ((i, self.record_error(i, ts, batch, config, now)) for i, ts in enumerate(seen))
         return tuple(RecordError(i, text) for i, text in found if text is not None)
 
-    def batch_error(self, batch: Batch, config: TopicConfig, now: int) -> Optional[tuple]:
+    def batch_error(self, batch: Batch, config: TopicConfig, now: int) -> tuple | None:
         """(error_code, error_message, record_errors) when the whole batch is refused, else None."""
         if batch.control:
             return INVALID_RECORD, None, ()
@@ -91,7 +100,7 @@ class AppendRules:
         return any(ts < 0 and ts != NO_TIMESTAMP for ts in self.seen_timestamps(batch))
 
     # -- what is stored -------------------------------------------------------------------
-    def log_append_time(self, now: int, last: Optional[int]) -> int:
+    def log_append_time(self, now: int, last: int | None) -> int:
         if self.profile.log_append_time == "max-last-appended" and last is not None:
             return max(last, now)
         return now
@@ -102,14 +111,14 @@ class AppendRules:
         kept = self.seen_timestamps(batch) if configs.rebuilds(config, batch.codec) else own
         return [self.sentinel if self.is_no_timestamp(ts, batch) else ts for ts in kept]
 
-    def stored_records(self, batch, config, base_offset: int, lat: Optional[int]) -> tuple[StoredRecord, ...]:
+    def stored_records(self, batch, config, base_offset: int, lat: int | None) -> tuple[StoredRecord, ...]:
         create_times = self.stored_create_times(batch, config)
         if lat is None:  # a CreateTime topic: the one timestamp is the CreateTime
             return tuple(StoredRecord(base_offset + i, ct) for i, ct in enumerate(create_times))
         dual = self.profile.dual_timestamps  # KIP-870: the CreateTime kept next to the LogAppendTime
         return tuple(StoredRecord(base_offset + i, lat, ct if dual else None) for i, ct in enumerate(create_times))
 
-    def batch_max(self, lat: Optional[int], batch: Batch) -> int:
+    def batch_max(self, lat: int | None, batch: Batch) -> int:
         """The MaxTimestamp header the broker writes: recomputed from what it read, never trusted."""
         if lat is not None:
             return lat

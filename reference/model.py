@@ -13,10 +13,28 @@ from .configs import config_error
 from .offsets import OffsetRules
 from .segments import SegmentRules
 from .state import Cluster, Partition, Segment, Topic
-from .types import (INVALID_CONFIG, NO_TIMESTAMP, NONE, TOPIC_ALREADY_EXISTS, UNKNOWN_TOPIC_OR_PARTITION, Ack,
-                    CreateTopic, CreateTopicResult, DescribeLogResult, Fetch, FetchResult, History,
-                    ListOffsetsResult, Produce, ProduceResult, RetentionResult, SegmentInfo, StoredBatch,
-                    TimestampType, Trace)
+from .types import (
+    INVALID_CONFIG,
+    NO_TIMESTAMP,
+    NONE,
+    TOPIC_ALREADY_EXISTS,
+    UNKNOWN_TOPIC_OR_PARTITION,
+    Ack,
+    CreateTopic,
+    CreateTopicResult,
+    DescribeLogResult,
+    Fetch,
+    FetchResult,
+    History,
+    ListOffsetsResult,
+    Produce,
+    ProduceResult,
+    RetentionResult,
+    SegmentInfo,
+    StoredBatch,
+    TimestampType,
+    Trace,
+)
 
 
 class Model(AppendRules, SegmentRules, OffsetRules):
@@ -25,7 +43,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         self.sentinel = sentinel if profile.sentinel == "parameter" else NO_TIMESTAMP
 
     @classmethod
-    def for_history(cls, history: History) -> "Model":
+    def for_history(cls, history: History) -> Model:
         return cls(get(history.profile), history.no_timestamp)
 
     def run(self, history: History) -> Trace:

@@ -1,8 +1,6 @@
 """Segments: time-based rolling, the time index, time-based and KIP-870 event-time retention."""
 from __future__ import annotations
 
-from typing import Optional
-
 from specs.profiles import Profile
 
 from . import configs, int64
@@ -15,7 +13,7 @@ class SegmentRules:
     sentinel: int
 
     # -- rolling --------------------------------------------------------------------------
-    def roll_base(self, batch: StoredBatch) -> Optional[int]:
+    def roll_base(self, batch: StoredBatch) -> int | None:
         """What a new segment's first batch contributes as the rolling base (None: use wall clock)."""
         if self.profile.roll_basis == "first-record":
             first = batch.records[0].timestamp

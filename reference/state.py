@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from .types import StoredBatch, TopicConfig
 
@@ -13,11 +12,11 @@ class Segment:
     created_ms: dict[int, int]            # per broker: its clock when the segment was created
     mtime_ms: dict[int, int]              # per broker: its clock at the last append (file mtime)
     batches: list[StoredBatch] = field(default_factory=list)
-    max_timestamp: Optional[int] = None   # running max as the profile tracks it (None: nothing yet)
+    max_timestamp: int | None = None   # running max as the profile tracks it (None: nothing yet)
     offset_of_max: int = -1
     time_index: list[tuple[int, int]] = field(default_factory=list)
-    roll_base: Optional[int] = None       # timestamp time-based rolling is measured from
-    event_max: Optional[int] = None       # KIP-870: max event time of this segment's records
+    roll_base: int | None = None       # timestamp time-based rolling is measured from
+    event_max: int | None = None       # KIP-870: max event time of this segment's records
 
     @property
     def empty(self) -> bool:
@@ -32,8 +31,8 @@ class Partition:
     segments: list[Segment]
     leader: int = 0
     next_offset: int = 0
-    last_log_append_time: Optional[int] = None
-    max_event_time: Optional[int] = None  # KIP-870: partition.maxEventTime
+    last_log_append_time: int | None = None
+    max_event_time: int | None = None  # KIP-870: partition.maxEventTime
 
     @property
     def active(self) -> Segment:

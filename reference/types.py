@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass, field
-from typing import Optional, Union
+from typing import Union
 
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
@@ -44,7 +44,7 @@ class Record:
     """One record as a producer sends it: its own timestamp (ms) and opaque key/value."""
 
     timestamp: int
-    key: Optional[bytes] = None
+    key: bytes | None = None
     value: bytes = b""
 
 
@@ -60,7 +60,7 @@ class Batch:
     records: tuple[Record, ...]
     codec: str = "none"
     timestamp_type: TimestampType = TimestampType.CREATE_TIME
-    max_timestamp: Optional[int] = None
+    max_timestamp: int | None = None
     transactional: bool = False
     control: bool = False
     timestamp_extended: bool = False
@@ -75,12 +75,12 @@ class TopicConfig:
     """
 
     timestamp_type: TimestampType = TimestampType.CREATE_TIME
-    before_max_ms: Optional[int] = None
-    after_max_ms: Optional[int] = None
-    difference_max_ms: Optional[int] = None
-    segment_ms: Optional[int] = None
-    retention_ms: Optional[int] = None
-    retention_max_eventtime_ms: Optional[int] = None
+    before_max_ms: int | None = None
+    after_max_ms: int | None = None
+    difference_max_ms: int | None = None
+    segment_ms: int | None = None
+    retention_ms: int | None = None
+    retention_max_eventtime_ms: int | None = None
     compression_type: str = "producer"
     partitions: int = 1
 
@@ -206,7 +206,7 @@ class CreateTopicResult:
 @dataclass(frozen=True)
 class RecordError:
     batch_index: int
-    message: Optional[str]
+    message: str | None
 
 
 @dataclass(frozen=True)
@@ -214,7 +214,7 @@ class ProduceResult:
     """The ProduceResponse v8 partition fields, plus what the model can see and a broker can't."""
 
     error_code: int
-    error_message: Optional[str] = None
+    error_message: str | None = None
     record_errors: tuple[RecordError, ...] = ()
     base_offset: int = -1
     log_append_time: int = -1
@@ -227,7 +227,7 @@ class ProduceResult:
 class StoredRecord:
     offset: int
     timestamp: int
-    create_time: Optional[int] = None  # the producer's timestamp, where a profile keeps both
+    create_time: int | None = None  # the producer's timestamp, where a profile keeps both
 
 
 @dataclass(frozen=True)
@@ -272,7 +272,9 @@ class DescribeLogResult:
     error_code: int = NONE
 
 
-Result = Union[Ack, CreateTopicResult, ProduceResult, FetchResult, ListOffsetsResult, RetentionResult, DescribeLogResult]
+Result = Union[
+    Ack, CreateTopicResult, ProduceResult, FetchResult, ListOffsetsResult, RetentionResult, DescribeLogResult
+]
 Trace = tuple[Result, ...]
 
 TOPIC_ALREADY_EXISTS = 36

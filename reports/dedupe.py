@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from typing import Iterable, Optional
+from collections.abc import Iterable
 
 from .verdicts import BAD
 
@@ -32,7 +32,7 @@ def op_type(counterexample: dict) -> str:
     return "?"
 
 
-def signature(counterexample: Optional[dict]) -> Optional[str]:
+def signature(counterexample: dict | None) -> str | None:
     """A stable 12-hex-digit hash of (normalised what, op type); None without a counterexample."""
     if not counterexample or not counterexample.get("mismatch"):
         return None
@@ -67,6 +67,6 @@ def render(rows: Iterable[dict]) -> str:
     return "\n".join(lines) if lines else "no failures"
 
 
-def text_signature(reason: Optional[str]) -> str:
+def text_signature(reason: str | None) -> str:
     """The signature of a failure with no mismatch (an assertion, a crash): its normalised reason."""
     return hashlib.sha256(normalise(str(reason or "")).encode()).hexdigest()[:12]

@@ -6,8 +6,6 @@ passing) stays on.  Rows are keyed by (clause, implementation, profile).
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from .verdicts import BAD
 
 GOOD_BEFORE = ("pass", "unsupported", None)  # None: the baseline has no such row
@@ -25,7 +23,7 @@ def label(k: tuple) -> str:
     return f"{k[0]} on {k[1]}/{k[2]}"
 
 
-def verdict_of(rows: dict, k: tuple) -> Optional[str]:
+def verdict_of(rows: dict, k: tuple) -> str | None:
     return rows[k]["verdict"] if k in rows else None
 
 
@@ -57,7 +55,7 @@ def render(result: dict) -> str:
     return "\n".join(lines)
 
 
-def gate(new_rows: list[dict], baseline_rows: Optional[list[dict]], expected: Optional[dict]) -> dict:
+def gate(new_rows: list[dict], baseline_rows: list[dict] | None, expected: dict | None) -> dict:
     """{"new_failures", "unexpected_passes", "expected_failures"} for ``ktc run --baseline/--expectations``.
 
     ``expected`` maps (clause, implementation, profile) -> expectation entry (``reports.expectations``).

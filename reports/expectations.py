@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import tomllib
 from pathlib import Path
-from typing import Optional
 
 from .loading import InputError
 from .verdicts import BAD
@@ -81,7 +80,7 @@ def check_entries(path: Path, entries, lines: list[int], known: tuple) -> None:
         seen[key] = lines[i] if i < len(lines) else 1
 
 
-def entry_problem(entry, clauses, profiles) -> Optional[str]:
+def entry_problem(entry, clauses, profiles) -> str | None:
     if not isinstance(entry, dict):
         return "each [[expect]] entry must be a table"
     missing = [k for k in REQUIRED if not isinstance(entry.get(k), str) or not entry.get(k)]
@@ -112,7 +111,7 @@ def index(files: list[dict], rows: list[dict]) -> dict:
     return out
 
 
-def update(rows: list[dict], implementation: str, old: Optional[dict]) -> str:
+def update(rows: list[dict], implementation: str, old: dict | None) -> str:
     """A new file: one entry per failing row of ``implementation``; reasons and sources kept from
     ``old`` where it has the same (clause, profile), else ``TODO: explain``."""
     previous = {(e["clause"], e["profile"]): e for e in (old or {}).get("expect", [])}

@@ -42,8 +42,10 @@ def render(doc: dict, clauses: dict, timelines: dict, counterexample_dir: str = 
         kips.setdefault(clauses.get(cid, {}).get("kip", cid.split(".")[0]), []).append(cid)
     for kip, ids in kips.items():
         title = clauses.get(ids[0], {}).get("kip_title", "")
-        body.append(f'<tbody data-kip="{escape(kip)}"><tr class="kiphead" data-kip="{escape(kip)}">'
-                    f'<th colspan="{len(cols) + 2}">{escape(kip)} <span>{escape(title)} · {len(ids)} clauses</span></th></tr>')
+        body.append(
+            f'<tbody data-kip="{escape(kip)}"><tr class="kiphead" data-kip="{escape(kip)}">'
+            f'<th colspan="{len(cols) + 2}">{escape(kip)} <span>{escape(title)} · {len(ids)} clauses</span></th></tr>'
+        )
         for cid in ids:
             body.append(clause_row(cid, clauses.get(cid, {}), cols, cells, details, doc, timelines, counterexample_dir))
         body.append("</tbody>")
@@ -59,8 +61,11 @@ def render(doc: dict, clauses: dict, timelines: dict, counterexample_dir: str = 
 
 def clause_row(cid, clause, cols, cells, details, doc, timelines, cx_dir) -> str:
     status = clause.get("status", "accepted")
-    out = [f'<tr class="clause" data-kip="{escape(clause.get("kip", cid.split(".")[0]))}" data-status="{escape(status)}">'
-           f'<th title="{escape(clause.get("statement", ""))}">{escape(cid)}</th><td class="st st-{escape(status)}">{escape(status)}</td>']
+    out = [
+        f'<tr class="clause" data-kip="{escape(clause.get("kip", cid.split(".")[0]))}" data-status="{escape(status)}">'
+        f'<th title="{escape(clause.get("statement", ""))}">{escape(cid)}</th>'
+        f'<td class="st st-{escape(status)}">{escape(status)}</td>'
+    ]
     for impl, profile in cols:
         row = cells.get((cid, impl, profile))
         if row is None:
@@ -76,9 +81,15 @@ def clause_row(cid, clause, cols, cells, details, doc, timelines, cx_dir) -> str
 
 
 def detail(did: str, row: dict, clause: dict, doc: dict, timeline, cx_dir: str) -> str:
-    facts = [("verdict", row["verdict"]), ("examples", row.get("examples")), ("duration", f'{row.get("duration", 0)} s'),
-             ("seed", row.get("seed")), ("signature", row.get("signature")), ("reason", row.get("reason")),
-             ("expected deviation", expected_text(row.get("expected")))]
+    facts = [
+        ("verdict", row["verdict"]),
+        ("examples", row.get("examples")),
+        ("duration", f"{row.get('duration', 0)} s"),
+        ("seed", row.get("seed")),
+        ("signature", row.get("signature")),
+        ("reason", row.get("reason")),
+        ("expected deviation", expected_text(row.get("expected"))),
+    ]
     parts = [f'<template id="{did}"><h2>{escape(row["clause"])} <small>on {escape(row["implementation"])} '
              f'{escape(str(row.get("implementation_version") or ""))} / {escape(row["profile"])}</small></h2>',
              f'<p class="statement">{escape(clause.get("statement", "(not in the clause registry)"))}</p>',
@@ -87,14 +98,23 @@ def detail(did: str, row: dict, clause: dict, doc: dict, timeline, cx_dir: str) 
     if cx:
         m = cx.get("mismatch", {})
         spec = spec_of(row["implementation"], doc.get("provenance", {}))
-        parts += [f'<h3>Minimal counterexample</h3><p class="mismatch">op #{escape(str(m.get("op_index")))}: '
-                  f'{escape(str(m.get("what")))}: expected <code>{escape(str(m.get("expected")))}</code>, observed '
-                  f'<code>{escape(str(m.get("observed")))}</code></p>', timeline_svg(timeline),
-                  f'<h3>Replay</h3><pre class="replay">{escape(replay_command(f"{cx_dir}/{file_name(row)}", spec))}</pre>',
-                  f'<details><summary>history JSON</summary><pre>{escape(json.dumps(cx.get("history"), indent=1))}</pre></details>']
-    parts += ["<dl>", "".join(f"<dt>{k}</dt><dd>{escape(str(v))}</dd>" for k, v in facts if v not in (None, "")), "</dl>",
-              f'<details><summary>{len(row.get("tests", []))} tests</summary><ul>',
-              "".join(f"<li><code>{escape(t)}</code></li>" for t in row.get("tests", [])), "</ul></details>"]
+        parts += [
+            f'<h3>Minimal counterexample</h3><p class="mismatch">op #{escape(str(m.get("op_index")))}: '
+            f"{escape(str(m.get('what')))}: expected <code>{escape(str(m.get('expected')))}</code>, observed "
+            f"<code>{escape(str(m.get('observed')))}</code></p>",
+            timeline_svg(timeline),
+            f'<h3>Replay</h3><pre class="replay">{escape(replay_command(f"{cx_dir}/{file_name(row)}", spec))}</pre>',
+            "<details><summary>history JSON</summary>"
+            f"<pre>{escape(json.dumps(cx.get('history'), indent=1))}</pre></details>",
+        ]
+    parts += [
+        "<dl>",
+        "".join(f"<dt>{k}</dt><dd>{escape(str(v))}</dd>" for k, v in facts if v not in (None, "")),
+        "</dl>",
+        f"<details><summary>{len(row.get('tests', []))} tests</summary><ul>",
+        "".join(f"<li><code>{escape(t)}</code></li>" for t in row.get("tests", [])),
+        "</ul></details>",
+    ]
     return "".join(parts) + "</template>"
 
 
@@ -152,9 +172,11 @@ PAGE = """<!doctype html>
 <section id="filters">KIP <select id="kip"><option value="">all</option>{kip_options}</select>
 <span class="statuses">status {status_boxes}</span>
 <label><input type="checkbox" id="onlybad"> only clauses with a non-pass cell</label> <span id="shown"></span></section>
-<main><div class="matrix-wrap"><table id="matrix"><thead><tr><th>clause</th><th>status</th>{head}</tr></thead>{body}</table></div>
+<main><div class="matrix-wrap">
+<table id="matrix"><thead><tr><th>clause</th><th>status</th>{head}</tr></thead>{body}</table></div>
 <aside id="detail" hidden></aside></main>
-<section id="rootcauses"><h2>Root causes (failures grouped by their history's first divergence, largest first)</h2>{rootcauses}</section>
+<section id="rootcauses">
+<h2>Root causes (failures grouped by their history's first divergence, largest first)</h2>{rootcauses}</section>
 <section id="failures"><h2>Distinct failures (deduplicated by clause and signature)</h2>{failures}</section>
 <div hidden>{details}</div>
 <script>{js}</script>

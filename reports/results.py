@@ -8,8 +8,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 import subprocess
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable, Optional
 
 from . import rootcause
 from .dedupe import text_signature
@@ -46,7 +46,7 @@ def _signatures(part: dict) -> dict:
     return part.get("signatures") or {part.get("signature") or text_signature(part.get("reason")): 1}
 
 
-def git_sha(root: Path) -> Optional[str]:
+def git_sha(root: Path) -> str | None:
     try:
         out = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
@@ -56,7 +56,7 @@ def git_sha(root: Path) -> Optional[str]:
 
 def document(rows: list[dict], provenance: dict) -> dict:
     return {"schema_version": SCHEMA_VERSION,
-            "generated_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
             "provenance": provenance, "rows": rows}
 
 

@@ -72,7 +72,11 @@ def _records(p: dict, y: int, half: float, hit: bool) -> list[str]:
         tip = f"record {i}: ts={ts} (now {'+' if delta >= 0 else '-'} {abs(delta)} ms)"
         cls = "rec hit" if hit else "rec"
         if clamped:
-            pts = f"{x - 6},{y - 6} {x + 6},{y} {x - 6},{y + 6}" if delta > 0 else f"{x + 6},{y - 6} {x - 6},{y} {x + 6},{y + 6}"
+            pts = (
+                f"{x - 6},{y - 6} {x + 6},{y} {x - 6},{y + 6}"
+                if delta > 0
+                else f"{x + 6},{y - 6} {x - 6},{y} {x + 6},{y + 6}"
+            )
             anchor, dx = ("end", -9) if delta > 0 else ("start", 9)
             out.append(f'<polygon points="{pts}" class="{cls}"><title>{escape(tip)}</title></polygon>'
                        f'<text x="{x + dx:.1f}" y="{y + 16}" text-anchor="{anchor}" class="far">ts={ts}</text>')
@@ -87,12 +91,14 @@ def timeline_svg(timeline: dict | None) -> str:
         return '<p class="note">No Produce in this counterexample: nothing to draw.</p>'
     produces, half = timeline["produces"], scale(timeline["produces"])
     height = TOP + ROW * len(produces) + 24
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="{WIDTH}" height="{height}" '
-             f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="counterexample timeline">',
-             f'<line x1="{LEFT + PLOT / 2}" y1="{TOP - 8}" x2="{LEFT + PLOT / 2}" y2="{height - 20}" class="now"/>',
-             f'<text x="{LEFT + PLOT / 2}" y="{height - 6}" text-anchor="middle" class="axis">now (leader clock)</text>',
-             f'<text x="{LEFT}" y="{height - 6}" class="axis">{escape(human(-int(half[0])))}</text>',
-             f'<text x="{LEFT + PLOT}" y="{height - 6}" text-anchor="end" class="axis">{escape(human(int(half[1])))}</text>']
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline" width="{WIDTH}" height="{height}" '
+        f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="counterexample timeline">',
+        f'<line x1="{LEFT + PLOT / 2}" y1="{TOP - 8}" x2="{LEFT + PLOT / 2}" y2="{height - 20}" class="now"/>',
+        f'<text x="{LEFT + PLOT / 2}" y="{height - 6}" text-anchor="middle" class="axis">now (leader clock)</text>',
+        f'<text x="{LEFT}" y="{height - 6}" class="axis">{escape(human(-int(half[0])))}</text>',
+        f'<text x="{LEFT + PLOT}" y="{height - 6}" text-anchor="end" class="axis">{escape(human(int(half[1])))}</text>',
+    ]
     for row, p in enumerate(produces):
         y = TOP + 14 + row * ROW
         hit = p["op_index"] == timeline.get("mismatch_op")

@@ -10,7 +10,6 @@ import functools
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional
 
 from .profiles import names as profile_names
 
@@ -41,7 +40,7 @@ class Clause:
     quote_file: str
     status: str
     profiles: tuple[str, ...]
-    ambiguity: Optional[str] = None
+    ambiguity: str | None = None
     deviations: tuple[Deviation, ...] = field(default=())
 
 

@@ -3,8 +3,22 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from reference.types import (INT64_MAX, INT64_MIN, NO_TIMESTAMP, ONE_HOUR_MS, Advance, CreateTopic, DescribeLog,
-                             ElectLeader, Fetch, History, ListOffsets, Produce, RetentionPass, StepClock)
+from reference.types import (
+    INT64_MAX,
+    INT64_MIN,
+    NO_TIMESTAMP,
+    ONE_HOUR_MS,
+    Advance,
+    CreateTopic,
+    DescribeLog,
+    ElectLeader,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    RetentionPass,
+    StepClock,
+)
 from specs import profiles
 
 from . import configs, data

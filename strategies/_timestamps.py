@@ -5,8 +5,20 @@ import functools
 
 from hypothesis import strategies as st
 
-from ._edges import (DAY_MS, GREGORIAN_CUTOVER_MS, INT64_MAX, INT64_MIN, NO_TIMESTAMP, PANDAS_NS_MAX_MS,
-                     PANDAS_NS_MIN_MS, YEAR_1_MS, YEAR_9999_END_MS, clamp, unit_mistakes, wrap)
+from ._edges import (
+    DAY_MS,
+    GREGORIAN_CUTOVER_MS,
+    INT64_MAX,
+    INT64_MIN,
+    NO_TIMESTAMP,
+    PANDAS_NS_MAX_MS,
+    PANDAS_NS_MIN_MS,
+    YEAR_1_MS,
+    YEAR_9999_END_MS,
+    clamp,
+    unit_mistakes,
+    wrap,
+)
 
 NEAR_NOW_MS = 10 * DAY_MS
 _GENERIC = (0, 1, NO_TIMESTAMP, -2, INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1)

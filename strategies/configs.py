@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -19,7 +18,7 @@ CREATE_TIME, LOG_APPEND_TIME = TimestampType.CREATE_TIME, TimestampType.LOG_APPE
 
 
 def topic_configs(*, profile: str, timestamp_types: Sequence[TimestampType] = (CREATE_TIME, LOG_APPEND_TIME),
-                  limits: Optional[Sequence[Optional[int]]] = None) -> st.SearchStrategy[TopicConfig]:
+                  limits: Sequence[int | None] | None = None) -> st.SearchStrategy[TopicConfig]:
     """Topic configs valid for ``profile``: only keys in ``specs.profiles.get(profile).configs`` are set.
 
     ``message.timestamp.type`` comes from ``timestamp_types``.  The before/after/difference
@@ -42,7 +41,7 @@ def topic_configs(*, profile: str, timestamp_types: Sequence[TimestampType] = (C
                                           limits=_check_limits(limits)))
 
 
-def _check_limits(limits) -> Optional[tuple[Optional[int], ...]]:
+def _check_limits(limits) -> tuple[int | None, ...] | None:
     if limits is None:
         return None
     chosen = check_sequence(limits, "limits")

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Optional
 
 from hypothesis import strategies as st
 
@@ -11,13 +10,12 @@ from reference.types import CODECS, Batch, Record
 from . import _batches, _timestamps
 from ._edges import INT64_MAX, INT64_MIN
 from ._repr import shown
-from ._validation import check_bool, check_int64, check_order, check_range, check_sequence, check_strategy, \
-    check_subset
+from ._validation import check_bool, check_int64, check_order, check_range, check_sequence, check_strategy, check_subset
 
 __all__ = ["timestamps", "records", "batches"]
 
 
-def timestamps(*, now: Optional[int] = None, bounds: Sequence[int] = (), min_value: int = INT64_MIN,
+def timestamps(*, now: int | None = None, bounds: Sequence[int] = (), min_value: int = INT64_MIN,
                max_value: int = INT64_MAX, allow_no_timestamp: bool = True) -> st.SearchStrategy[int]:
     """Record timestamps: Java ``long`` milliseconds in ``[min_value, max_value]``.
 
@@ -47,7 +45,7 @@ def timestamps(*, now: Optional[int] = None, bounds: Sequence[int] = (), min_val
                                           max_value=max_value, allow_no_timestamp=allow_no_timestamp))
 
 
-def records(*, timestamps: Optional[st.SearchStrategy[int]] = None) -> st.SearchStrategy[Record]:
+def records(*, timestamps: st.SearchStrategy[int] | None = None) -> st.SearchStrategy[Record]:
     """Records with a timestamp from ``timestamps`` (default ``timestamps()``), a key that is
     None or up to 8 bytes and a value of up to 16 bytes.
 
@@ -57,7 +55,7 @@ def records(*, timestamps: Optional[st.SearchStrategy[int]] = None) -> st.Search
     return _batches.records(**shown(records, timestamps=timestamps))
 
 
-def batches(*, timestamps: Optional[st.SearchStrategy[int]] = None, min_size: int = 1, max_size: int = 8,
+def batches(*, timestamps: st.SearchStrategy[int] | None = None, min_size: int = 1, max_size: int = 8,
             codecs: Sequence[str] = CODECS, log_append_time_attribute: bool = False, bad_header: bool = False,
             control: bool = False, transactional: bool = False,
             timestamp_extended: bool = False) -> st.SearchStrategy[Batch]:

@@ -1,7 +1,8 @@
 """Strategies for whole scenarios: histories of operations that ``reference.run`` interprets."""
 from __future__ import annotations
 
-from typing import Callable, Optional, Union
+from collections.abc import Callable
+from typing import Union
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -18,7 +19,7 @@ BatchesArg = Union[None, st.SearchStrategy[Batch], Callable[..., st.SearchStrate
 
 
 def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
-              topic_configs: Optional[st.SearchStrategy[TopicConfig]] = None, batches: BatchesArg = None,
+              topic_configs: st.SearchStrategy[TopicConfig] | None = None, batches: BatchesArg = None,
               skew_ms: int = 0) -> st.SearchStrategy[History]:
     """Histories for ``profile`` on ``brokers`` brokers.
 
@@ -51,9 +52,9 @@ def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
                                         topic_configs=topic_configs, batches=batches, skew_ms=skew_ms))
 
 
-def append_histories(*, profile: str, config: Union[None, TopicConfig, st.SearchStrategy[TopicConfig]] = None,
-                     batch: Union[None, Batch, st.SearchStrategy[Batch]] = None,
-                     now: Union[None, int, st.SearchStrategy[int]] = None) -> st.SearchStrategy[History]:
+def append_histories(*, profile: str, config: None | TopicConfig | st.SearchStrategy[TopicConfig] = None,
+                     batch: None | Batch | st.SearchStrategy[Batch] = None,
+                     now: None | int | st.SearchStrategy[int] = None) -> st.SearchStrategy[History]:
     """The single-append scenario most KIP-937 properties use.
 
     ``[CreateTopic("t", config), Produce("t", batch), Fetch("t")]`` with ``start_ms = now``

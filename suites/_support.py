@@ -3,9 +3,8 @@ from __future__ import annotations
 
 import signal
 
+from reference.types import Batch, CreateTopic, DescribeLog, Fetch, History, Produce, Record, TimestampType, TopicConfig
 from specs.profiles import get as get_profile
-from reference.types import (Batch, CreateTopic, DescribeLog, Fetch, History, Produce, Record, TimestampType,
-                             TopicConfig)
 
 NOW = 1_760_000_000_000
 CT = TimestampType.CREATE_TIME

@@ -8,15 +8,13 @@ It deletes every topic it created when it closes, and on SIGINT/SIGTERM.
 from __future__ import annotations
 
 import os
-from typing import Optional
 
-from implementations.protocol import Capabilities
+from implementations.protocol import Capabilities, JudgedTrace
 
 from .client import wire
 from .client.security import PLAINTEXT, Security
 from .judge.capabilities import broker_capabilities, with_observations
 from .judge.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
-from .judge.observe import JudgedTrace
 from .judge.pipeline import Pipeline
 from .judge.topics import TopicNamer
 from .processes import lifecycle, provision, scratch
@@ -40,8 +38,8 @@ class KafkaImplementation:
     depth = int(os.environ.get("KTC_KAFKA_DEPTH", "2"))  # operations in flight per connection
     ready_s = float(os.environ.get("KTC_KAFKA_READY_S", "60"))  # base deadline for new partitions to answer
 
-    def __init__(self, version: Optional[str] = None, bootstrap: Optional[str] = None,
-                 profile: Optional[str] = None, security: Optional[Security] = None):
+    def __init__(self, version: str | None = None, bootstrap: str | None = None,
+                 profile: str | None = None, security: Security | None = None):
         self.kafka_version = version or os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
         self.bootstrap = bootstrap if bootstrap is not None else os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
         self.requested_profile = profile or os.environ.get("KTC_KAFKA_PROFILE") or None
@@ -106,7 +104,7 @@ class KafkaImplementation:
             raise self._found
         return self._found
 
-    def _chosen_profile(self, found: Optional[Discovery]) -> Optional[str]:
+    def _chosen_profile(self, found: Discovery | None) -> str | None:
         return self.requested_profile or (found.profile if found else None)
 
     def profile(self) -> str:
@@ -127,7 +125,7 @@ class KafkaImplementation:
         ignored = self._pipeline.ignored_configs if self._pipeline is not None else set()
         return with_observations(broker_capabilities(self.profile()), ignored, all_clauses())
 
-    def limit_defaults(self) -> Optional[dict[str, int]]:
+    def limit_defaults(self) -> dict[str, int] | None:
         """The broker's default timestamp limits, or None when they cannot be read."""
         try:
             return numeric_limits(self.discovery().limits)

@@ -23,22 +23,40 @@ from __future__ import annotations
 
 import os
 from dataclasses import replace
-from typing import Optional
 
 from implementations.protocol import Capabilities
-from reference.types import (Ack, Advance, CreateTopic, CreateTopicResult, ElectLeader, Fetch, History, ListOffsets,
-                             Produce, StepClock, clock_states)
+from reference.types import (
+    Ack,
+    Advance,
+    CreateTopic,
+    CreateTopicResult,
+    ElectLeader,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    StepClock,
+    clock_states,
+)
 from specs.clauses import all_clauses
 
 from .adapter import KafkaImplementation
 from .client import wire
+from .cluster_histories import DEFAULT_OFFSETS_S, cannot_run, node_map, offsets_ms
 from .judge.capabilities import KIP
-from .judge.observe import (JudgedTrace, Observed, echoed_now, fetch_result, list_result, on_real_time,
-                            produce_result, rebase)
+from .judge.observe import (
+    JudgedTrace,
+    Observed,
+    echoed_now,
+    fetch_result,
+    list_result,
+    on_real_time,
+    produce_result,
+    rebase,
+)
 from .judge.topics import TopicNamer, kafka_configs
 from .processes import provision
 from .processes.cluster import ClusterError, LocalCluster
-from .cluster_histories import DEFAULT_OFFSETS_S, cannot_run, node_map, offsets_ms
 
 SUPPORTED = ("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
              "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned")
@@ -58,11 +76,11 @@ class KafkaClusterImplementation:
     name = "kafka-cluster"
     xdist_group = "kafka-cluster"  # one pytest-xdist worker owns the three JVMs
 
-    def __init__(self, version: Optional[str] = None, offsets_s=None):
+    def __init__(self, version: str | None = None, offsets_s=None):
         self.version = version or os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
         self.offsets_s = tuple(offsets_s or DEFAULT_OFFSETS_S)
         self.offsets_ms = offsets_ms(self.offsets_s)
-        self._cluster: Optional[LocalCluster | Exception] = None
+        self._cluster: LocalCluster | Exception | None = None
         self._seen: dict[History, tuple] = {}
         self.namer = TopicNamer()
 
@@ -71,7 +89,7 @@ class KafkaClusterImplementation:
         return Capabilities(profiles=frozenset({KIP, shipped_profile(self.version)}), unsupported=unsupported,
                             cannot_run=self.cannot_run)
 
-    def cannot_run(self, history: History) -> Optional[str]:
+    def cannot_run(self, history: History) -> str | None:
         return cannot_run(history, self.offsets_ms)
 
     def cluster(self) -> LocalCluster:

@@ -11,7 +11,7 @@ observable through the Kafka protocol).
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
 from reference.types import CreateTopic, DescribeLog, ElectLeader, History, RetentionPass, StepClock
 
@@ -29,7 +29,7 @@ def fastest_then_slowest(offsets: Sequence[float]) -> list[int]:
     return [order[-1], order[0], *order[1:-1]]
 
 
-def cannot_run(history: History, offsets_ms: tuple[int, ...]) -> Optional[str]:
+def cannot_run(history: History, offsets_ms: tuple[int, ...]) -> str | None:
     if sorted(history.clock_offsets) != sorted(offsets_ms):
         return (f"the 3-node cluster runs only histories on its own clocks, offsets {list(offsets_ms)} ms in any "
                 f"order (this history: {list(history.clock_offsets)})")
@@ -40,7 +40,7 @@ def cannot_run(history: History, offsets_ms: tuple[int, ...]) -> Optional[str]:
     return election_problem(history)
 
 
-def election_problem(history: History) -> Optional[str]:
+def election_problem(history: History) -> str | None:
     """Why the history's elections cannot be realised by halting one leader, or None."""
     partitions, leaders, changed = {}, {}, None
     for op in history.ops:

@@ -14,7 +14,6 @@ import atexit
 import functools
 import os
 import time
-from typing import Optional
 
 from implementations.protocol import Capabilities
 from specs.clauses import all_clauses
@@ -31,7 +30,7 @@ READY_TIMEOUT_S = 90.0
 
 
 @functools.cache
-def docker_problem() -> Optional[str]:
+def docker_problem() -> str | None:
     """None when a Docker engine answers a ping; otherwise why this tier cannot run."""
     try:
         import docker
@@ -67,7 +66,7 @@ class ContainerBroker:
     def bootstrap(self) -> str:
         return f"127.0.0.1:{self.port}"
 
-    def start(self) -> "ContainerBroker":
+    def start(self) -> ContainerBroker:
         from testcontainers.core.container import DockerContainer
         container = DockerContainer(f"{IMAGE}:{self.version}").with_bind_ports(9092, self.port)
         for key, value in image_env(self.port).items():
@@ -87,7 +86,9 @@ class ContainerBroker:
             except (OSError, wire.WireError):
                 time.sleep(0.2)
         self.stop()
-        raise wire.WireError(f"{IMAGE}:{self.version} did not answer on {self.bootstrap} within {READY_TIMEOUT_S:.0f} s")
+        raise wire.WireError(
+            f"{IMAGE}:{self.version} did not answer on {self.bootstrap} within {READY_TIMEOUT_S:.0f} s"
+        )
 
     def stop(self) -> None:
         if self.container is not None:
@@ -100,7 +101,7 @@ class KafkaContainerImplementation(KafkaImplementation):
 
     xdist_group = "kafka-container"
 
-    def __init__(self, version: Optional[str] = None):
+    def __init__(self, version: str | None = None):
         super().__init__(version or provision.DEFAULT_VERSIONS[0], bootstrap="")  # always our own container
         self.name = "kafka-container"
 
@@ -114,7 +115,9 @@ class KafkaContainerImplementation(KafkaImplementation):
     def capabilities(self) -> Capabilities:
         problem = docker_problem()
         if problem is not None:
-            return Capabilities(profiles=frozenset(profile_names()), unsupported={c.kip: problem for c in all_clauses().values()})
+            return Capabilities(
+                profiles=frozenset(profile_names()), unsupported={c.kip: problem for c in all_clauses().values()}
+            )
         return super().capabilities()
 
     def start_process(self) -> ContainerBroker:

@@ -30,7 +30,9 @@ class KfakeImplementation(KafkaImplementation):
         return self.kafka_version
 
     def started_what(self) -> str:
-        return f"franz-go kfake {self.kafka_version} (built from implementations/kafka/processes/kfake_go with go build)"
+        return (
+            f"franz-go kfake {self.kafka_version} (built from implementations/kafka/processes/kfake_go with go build)"
+        )
 
     def start_process(self) -> kfake.KfakeBroker:
         return kfake.KfakeBroker().start()

@@ -8,13 +8,26 @@ imports the reference's rules; it shares only plain types (reference.types) and 
 from __future__ import annotations
 
 import json
-from typing import Sequence
+from collections.abc import Sequence
 
 from implementations.protocol import Capabilities
-from reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, History, ListOffsetsResult,
-                             ProduceResult, RecordError, RetentionResult, SegmentInfo, StoredBatch, StoredRecord,
-                             TimestampType)
-from specs.profiles import all_profiles, get as get_profile
+from reference.types import (
+    Ack,
+    CreateTopicResult,
+    DescribeLogResult,
+    FetchResult,
+    History,
+    ListOffsetsResult,
+    ProduceResult,
+    RecordError,
+    RetentionResult,
+    SegmentInfo,
+    StoredBatch,
+    StoredRecord,
+    TimestampType,
+)
+from specs.profiles import all_profiles
+from specs.profiles import get as get_profile
 
 from . import contract, session, topics
 
@@ -81,9 +94,16 @@ def assemble(scenario: int, history: History, flat: contract.Flat, payloads: dic
 
 def decode(kind: str, p: dict):
     if kind == "Produce":
-        return ProduceResult(p["error_code"], p["error_message"], tuple(RecordError(i, m) for i, m in p["record_errors"]),
-                             p["base_offset"], p["log_append_time"], p["log_start_offset"], p["rolled"],
-                             tuple(p["warnings"]))
+        return ProduceResult(
+            p["error_code"],
+            p["error_message"],
+            tuple(RecordError(i, m) for i, m in p["record_errors"]),
+            p["base_offset"],
+            p["log_append_time"],
+            p["log_start_offset"],
+            p["rolled"],
+            tuple(p["warnings"]),
+        )
     if kind == "Fetch":
         return FetchResult(tuple(StoredBatch(b["base"], TimestampType(b["type"]), b["max"],
                                              tuple(StoredRecord(o, t, c) for o, t, c in b["records"]))
@@ -92,4 +112,6 @@ def decode(kind: str, p: dict):
         return ListOffsetsResult(p["offset"], p["timestamp"])
     if kind == "RetentionPass":
         return RetentionResult(tuple(p["deleted"]), p["log_start_offset"])
-    return DescribeLogResult(tuple(SegmentInfo(b, e, m, tuple(tuple(x) for x in idx)) for b, e, m, idx in p["segments"]))
+    return DescribeLogResult(
+        tuple(SegmentInfo(b, e, m, tuple(tuple(x) for x in idx)) for b, e, m, idx in p["segments"])
+    )

@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from specs.profiles import ProfileError, get as get_profile
+from specs.profiles import ProfileError
+from specs.profiles import get as get_profile
 
 from . import append, contract, int64
 from .contract import ContractError
@@ -74,12 +75,15 @@ def verdict() -> Column:
 def rule_id() -> Column:
     own = F.col("record_error").isNotNull()
     past = F.col("seen_ms") <= F.col("broker_now_ms")
-    return (F.when(F.col("control"), F.lit("KIP-937.orthogonal-control-batch"))
-             .when(own & (F.col("validation") == "abs-difference"), F.lit("KIP-937.legacy-abs-difference"))
-             .when(own & F.col("record_error").startswith("Invalid timestamp type"), F.lit("KIP-937.per-record-validation"))
-             .when(own & past, F.lit("KIP-937.before-bound")).when(own, F.lit("KIP-937.after-bound"))
-             .when(F.col("batch_error") == 32, F.lit("KIP-937.whole-batch-rejection"))
-             .when(F.col("batch_error") == -1, F.lit("KIP-228.rebuild-fails-on-negative"))
-             .when(F.col("lat").isNotNull(), F.lit("KIP-32.log-append-time-assigned"))
-             .when(~F.col("checked"), F.lit("KIP-228.minus-one-is-no-timestamp"))
-             .otherwise(F.lit("KIP-32.create-time-kept")))
+    return (
+        F.when(F.col("control"), F.lit("KIP-937.orthogonal-control-batch"))
+        .when(own & (F.col("validation") == "abs-difference"), F.lit("KIP-937.legacy-abs-difference"))
+        .when(own & F.col("record_error").startswith("Invalid timestamp type"), F.lit("KIP-937.per-record-validation"))
+        .when(own & past, F.lit("KIP-937.before-bound"))
+        .when(own, F.lit("KIP-937.after-bound"))
+        .when(F.col("batch_error") == 32, F.lit("KIP-937.whole-batch-rejection"))
+        .when(F.col("batch_error") == -1, F.lit("KIP-228.rebuild-fails-on-negative"))
+        .when(F.col("lat").isNotNull(), F.lit("KIP-32.log-append-time-assigned"))
+        .when(~F.col("checked"), F.lit("KIP-228.minus-one-is-no-timestamp"))
+        .otherwise(F.lit("KIP-32.create-time-kept"))
+    )

@@ -125,7 +125,7 @@ def with_positions(b: DataFrame) -> DataFrame:
 
 
 def batch_max() -> Column:
-    """LogAppendTime, else the max CreateTime the broker read (Kafka floors it at -1; kip falls back to the sentinel)."""
+    """LogAppendTime, else the max CreateTime the broker read (Kafka floors it at -1; kip: the sentinel)."""
     floored = F.greatest(F.lit(-1).cast("bigint"), F.coalesce(F.col("max_create"), F.lit(-1).cast("bigint")))
     unfloored = F.coalesce(F.col("max_create"), F.col("sentinel"))
     by_profile = F.when(F.col("batch_max_floor") == "minus-one", floored).otherwise(unfloored)

@@ -110,8 +110,9 @@ def table(rows: list[dict], columns: dict) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=pa.schema(columns))
 
 
-def check_records(df, extra: dict = {}) -> None:
+def check_records(df, extra: dict | None = None) -> None:
     """Fail before the evaluation when a DataFrame misses a column, mistypes one, or has null timestamps."""
+    extra = extra or {}
     from pyspark.sql import functions as F
     fields = {f.name: f.dataType.simpleString() for f in df.schema.fields}
     for name, arrow_type in {**RECORD_COLUMNS, **extra}.items():

@@ -23,12 +23,16 @@ def run_pipeline(spark, histories, flat, profile_rows, buckets: int) -> dict:
     profiles = F.broadcast(spark.createDataFrame(pa.Table.from_pylist(profile_rows)))
     records = frame(spark, flat.records, contract.RECORD_COLUMNS).join(topics, ["scenario", "topic"]) \
         .join(profiles, "scenario")
-    produced = append.evaluate(records).withColumn("kind", F.lit("Produce")).withColumn("target", F.lit(None).cast("bigint"))
+    produced = (
+        append.evaluate(records).withColumn("kind", F.lit("Produce")).withColumn("target", F.lit(None).cast("bigint"))
+    )
     events = frame(spark, flat.events, contract.EVENT_COLUMNS).join(topics.select("scenario", "topic", "topic_type"),
                                                                    ["scenario", "topic"])
     combined = produced.select(*SEQUENTIAL_COLUMNS).unionByName(events, allowMissingColumns=True)
     combined = combined.join(topics, ["scenario", "topic", "topic_type"]).join(profiles, "scenario")
-    combined = combined.select(*SEQUENTIAL_COLUMNS, *PARTITION_CONSTANTS).withColumn("bucket", F.col("scenario") % buckets)
+    combined = combined.select(*SEQUENTIAL_COLUMNS, *PARTITION_CONSTANTS).withColumn(
+        "bucket", F.col("scenario") % buckets
+    )
     out = combined.groupBy("bucket").applyInArrow(segments.run_bucket, "scenario long, batch_id int, payload string")
     table = out.toArrow()
     return {(s, b): p for s, b, p in zip(table["scenario"].to_pylist(), table["batch_id"].to_pylist(),

@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import atexit
 import os
-import sys
 import shutil
+import sys
 import tempfile
-from typing import Optional
 
 DEFAULTS = {
     "spark.ui.enabled": "false",
@@ -33,7 +32,7 @@ _overrides: dict[str, str] = dict(
 _session = None
 
 
-def configure(master: Optional[str] = None, **settings: str) -> None:
+def configure(master: str | None = None, **settings: str) -> None:
     """Set the master and extra ``spark.*`` settings; only before the session exists."""
     global _master
     if _session is not None:

@@ -49,7 +49,7 @@ def stamps(fetch, with_create_time: bool = False) -> list[tuple]:
     return [(r.offset, r.timestamp) for b in fetch.batches for r in b.records]
 
 def fetches_of(s: Scenario, timestamp_type):
-    for i, topic, partition, exp, obs in s.last_fetches():
+    for i, topic, _partition, exp, obs in s.last_fetches():
         config = s.config_of(topic)
         if config is not None and config.timestamp_type is timestamp_type:
             yield i, topic, exp, obs

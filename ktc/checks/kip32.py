@@ -54,7 +54,7 @@ def log_append_time_after_leader_change_conformance(s: Scenario, c: Compare) -> 
 
 @check("KIP-32.log-append-time-batch-shared")
 def shared_log_append_time_conformance(s: Scenario, c: Compare) -> None:
-    for i, topic, _exp, obs in fetches_of(s, LAT):
+    for i, _topic, _exp, obs in fetches_of(s, LAT):
         for batch in obs.batches:
             distinct = {r.timestamp for r in batch.records}
             c.holds(i, f"one LogAppendTime per batch at offset {batch.base_offset}", len(distinct) == 1, distinct)

@@ -1,7 +1,7 @@
 """KIP-937: before/after.max.ms bounds, whole-batch rejection, error 32 and its messages, config validation."""
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from ktc.checks.common import (
     CT,

@@ -2,7 +2,7 @@
 ``check(scenario, compare) -> None``; ``run_check`` turns a check's comparisons into a Verdict."""
 from __future__ import annotations
 
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from ktc.judge.scenario import Scenario
 from ktc.judge.verdicts import Mismatch, Validity, Verdict
@@ -24,7 +24,7 @@ def check(*clause_ids: str) -> Callable[[Check], Check]:
 class Compare:
     def __init__(self) -> None:
         self.count = 0
-        self.first: Optional[Mismatch] = None
+        self.first: Mismatch | None = None
         self.mismatched_ops: set[int] = set()  # every op index at which this check found a difference
 
     def eq(self, op_index: int, what: str, expected, observed, invariant: bool = False) -> None:
@@ -37,7 +37,7 @@ class Compare:
         """An invariant of the observation alone: no earlier divergence from the model can explain it away."""
         self.eq(op_index, what, "invariant holds", "invariant holds" if ok else observed, invariant=True)
 
-def run_check(clause_id: str, scenario: Scenario) -> Optional[Verdict]:
+def run_check(clause_id: str, scenario: Scenario) -> Verdict | None:
     compare = Compare()
     CHECKS[clause_id](scenario, compare)
     if compare.count == 0:
@@ -45,7 +45,7 @@ def run_check(clause_id: str, scenario: Scenario) -> Optional[Verdict]:
     validity = Validity.FAIL if compare.first else Validity.PASS
     return Verdict(clause_id, validity, compare.count, compare.first)
 
-def owner_at(scenario: Scenario, op_index: int, clause_ids) -> Optional[str]:
+def owner_at(scenario: Scenario, op_index: int, clause_ids) -> str | None:
     """The first of ``clause_ids`` whose check finds a difference at ``op_index``: the clause that
     owns what the implementation answered there (ktc/judge/divergence.py), or None."""
     tried: set = set()

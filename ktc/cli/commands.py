@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from ktc.cli import impl as cli_impl
 from ktc.cli import reports as cli_reports
 from ktc.cli import run as cli_run
 from ktc.cli.common import EXIT_USAGE, Parser, UsageError, reachable
@@ -57,6 +58,7 @@ def build_parser() -> Parser:
                        help="client properties for TLS/SASL (as for ktc run)")
     clean.add_argument("--dry-run", action="store_true", help="list them, delete nothing")
     cli_reports.add_parsers(sub, run)
+    cli_impl.add_parsers(sub)
     return parser
 
 
@@ -263,7 +265,7 @@ EXIT_NO_TESTS = 5
 
 
 COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, "clean": cmd_clean,
-            **cli_reports.COMMANDS}
+            **cli_reports.COMMANDS, **cli_impl.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -43,7 +43,9 @@ def reachable(address: str, timeout_s: float = 10.0) -> None:
         with wire.Client(address, timeout_s=timeout_s) as client:
             client.api_versions()
     except OSError as error:
-        raise UsageError(f"cannot reach Kafka at {address} ({error.strerror or error}); is the broker running?") from None
+        raise UsageError(
+            f"cannot reach Kafka at {address} ({error.strerror or error}); is the broker running?"
+        ) from None
     except AuthenticationError as error:
         raise UsageError(f"{address} refused ktc's login or certificate ({error}); check --kafka-config") from None
     except Exception as error:  # WireError, a protocol mismatch, a timeout inside the client

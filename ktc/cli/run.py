@@ -31,14 +31,16 @@ def report_root(value: str) -> Path:
     root = Path(value).expanduser().resolve()
     existing = next(p for p in (root, *root.parents) if p.exists())
     if not existing.is_dir():
-        raise UsageError(f"--report {value}: {existing} is a file; give a directory (each run writes a new folder inside)")
+        raise UsageError(
+            f"--report {value}: {existing} is a file; give a directory (each run writes a new folder inside)"
+        )
     if not os.access(existing, os.W_OK | os.X_OK):
         raise UsageError(f"--report {value}: {existing} is not writable; give a writable directory")
     return root
 
 
 def new_run_directory(root: Path) -> Path:
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     directory = root / f"{stamp}-{secrets.token_hex(3)}"
     try:
         directory.mkdir(parents=True)
@@ -81,7 +83,10 @@ def check_pytest_args(args: list[str]) -> None:
                                empty, *args], capture_output=True, text=True, timeout=300)
     if done.returncode in (3, 4):  # internal error / usage error
         said = [line for line in done.stderr.splitlines() if "error" in line.lower()] or done.stderr.splitlines()
-        raise UsageError(f"pytest refused the arguments after --: {said[-1].split('error:', 1)[-1].strip() if said else done.returncode}")
+        raise UsageError(
+            "pytest refused the arguments after --: "
+            + (said[-1].split("error:", 1)[-1].strip() if said else f"exit {done.returncode}")
+        )
 
 
 class Child:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
-from typing import Iterator, Optional
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
@@ -32,7 +32,7 @@ class BulkReport:
     disagreements: int = 0
     generate_seconds: float = 0.0
     check_seconds: float = 0.0
-    counterexample: Optional[History] = None
+    counterexample: History | None = None
     shrink_rounds: int = 0
     per_profile: dict = field(default_factory=dict)
 
@@ -81,7 +81,7 @@ def nudge(ts: int, now: int, rng: random.Random) -> int:
     return max(INT64_MIN, min(INT64_MAX, now + rng.choice((-1, 1)) * bound + rng.choice((-1, 0, 1))))
 
 
-def retarget(history: History, profile: str) -> Optional[History]:
+def retarget(history: History, profile: str) -> History | None:
     """The same history under another profile, if every topic config is valid there."""
     p = get_profile(profile)
     configs = [op.config for op in history.ops if isinstance(op, CreateTopic)]
@@ -100,7 +100,7 @@ def expand(bases: list[History], profiles: list[str], total: int, seed: int) -> 
         produced += 1
 
 
-def check(impl, histories: list[History], report: BulkReport) -> Optional[History]:
+def check(impl, histories: list[History], report: BulkReport) -> History | None:
     started = time.monotonic()
     observed = impl.run(histories)
     first = None

@@ -16,8 +16,8 @@ from __future__ import annotations
 import random
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from typing import Optional, Sequence
 
 from ktc.checks import CHECKS
 from ktc.judge import bulk
@@ -39,7 +39,7 @@ class IntervalReport:
     verdicts: Counter = field(default_factory=Counter)
     run_seconds: float = 0.0
     judge_seconds: float = 0.0
-    violation: Optional[ClauseViolation] = None  # the first failure, shrunk
+    violation: ClauseViolation | None = None  # the first failure, shrunk
 
     @property
     def rate(self) -> float:
@@ -66,7 +66,9 @@ def scenarios(profile: str, total: int, seed: int, bases: int = 300) -> list[His
     log directory (creation, not appends, bounds a broker's scenarios/s)."""
     rng = random.Random(seed)
     configs = topic_configs(profile=profile).map(lambda config: replace(config, partitions=1))
-    found = [with_list_offsets(h, rng) for h in bulk.corpus(append_histories(profile=profile, config=configs), bases, seed)]
+    found = [
+        with_list_offsets(h, rng) for h in bulk.corpus(append_histories(profile=profile, config=configs), bases, seed)
+    ]
     out = list(bulk.expand(found, [profile], total, seed))
     assert all(isinstance(op, BROKER_OPS) for h in out for op in h.ops)
     return out
@@ -79,7 +81,7 @@ def clauses_for(impl, profile: str) -> list[str]:
                   and not caps.reason_unsupported(c))
 
 
-def check(impl, histories: list[History], clauses: list[str], report: IntervalReport) -> Optional[tuple]:
+def check(impl, histories: list[History], clauses: list[str], report: IntervalReport) -> tuple | None:
     """Run and judge one chunk; the first (history, its failing verdicts), if any."""
     started = time.monotonic()
     traces = impl.run(histories)

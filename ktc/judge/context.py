@@ -31,7 +31,8 @@ class RunContext:
 
 class UnderTest:
     """An implementation as a test sees it: its own attributes, the run context, and every optional
-    capability of implementations/protocol.py with its default when the implementation has none."""
+    capability of implementations/protocol.py (``OptionalCapabilities``) with its default when the
+    implementation has none: the harness, the plugin and the suites call these, never getattr."""
 
     def __init__(self, implementation, context: RunContext):
         self.implementation, self.context = implementation, context
@@ -49,6 +50,24 @@ class UnderTest:
     @property
     def xdist_group(self) -> str | None:
         return getattr(self.implementation, "xdist_group", None)
+
+    @property
+    def kip228_tables(self):
+        return getattr(self.implementation, "kip228_tables", None)
+
+    def target(self) -> dict | None:
+        target = getattr(self.implementation, "target", None)
+        return target() if callable(target) else None
+
+    def override_profile(self, profile: str) -> None:
+        override = getattr(self.implementation, "override_profile", None)
+        if callable(override):
+            override(profile)
+
+    def close(self) -> None:
+        close = getattr(self.implementation, "close", None)
+        if callable(close):
+            close()
 
 
 def context_of(impl) -> RunContext:

@@ -12,8 +12,8 @@ history is ``error``.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator, Sequence
 from dataclasses import fields, is_dataclass, replace
-from typing import Iterator, Optional, Sequence
 
 from ktc.judge.verdicts import Divergence, Validity, Verdict
 from reference.types import (
@@ -38,7 +38,7 @@ NOT_JUDGED = frozenset({
 })
 
 
-def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> Optional[Divergence]:
+def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> Divergence | None:
     """The first answered operation whose result differs from the model's, at its first differing field."""
     for ordinal, (index, op, want, got) in enumerate(answered(ops, expected, observed)):
         found = None if declined(op, got) else differs(want, got)
@@ -57,7 +57,7 @@ def declined(op, got) -> bool:
     return isinstance(op, MODEL_ONLY_OPS) and getattr(got, "error_code", None) == UNSUPPORTED_VERSION
 
 
-def differs(want, got, path: str = "") -> Optional[tuple[str, object, object]]:
+def differs(want, got, path: str = "") -> tuple[str, object, object] | None:
     """(field path, expected, observed) of the first difference between two results, or None."""
     if is_dataclass(want) and is_dataclass(got):
         if type(want) is not type(got):
@@ -78,11 +78,11 @@ def joined(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def first(found: Iterator) -> Optional[tuple]:
+def first(found: Iterator) -> tuple | None:
     return next((f for f in found if f is not None), None)
 
 
-def same_place(a: Optional[Divergence], b: Optional[Divergence]) -> bool:
+def same_place(a: Divergence | None, b: Divergence | None) -> bool:
     """Both ends of a clock interval diverge at the same operation and field: not the clock's doing."""
     return a is not None and b is not None and (a.ordinal, a.op_kind, a.field) == (b.ordinal, b.op_kind, b.field)
 
@@ -92,7 +92,7 @@ def owned_by(verdicts: list[Verdict], divergence: Divergence) -> bool:
     return any(v.failed and v.mismatch is not None and v.mismatch.op_index == divergence.op_index for v in verdicts)
 
 
-def attribute(verdicts: list[Verdict], divergence: Optional[Divergence], owned: bool) -> list[Verdict]:
+def attribute(verdicts: list[Verdict], divergence: Divergence | None, owned: bool) -> list[Verdict]:
     """Failures at a later operation than the first divergence are explained by it (unknown); a
     divergence no clause owns makes every verdict an error; failures at it carry it."""
     if divergence is None:

@@ -7,7 +7,7 @@ replayable counterexample when a check fails.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Optional, Sequence
+from collections.abc import Iterable, Sequence
 
 import reference
 from implementations.protocol import Implementation
@@ -56,7 +56,7 @@ class ClauseViolation(AssertionError):
     def clauses(self) -> tuple[str, ...]:
         return tuple(v.clause for v in self.verdicts)
 
-    def describe(self, clause: Optional[str] = None) -> str:
+    def describe(self, clause: str | None = None) -> str:
         verdict = self.of(clause)
         return f"{self.headline(verdict)}\ncounterexample: {json.dumps(self.counterexample(clause))}"
 
@@ -67,10 +67,10 @@ class ClauseViolation(AssertionError):
         reason = verdict.notes[0] if verdict.notes else "not judged"
         return f"{verdict.clause} could not be judged on {self.implementation}: {reason}"
 
-    def of(self, clause: Optional[str]) -> Verdict:
+    def of(self, clause: str | None) -> Verdict:
         return next((v for v in self.verdicts if v.clause == clause), self.verdict)
 
-    def counterexample(self, clause: Optional[str] = None) -> dict:
+    def counterexample(self, clause: str | None = None) -> dict:
         verdict = self.of(clause)
         divergence = verdict.divergence
         return {"clause": verdict.clause, "implementation": self.implementation, "history": to_data(self.history),
@@ -83,8 +83,12 @@ def mismatch_data(verdict: Verdict) -> dict:
     its own, so its first divergence stands in."""
     mismatch, divergence = (None if verdict.validity is Validity.ERROR else verdict.mismatch), verdict.divergence
     if mismatch is None and divergence is not None:
-        return {"op_index": divergence.op_index, "what": f"{divergence.op_kind}.{divergence.field} (no clause decides it)",
-                "expected": repr(divergence.expected), "observed": repr(divergence.observed)}
+        return {
+            "op_index": divergence.op_index,
+            "what": f"{divergence.op_kind}.{divergence.field} (no clause decides it)",
+            "expected": repr(divergence.expected),
+            "observed": repr(divergence.observed),
+        }
     if mismatch is None:
         return {"op_index": None, "what": "not judged", "expected": None, "observed": None}
     return {"op_index": mismatch.op_index, "what": mismatch.what,
@@ -94,7 +98,7 @@ def mismatch_data(verdict: Verdict) -> dict:
 
 
 def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[str],
-          context: Optional[RunContext] = None) -> list[list[Verdict]]:
+          context: RunContext | None = None) -> list[list[Verdict]]:
     """Verdicts per history for the given clauses (a clause not exercised by a history is omitted)."""
     clauses, context = tuple(clauses), context or context_of(impl)
     observed = run_checked(impl, [own_copy(h) for h in histories], context)
@@ -152,7 +156,7 @@ def judged(history: History, trace: tuple, clauses: tuple) -> tuple[list[Verdict
     return [v for c in clauses if (v := run_check(c, scenario)) is not None], scenario
 
 
-def divergence_of(scenario: Scenario) -> Optional[Divergence]:
+def divergence_of(scenario: Scenario) -> Divergence | None:
     return first_divergence(scenario.history.ops, scenario.expected, scenario.observed)
 
 

@@ -5,8 +5,8 @@ timestamp rule lives here.
 """
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Iterator, Optional
 
 from reference.types import (
     Batch,
@@ -87,5 +87,5 @@ class Scenario:
             if isinstance(op, kind):
                 yield i, op, self.expected[i], self.observed[i]
 
-    def config_of(self, topic: str) -> Optional[TopicConfig]:
+    def config_of(self, topic: str) -> TopicConfig | None:
         return self.configs().get(topic)

@@ -7,8 +7,8 @@ smallest that still breaks the same clause.
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Callable, Iterator
 
 from reference.types import CreateTopic, History, Produce
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ktc.judge.verdicts import Verdict
 
@@ -12,7 +11,7 @@ from ktc.judge.verdicts import Verdict
 class ClauseStats:
     examples: int = 0
     validities: dict = field(default_factory=lambda: defaultdict(int))
-    first_failure_at: Optional[int] = None
+    first_failure_at: int | None = None
     first_notes: dict = field(default_factory=dict)  # validity -> the notes of its first verdict
     first_divergences: dict = field(default_factory=dict)  # validity -> the first divergence attributed to it
 

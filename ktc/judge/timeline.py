@@ -6,8 +6,6 @@ computing them here keeps ``reports/`` free of rules and the drawing free of gue
 """
 from __future__ import annotations
 
-from typing import Optional
-
 from ktc.judge.serialize import FormatError, from_data
 from reference.configs import effective_limits
 from reference.types import INT64_MAX, CreateTopic, Produce, clock_states
@@ -15,7 +13,7 @@ from specs.profiles import ProfileError
 from specs.profiles import get as get_profile
 
 
-def timeline(counterexample: dict) -> Optional[dict]:
+def timeline(counterexample: dict) -> dict | None:
     """``{"produces": [{op_index, topic, now, before, after, timestamps, timestamp_type}], "mismatch_op"}``.
 
     ``before``/``after`` are None when unbounded (Long.MAX); None overall when the history cannot

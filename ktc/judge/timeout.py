@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import signal
 import threading
-from typing import Callable
+from collections.abc import Callable
 
 
 class TimedOut(Exception):

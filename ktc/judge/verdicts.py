@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any
 
 
 class Validity(str, enum.Enum):
@@ -98,9 +98,9 @@ class Verdict:
     clause: str
     validity: Validity
     compared: int = 0
-    mismatch: Optional[Mismatch] = None
+    mismatch: Mismatch | None = None
     notes: tuple[str, ...] = field(default=())
-    divergence: Optional[Divergence] = field(default=None, compare=False)  # the root cause, when attributed
+    divergence: Divergence | None = field(default=None, compare=False)  # the root cause, when attributed
 
     @property
     def failed(self) -> bool:

@@ -16,9 +16,9 @@ from pathlib import Path
 from ktc.paths import expectations_dir
 from reports import expectations as files
 from reports.loading import InputError
+from reports.verdicts import BAD
 
 DIRECTORY = expectations_dir()
-from reports.verdicts import BAD
 
 
 def paths_for(impls, explicit) -> list[Path]:

@@ -63,7 +63,9 @@ def batch_text(batch: Batch, now: int) -> str:
     stamps = ", ".join(relative(r.timestamp, now) for r in batch.records[:6])
     more = f", ... ({len(batch.records)} records)" if len(batch.records) > 6 else ""
     extra = "" if batch.max_timestamp is None else f" max={relative(batch.max_timestamp, now)}"
-    return f"{batch.timestamp_type.value} [{stamps}{more}]{extra}" + ("" if batch.codec == "none" else f" {batch.codec}")
+    return f"{batch.timestamp_type.value} [{stamps}{more}]{extra}" + (
+        "" if batch.codec == "none" else f" {batch.codec}"
+    )
 
 
 def config_text(config: TopicConfig) -> str:

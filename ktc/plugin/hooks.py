@@ -126,13 +126,12 @@ def show_contract_error_alone(call, report) -> None:
         report.user_properties.append((CONTRACT_KEY, error.implementation))
 
 
-def ship_target(item, report, state: "KtcState") -> None:
+def ship_target(item, report, state: KtcState) -> None:
     """The implementation's target (what it ran on, the profile chosen and why), once it is known."""
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
-    target = getattr(impl, "target", None)
-    if callable(target):
-        data = target()
+    data = impl.target() if impl is not None else None
+    if data:
         if data.get("profile") and state.shipped_targets.get(impl.name) != data:
             state.shipped_targets[impl.name] = data
             report.user_properties.append((TARGET_KEY, json.dumps(data)))
@@ -162,7 +161,7 @@ def replay_line(item, profile: str, implementation: str) -> str:
 
 def target_env(state: KtcState, implementation: str) -> dict:
     impl = next((i for i in state.impls if i.name == implementation), None)
-    target = impl.target() if impl is not None and callable(getattr(impl, "target", None)) else {}
+    target = impl.target() if impl is not None else {}
     found = {"KAFKA_BOOTSTRAP_SERVERS": (target or {}).get("bootstrap"),
              "KTC_KAFKA_VERSION": (target or {}).get("version") if not (target or {}).get("bootstrap") else None}
     return {k: v for k, v in found.items() if v}
@@ -175,15 +174,13 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
             f"ktc: hypothesis seed {seed} (replay any failure with --hypothesis-seed={seed})"]
 
 
-def close_implementations(state: "KtcState") -> None:
+def close_implementations(state: KtcState) -> None:
     """Stop what the implementations started and delete what they created (on every worker)."""
     for impl in state.impls:
-        close = getattr(impl, "close", None)
-        if callable(close):
-            try:
-                close()
-            except Exception as error:  # cleanup must not hide the run's own outcome
-                print(f"ktc: closing {impl.name} failed: {type(error).__name__}: {error}")
+        try:
+            impl.close()
+        except Exception as error:  # cleanup must not hide the run's own outcome
+            print(f"ktc: closing {impl.name} failed: {type(error).__name__}: {error}")
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -52,8 +52,7 @@ def override_profiles(impls, option: str, profiles: tuple[str, ...]) -> None:
     chosen = [p for p in profiles if p != "kip"]
     if option != "all" and chosen:
         for impl in impls:
-            if hasattr(impl, "override_profile"):
-                impl.override_profile(chosen[0])
+            impl.override_profile(chosen[0])
 
 
 def parse_profiles(value: str) -> tuple[str, ...]:

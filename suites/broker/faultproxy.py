@@ -31,7 +31,6 @@ import socket
 import struct
 import threading
 from collections import Counter, deque
-from typing import Optional
 
 BEFORE, AFTER, MID = "before-request", "after-request", "mid-response"
 KINDS = (BEFORE, AFTER, MID)
@@ -42,8 +41,8 @@ JOIN_S = 5.0
 
 
 class FaultProxy:
-    def __init__(self, target: Optional[tuple[str, int]] = None, *, seed: int = 0, probability: float = 0.0,
-                 kinds: tuple[str, ...] = KINDS, max_faults: Optional[int] = None, host: str = "127.0.0.1"):
+    def __init__(self, target: tuple[str, int] | None = None, *, seed: int = 0, probability: float = 0.0,
+                 kinds: tuple[str, ...] = KINDS, max_faults: int | None = None, host: str = "127.0.0.1"):
         assert set(kinds) <= set(KINDS), kinds
         self.target, self.probability, self.kinds, self.max_faults = target, probability, kinds, max_faults
         self.rng = random.Random(seed)
@@ -65,13 +64,13 @@ class FaultProxy:
         return f"{self.host}:{self.port}"
 
     # -- lifecycle
-    def __enter__(self) -> "FaultProxy":
+    def __enter__(self) -> FaultProxy:
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def start(self) -> "FaultProxy":
+    def start(self) -> FaultProxy:
         self.spawn(self.accept_loop, "faultproxy-accept")
         return self
 
@@ -101,7 +100,7 @@ class FaultProxy:
         thread.start()
 
     # -- faults
-    def plan(self, kind: str, api: Optional[str] = None, skip: int = 0) -> None:
+    def plan(self, kind: str, api: str | None = None, skip: int = 0) -> None:
         """Break the connection of the next request (of ``api``, when given; after ``skip`` of them)
         the ``kind`` way."""
         assert kind in KINDS, kind
@@ -112,7 +111,7 @@ class FaultProxy:
         with self.lock:
             self.probability = probability
 
-    def decide(self, api_key: int) -> Optional[tuple[str, bool, float]]:
+    def decide(self, api_key: int) -> tuple[str, bool, float] | None:
         """The fault this request frame gets, if any: (kind, close with RST, share of the response sent)."""
         with self.lock:
             self.requests += 1
@@ -126,7 +125,7 @@ class FaultProxy:
             self.resets += reset
             return kind, reset, self.rng.random()
 
-    def take_planned(self, api_key: int) -> Optional[str]:
+    def take_planned(self, api_key: int) -> str | None:
         for i, (kind, key, skip) in enumerate(self.planned):
             if key is None or key == api_key:
                 if skip:
@@ -144,7 +143,7 @@ class FaultProxy:
         while not self.stopping.is_set():
             try:
                 client, _ = self.listener.accept()
-            except socket.timeout:
+            except TimeoutError:
                 continue
             except OSError:
                 return
@@ -171,7 +170,7 @@ class FaultProxy:
         self.spawn(link.requests_loop, f"faultproxy-{n}-requests")
         self.spawn(link.responses_loop, f"faultproxy-{n}-responses")
 
-    def forget(self, link: "Link") -> None:
+    def forget(self, link: Link) -> None:
         with self.lock:
             self.links.discard(link)
 
@@ -183,7 +182,7 @@ class Link:
         self.proxy, self.client, self.upstream = proxy, client, upstream
         self.forwarded = 0   # request frames sent to the broker
         self.answered = 0    # response frames read from the broker
-        self.doomed: Optional[tuple[int, str, bool, float]] = None  # (response index, kind, reset, share)
+        self.doomed: tuple[int, str, bool, float] | None = None  # (response index, kind, reset, share)
         self.lock = threading.Lock()
         self.closed = False
 
@@ -237,7 +236,7 @@ class Link:
         self.proxy.forget(self)
 
 
-def read_exactly(sock: socket.socket, n: int) -> Optional[bytes]:
+def read_exactly(sock: socket.socket, n: int) -> bytes | None:
     chunks, left = [], n
     while left:
         try:
@@ -251,7 +250,7 @@ def read_exactly(sock: socket.socket, n: int) -> Optional[bytes]:
     return b"".join(chunks)
 
 
-def read_frame(sock: socket.socket) -> Optional[bytes]:
+def read_frame(sock: socket.socket) -> bytes | None:
     """One whole Kafka frame, its 4-byte size included; None at EOF or on any error."""
     head = read_exactly(sock, 4)
     if head is None:

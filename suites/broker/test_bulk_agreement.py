@@ -17,8 +17,8 @@ import pytest
 
 from ktc.judge import bulk_intervals
 from ktc.judge.context import bare
-from ktc.plugin.state import STATE
 from ktc.judge.serialize import dump_history
+from ktc.plugin.state import STATE
 
 TOTAL = int(os.environ.get("KTC_BROKER_BULK_SCENARIOS", "3000"))
 CHUNK = 1000  # scenarios per run() call

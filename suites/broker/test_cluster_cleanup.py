@@ -19,8 +19,8 @@ import pytest
 psutil = pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from suites.broker.test_local_broker import ROOT, VERSIONS, port_is_free  # noqa: E402
 from suites._support import interruptible  # noqa: E402
+from suites.broker.test_local_broker import ROOT, VERSIONS, port_is_free  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 

@@ -23,8 +23,18 @@ from implementations.kafka.processes import provision  # noqa: E402
 from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.judge import harness  # noqa: E402
 from ktc.judge.verdicts import Validity  # noqa: E402
-from reference.types import (Advance, Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record,  # noqa: E402
-                             RetentionPass, TopicConfig)
+from reference.types import (  # noqa: E402
+    Advance,
+    Batch,
+    CreateTopic,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    Record,
+    RetentionPass,
+    TopicConfig,
+)
 
 DAY_MS = 86_400_000
 NOW = 1_795_000_000_000

@@ -11,13 +11,24 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.judge.observe import JudgedTrace, echoed_now, produce_observed  # noqa: E402
 from implementations.kafka.client.messages import ProduceOutcome  # noqa: E402
+from implementations.kafka.judge.observe import JudgedTrace, echoed_now, produce_observed  # noqa: E402
 from ktc.judge import bulk, harness  # noqa: E402
 from ktc.judge.bulk_intervals import clauses_for  # noqa: E402
 from ktc.judge.context import RunContext, UnderTest  # noqa: E402
-from reference.types import (Batch, CreateTopic, Fetch, FetchResult, History, ListOffsets, Produce,  # noqa: E402
-                             Record, RecordError, RetentionPass, TopicConfig)
+from reference.types import (  # noqa: E402
+    Batch,
+    CreateTopic,
+    Fetch,
+    FetchResult,
+    History,
+    ListOffsets,
+    Produce,
+    Record,
+    RecordError,
+    RetentionPass,
+    TopicConfig,
+)
 from strategies import histories  # noqa: E402
 from suites.broker.test_bulk_agreement import skip_unless_a_broker  # noqa: E402
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import select
 import subprocess
 import sys
-import select
 import time
 from pathlib import Path
 
@@ -25,7 +25,7 @@ pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pi
 
 from implementations.kafka.client import messages, wire  # noqa: E402
 from implementations.kafka.client.connection import Connection  # noqa: E402
-from implementations.kafka.client.security import PROPERTIES, PLAINTEXT, AuthenticationError, open_socket  # noqa: E402
+from implementations.kafka.client.security import PLAINTEXT, PROPERTIES, AuthenticationError, open_socket  # noqa: E402
 from implementations.kafka.processes import provision  # noqa: E402
 from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
 from reference.types import INT64_MAX, Batch, Record, TimestampType  # noqa: E402
@@ -173,7 +173,9 @@ def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
                           timeout=600)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     rows = json.loads((report / "latest" / "results.json").read_text())["rows"]
-    return {(r["clause"], r["profile"], tuple(r["tests"])): r["verdict"] for r in rows if r["implementation"] == "kafka"}
+    return {
+        (r["clause"], r["profile"], tuple(r["tests"])): r["verdict"] for r in rows if r["implementation"] == "kafka"
+    }
 
 
 def test_a_whole_run_over_tls_and_scram_gives_the_verdicts_of_plaintext(broker, tmp_path):

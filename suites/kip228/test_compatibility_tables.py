@@ -34,7 +34,9 @@ CONSUMER_TABLE = [
 
 
 @pytest.mark.clause("KIP-228.producer-broker-table")
-@pytest.mark.parametrize("row", PRODUCER_TABLE, ids=["old-producer-minus-one", "new-producer-min", "new-producer-minus-one-ms"])
+@pytest.mark.parametrize(
+    "row", PRODUCER_TABLE, ids=["old-producer-minus-one", "new-producer-min", "new-producer-minus-one-ms"]
+)
 def test_producer_table_row_holds(impl, profile, row):
     (sent, extended), (old, new) = row
     kip228 = getattr(impl, "kip228_tables", None) or reference_tables

@@ -1,6 +1,7 @@
 """KIP-228: negative timestamps, the NO_TIMESTAMP sentinel, and the broker's rebuild path."""
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
 from reference.types import CODECS, INT64_MIN, TOPIC_COMPRESSION_TYPES, History, TopicConfig
@@ -16,7 +17,9 @@ AROUND_ZERO = st.sampled_from([-1, 0, 1])  # where "negative" starts, and the -1
 @example(others=[NOW + 10**12])
 @given(others=st.lists(timestamps(now=NOW), max_size=4))
 def test_minus_one_is_exempt_and_ignored_by_the_batch_max(impl, profile, others):
-    config = TopicConfig(after_max_ms=0, before_max_ms=0) if profile != "kafka-3.5" else TopicConfig(difference_max_ms=0)
+    config = (
+        TopicConfig(after_max_ms=0, before_max_ms=0) if profile != "kafka-3.5" else TopicConfig(difference_max_ms=0)
+    )
     assert_conforms(impl, one_append(profile, config, -1, *others))
 
 
@@ -29,7 +32,9 @@ def test_minus_one_is_exempt_and_ignored_by_the_batch_max(impl, profile, others)
        topic_codec=st.sampled_from(TOPIC_COMPRESSION_TYPES), batch_codec=st.sampled_from(CODECS))
 def test_negative_timestamps_are_kept_in_place_and_break_a_rebuild(impl, profile, stamps, topic_codec, batch_codec):
     for timestamp_type in (None, LAT):
-        config = TopicConfig(compression_type=topic_codec, **({"timestamp_type": timestamp_type} if timestamp_type else {}))
+        config = TopicConfig(
+            compression_type=topic_codec, **({"timestamp_type": timestamp_type} if timestamp_type else {})
+        )
         assert_conforms(impl, one_append(profile, config, *stamps, codec=batch_codec))
 
 

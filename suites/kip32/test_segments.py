@@ -1,6 +1,7 @@
 """KIP-32: time-based rolling and retention, with timestamps in the past, the future and missing."""
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
 from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Advance, DescribeLog, RetentionPass, TopicConfig

@@ -1,11 +1,21 @@
 """KIP-32: what the broker stores and answers: CreateTime kept, LogAppendTime assigned, batch max,
 offsets, and the ProduceResponse's log_append_time."""
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import (INT64_MIN, Advance, CreateTopic, ElectLeader, Fetch, History, ListOffsets, Produce,
-                             TopicConfig)
+from reference.types import (
+    INT64_MIN,
+    Advance,
+    CreateTopic,
+    ElectLeader,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    TopicConfig,
+)
 from strategies import append_histories, timestamps, topic_configs
 from suites._support import CT, LAT, NOW, appends, batch, one_append
 

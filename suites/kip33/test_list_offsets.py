@@ -1,9 +1,20 @@
 """KIP-33: the time index and ListOffsets by timestamp, over logs with several segments."""
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import Advance, CreateTopic, DescribeLog, Fetch, History, ListOffsets, Produce, RetentionPass, TopicConfig
+from reference.types import (
+    Advance,
+    CreateTopic,
+    DescribeLog,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    RetentionPass,
+    TopicConfig,
+)
 from strategies import timestamps
 from suites._support import LAT, NOW, batch
 

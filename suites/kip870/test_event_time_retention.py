@@ -1,6 +1,7 @@
 """KIP-870 (under discussion): retention by the partition's max event time, under the kip profile."""
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
 from reference.types import Advance, CreateTopic, DescribeLog, Fetch, History, Produce, RetentionPass, TopicConfig

@@ -1,6 +1,7 @@
 """KIP-937: per-record timestamp validation against before/after.max.ms, judged per implementation."""
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
 from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, History, TopicConfig

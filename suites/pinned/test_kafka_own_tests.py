@@ -18,14 +18,27 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional, Union
 
 import pytest
 
 from ktc.judge.harness import assert_conforms
 from reference import run
-from reference.types import (INVALID_TIMESTAMP, NO_TIMESTAMP, NONE, ONE_HOUR_MS, Advance, Batch, CreateTopic,
-                             DescribeLog, History, ListOffsets, Produce, RetentionPass, TimestampType, TopicConfig)
+from reference.types import (
+    INVALID_TIMESTAMP,
+    NO_TIMESTAMP,
+    NONE,
+    ONE_HOUR_MS,
+    Advance,
+    Batch,
+    CreateTopic,
+    DescribeLog,
+    History,
+    ListOffsets,
+    Produce,
+    RetentionPass,
+    TimestampType,
+    TopicConfig,
+)
 from suites._support import NOW, appends, batch, one_append
 
 pytestmark = pytest.mark.pinned
@@ -61,7 +74,7 @@ class Fact:
     source: str
     profiles: tuple[str, ...]
     clause: str
-    deviation: Optional[str] = None  # set: the reference disagrees, xfail(strict) with this reason
+    deviation: str | None = None  # set: the reference disagrees, xfail(strict) with this reason
 
 
 def rows(facts) -> list:
@@ -95,10 +108,10 @@ class Append(Fact):
     timestamps: tuple[int, ...] = ()
     codec: str = "none"
     error: int = NONE                            # the produce error Kafka's test expects
-    record_errors: Optional[tuple[int, ...]] = None  # batch indexes of the per-record errors, where asserted
-    message: Optional[str] = None                # the partition error message, where asserted
-    stored: Optional[tuple[int, ...]] = None     # record timestamps as stored, where asserted
-    batch_max: Optional[int] = None              # the stored batch's MaxTimestamp, where asserted
+    record_errors: tuple[int, ...] | None = None  # batch indexes of the per-record errors, where asserted
+    message: str | None = None                # the partition error message, where asserted
+    stored: tuple[int, ...] | None = None     # record timestamps as stored, where asserted
+    batch_max: int | None = None              # the stored batch's MaxTimestamp, where asserted
 
 
 def append(path, tag, method, profiles, clause, case="", **fields) -> Append:
@@ -251,13 +264,13 @@ EARLIEST, LATEST, MAX_TIMESTAMP = -2, -1, -3
 @dataclass(frozen=True)
 class Ask:
     target: int
-    offset: Optional[int]
-    timestamp: Optional[int] = None  # only where Kafka's test asserts it
+    offset: int | None
+    timestamp: int | None = None  # only where Kafka's test asserts it
 
 
 @dataclass(frozen=True)
 class Lookup(Fact):
-    steps: tuple[Union[Batch, Ask], ...] = ()
+    steps: tuple[Batch | Ask, ...] = ()
 
 
 def singles(*timestamps: int) -> tuple[Batch, ...]:
@@ -349,7 +362,7 @@ class Retention(Fact):
     config: TopicConfig = TopicConfig()
     timestamp: int = NOW          # fifteen single-record appends with this timestamp
     deletes: bool = False         # whether deleteOldSegments removes anything
-    remaining: Optional[int] = None  # segments left, where the count does not depend on size-based rolling
+    remaining: int | None = None  # segments left, where the count does not depend on size-based rolling
 
 
 RETENTION = [

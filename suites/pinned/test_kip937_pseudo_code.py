@@ -6,7 +6,8 @@ is kafka-3.5's, which Kafka evaluates in Java long arithmetic, so it is compared
 test_overflow_table.py).
 """
 import pytest
-from hypothesis import example, given, strategies as st
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
 from reference import run

@@ -8,8 +8,18 @@ import pytest
 
 from ktc.judge.harness import assert_conforms
 from reference import run
-from reference.types import (INT64_MAX, INT64_MIN, ONE_HOUR_MS, Batch, CreateTopic, Fetch, History, Produce,
-                             Record, TopicConfig)
+from reference.types import (
+    INT64_MAX,
+    INT64_MIN,
+    ONE_HOUR_MS,
+    Batch,
+    CreateTopic,
+    Fetch,
+    History,
+    Produce,
+    Record,
+    TopicConfig,
+)
 
 pytestmark = pytest.mark.pinned  # fixed cells: judges the pinned_only profiles too
 NOW = 1_760_000_000_000

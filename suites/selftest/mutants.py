@@ -8,15 +8,22 @@ Mutants import the reference's rule logic on purpose; an implementation under te
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 from implementations.protocol import Capabilities
 from reference import int64
 from reference.model import Model
 from reference.offsets import NOT_FOUND
-from reference.types import (INT64_MAX, INVALID_RECORD, INVALID_TIMESTAMP, NO_TIMESTAMP, History, ListOffsetsResult,
-                             TimestampType)
+from reference.types import (
+    INT64_MAX,
+    INVALID_RECORD,
+    INVALID_TIMESTAMP,
+    NO_TIMESTAMP,
+    History,
+    ListOffsetsResult,
+    TimestampType,
+)
 from specs.profiles import get, names
 
 LAT = TimestampType.LOG_APPEND_TIME

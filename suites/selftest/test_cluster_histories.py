@@ -1,10 +1,24 @@
 """Which histories the 3-node cluster (--impl kafka-cluster) can run: pure, no JVM."""
 import pytest
 
-from implementations.kafka.cluster_histories import (DEFAULT_OFFSETS_S, cannot_run, fastest_then_slowest, node_map,
-                                                     offsets_ms)
-from reference.types import (Advance, CreateTopic, DescribeLog, ElectLeader, Fetch, History, Produce, StepClock,
-                             TopicConfig)
+from implementations.kafka.cluster_histories import (
+    DEFAULT_OFFSETS_S,
+    cannot_run,
+    fastest_then_slowest,
+    node_map,
+    offsets_ms,
+)
+from reference.types import (
+    Advance,
+    CreateTopic,
+    DescribeLog,
+    ElectLeader,
+    Fetch,
+    History,
+    Produce,
+    StepClock,
+    TopicConfig,
+)
 from suites._support import LAT, NOW, batch
 from suites.kip32.test_leader_change_on_skewed_clocks import FASTEST, SLOWEST, leader_change
 
@@ -40,5 +54,9 @@ def test_electing_the_current_leader_or_waiting_is_not_a_change():
 
 
 def test_history_brokers_map_to_the_nodes_with_their_clock_offsets():
-    assert node_map((FASTEST, SLOWEST, 0), CLUSTER) == [CLUSTER.index(FASTEST), CLUSTER.index(SLOWEST), CLUSTER.index(0)]
+    assert node_map((FASTEST, SLOWEST, 0), CLUSTER) == [
+        CLUSTER.index(FASTEST),
+        CLUSTER.index(SLOWEST),
+        CLUSTER.index(0),
+    ]
     assert fastest_then_slowest(DEFAULT_OFFSETS_S) == [CLUSTER.index(FASTEST), CLUSTER.index(SLOWEST), CLUSTER.index(0)]

@@ -33,15 +33,18 @@ class CutTrace(tuple):
 
 def cut_trace(validity: str) -> CutTrace:
     trace = CutTrace(tuple(reference.run(history()))[:1])  # the results up to the cut
-    trace.cut = Cut(validity, 1, "op #1 (Produce): connection lost after send; Produce may or may not have been applied")
+    trace.cut = Cut(
+        validity, 1, "op #1 (Produce): connection lost after send; Produce may or may not have been applied"
+    )
     return trace
 
 
 @pytest.mark.parametrize("validity, expected", [("unknown", Validity.UNKNOWN), ("error", Validity.ERROR)])
 def test_a_cut_history_gives_every_exercised_clause_the_cuts_validity_and_reason(validity, expected):
     verdicts = harness.judge_one(history(), cut_trace(validity), CLAUSES)
-    assert {v.clause for v in verdicts} == {v.clause for v in harness.judge_one(history(), tuple(reference.run(history())),
-                                                                               CLAUSES)}
+    assert {v.clause for v in verdicts} == {
+        v.clause for v in harness.judge_one(history(), tuple(reference.run(history())), CLAUSES)
+    }
     assert verdicts and all(v.validity is expected and "may or may not" in v.notes[0] for v in verdicts)
 
 

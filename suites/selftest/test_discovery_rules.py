@@ -3,8 +3,14 @@ from __future__ import annotations
 
 import pytest
 
-from implementations.kafka.judge.discovery import (Discovery, PROFILE_RULES, own_node, profile_by_api, profile_for,
-                                                   unrecognised)
+from implementations.kafka.judge.discovery import (
+    PROFILE_RULES,
+    Discovery,
+    own_node,
+    profile_by_api,
+    profile_for,
+    unrecognised,
+)
 
 LONG_MAX = str(2**63 - 1)
 

@@ -60,7 +60,10 @@ class Named:
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
 def test_every_shipped_expectation_names_a_known_clause_and_profile_with_a_reason_and_a_source(path):
     data = expectations.load(path)
-    named = (data["implementation"], f'{data["implementation"]}-{data.get("version")}')  # ktc/plugin/expected.py paths_for
+    named = (
+        data["implementation"],
+        f"{data['implementation']}-{data.get('version')}",
+    )  # ktc/plugin/expected.py paths_for
     assert path.stem in named and data["expect"]
     for item in data["expect"]:
         clause = registry.all_clauses()[item["clause"]]

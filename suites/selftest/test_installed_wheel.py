@@ -40,7 +40,9 @@ def installed(tmp_path_factory) -> Path:
     assert run([sys.executable, "-m", "venv", scratch / "venv"], scratch).returncode == 0
     bin_dir = scratch / "venv" / "bin"
     done = run([bin_dir / "pip", "install", "-q", "--disable-pip-version-check", wheel], scratch)
-    assert done.returncode == 0, f"installing the wheel failed (its dependencies come from PyPI):\n{done.stderr[-2000:]}"
+    assert done.returncode == 0, (
+        f"installing the wheel failed (its dependencies come from PyPI):\n{done.stderr[-2000:]}"
+    )
     return bin_dir
 
 

@@ -1,7 +1,8 @@
 """Helpers under the model: Java long arithmetic, JSON round trips, verdict merging."""
 import ctypes
 
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ktc.judge.serialize import dump_history, load_history
 from reference import int64

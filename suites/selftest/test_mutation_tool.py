@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("cosmic_ray", reason="the mutation tool needs cosmic-ray (the test extra installs it)")
 
 from mutation import subject  # noqa: E402
-from suites._support import interruptible  # noqa: E402
 from mutation.mutants import enumerate_mutants, sample  # noqa: E402
+from suites._support import interruptible  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # A mutant a pinned table kills at once: the and/or of KIP-937's validation block in append.py.

@@ -10,8 +10,20 @@ import pytest
 
 import reference
 from ktc.judge.contract import ANSWERS, traces_problem
-from reference.types import (Advance, Batch, CreateTopic, DescribeLog, ElectLeader, Fetch, History, ListOffsets,
-                             Produce, Record, RetentionPass, StepClock)
+from reference.types import (
+    Advance,
+    Batch,
+    CreateTopic,
+    DescribeLog,
+    ElectLeader,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    Record,
+    RetentionPass,
+    StepClock,
+)
 
 NOW = 1_700_000_000_000
 EVERY_OP = History("kafka-4", (CreateTopic("t"), Produce("t", Batch((Record(NOW),))), Advance(1), StepClock(0, 1),
@@ -91,3 +103,41 @@ def test_a_hung_run_ends_at_the_timeout_with_error_rows_naming_it(tmp_path):
     assert done.returncode == 1, (done.stdout + done.stderr)[-3000:]
     assert rows and all(r["verdict"] == "error" for r in rows)
     assert all("hangs broke the plug-in contract: did not return within 2 s" in r["reason"] for r in rows)
+
+
+def test_the_new_impl_skeleton_passes_check_impl(tmp_path):
+    new = subprocess.run([sys.executable, "-m", "ktc", "new-impl", "acme_broker"], cwd=tmp_path, capture_output=True,
+                         text=True, timeout=120)
+    check = subprocess.run([sys.executable, "-m", "ktc", "check-impl", "acme_broker:AcmeBroker"], cwd=tmp_path,
+                           capture_output=True, text=True, timeout=120)
+    assert new.returncode == 0 and (tmp_path / "acme_broker.py").exists(), new.stderr
+    assert check.returncode == 0 and "acme-broker: contract kept" in check.stdout, check.stdout + check.stderr
+
+
+def test_check_impl_names_the_broken_answer_and_exits_1(tmp_path):
+    (tmp_path / "adapters_under_test.py").write_text(ADAPTERS)
+    done = subprocess.run([sys.executable, "-m", "ktc", "check-impl", "adapters_under_test:ForgetsOneAnswer"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "(Fetch) answered NoneType; expected reference.types.FetchResult" in done.stdout
+
+
+def test_check_impl_bounds_a_hung_run(tmp_path):
+    (tmp_path / "adapters_under_test.py").write_text(ADAPTERS)
+    done = subprocess.run([sys.executable, "-m", "ktc", "check-impl", "adapters_under_test:Hangs", "--impl-timeout",
+                           "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "did not return within 1 s" in done.stdout, done.stdout + done.stderr
+
+
+def readme_table() -> dict[str, str]:
+    """The README's table: operation -> the result type that answers it."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    rows = [line.split("|") for line in text.splitlines() if line.startswith("| `") and "` | `" in line]
+    return {cells[1].strip(" `"): cells[2].strip(" `") for cells in rows if cells[1].strip(" `") in OP_NAMES}
+
+
+OP_NAMES = {op.__name__ for op in ANSWERS}
+
+
+def test_the_readme_table_of_answers_is_the_contract_ktc_checks():
+    assert readme_table() == {op.__name__: result.__name__ for op, result in ANSWERS.items()}

@@ -3,9 +3,9 @@ from pathlib import Path
 
 import pytest
 
+from ktc import checks
 from ktc.cli.citations import citations
 from ktc.cli.commands import registry_problems
-from ktc import checks
 from specs import clauses as registry
 from specs.clauses import TEXTS
 

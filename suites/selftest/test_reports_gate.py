@@ -31,8 +31,10 @@ def test_expectations_update_writes_one_entry_per_failing_row_with_a_todo_reason
 
 
 def test_expectations_update_keeps_the_reasons_and_sources_of_the_old_file(tmp_path):
-    old = ('schema_version = 1\nimplementation = "exact_arithmetic"\n\n[[expect]]\nclause = "KIP-937.int64-wraparound"\n'
-           'profile = "kafka-4"\nverdict = "fail"\nreason = "exact longs"\nsource = "https://bugs.example/1"\n')
+    old = (
+        'schema_version = 1\nimplementation = "exact_arithmetic"\n\n[[expect]]\nclause = "KIP-937.int64-wraparound"\n'
+        'profile = "kafka-4"\nverdict = "fail"\nreason = "exact longs"\nsource = "https://bugs.example/1"\n'
+    )
     entry = tomllib.loads(updated_expectations(tmp_path, old).read_text())["expect"][0]
     assert (entry["reason"], entry["source"]) == ("exact longs", "https://bugs.example/1")
 

@@ -11,12 +11,26 @@ from hypothesis.errors import InvalidArgument, NoSuchExample
 
 import reference
 from reference.configs import config_error
-from reference.types import (CODECS, INT64_MAX, INT64_MIN, NONE, Batch, CreateTopic, CreateTopicResult,
-                             DescribeLog, ElectLeader, Fetch, History, Produce, Record, StepClock, TimestampType,
-                             TopicConfig)
+from reference.types import (
+    CODECS,
+    INT64_MAX,
+    INT64_MIN,
+    NONE,
+    Batch,
+    CreateTopic,
+    CreateTopicResult,
+    DescribeLog,
+    ElectLeader,
+    Fetch,
+    History,
+    Produce,
+    Record,
+    StepClock,
+    TimestampType,
+    TopicConfig,
+)
 from specs import profiles
-from strategies import append_histories, batches, histories, records, timestamps, topic_configs
-from strategies import _edges
+from strategies import _edges, append_histories, batches, histories, records, timestamps, topic_configs
 
 FIND = settings(max_examples=2000, database=None)
 REACH = settings(FIND, phases=[Phase.generate])  # existence only: stop at the first hit, no shrinking
@@ -44,7 +58,7 @@ def invalid(strategy_call):
 
 
 def epoch_ms(*args) -> int:
-    return (dt.datetime(*args, tzinfo=dt.timezone.utc) - dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)) // MS
+    return (dt.datetime(*args, tzinfo=dt.UTC) - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // MS
 
 
 # ---- edges ---------------------------------------------------------------------------------
@@ -82,7 +96,7 @@ def test_timestamps_rejects_min_value_above_max_value_before_drawing():
 def test_timestamps_reach_every_value_around_both_bounds(bound, step):
     for sign in (-1, 1):
         target = _edges.wrap(NOW + sign * bound + step)
-        assert reach(timestamps(now=NOW, bounds=[bound]), lambda t: t == target) == target
+        assert reach(timestamps(now=NOW, bounds=[bound]), lambda t, target=target: t == target) == target
 
 
 EDGES = [

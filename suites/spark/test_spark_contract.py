@@ -5,7 +5,8 @@ Each property evaluates a whole list of examples in one Spark job (never one job
 import ctypes
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("pyspark", reason="the Spark tier needs the [spark] extra (pip install -e '.[spark]')")
 

@@ -9,7 +9,8 @@ implementation that answers every clause (the reference, Spark, a mutant); any o
 here, with the clauses it lacks, and is judged by the narrower tests.
 """
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ktc.checks import CHECKS
 from ktc.judge.harness import assert_conforms

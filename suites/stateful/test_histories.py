@@ -5,12 +5,23 @@ After every step the implementation replays the history so far and must agree wi
 reference on every clause the test cites.
 """
 import pytest
-from hypothesis import settings, strategies as st
+from hypothesis import settings
+from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from ktc.judge.harness import assert_conforms
-from reference.types import (Advance, CreateTopic, DescribeLog, ElectLeader, Fetch, History, ListOffsets, Produce,
-                             RetentionPass, StepClock)
+from reference.types import (
+    Advance,
+    CreateTopic,
+    DescribeLog,
+    ElectLeader,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    RetentionPass,
+    StepClock,
+)
 from strategies import batches, timestamps, topic_configs
 from suites._support import NOW
 

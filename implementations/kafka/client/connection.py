@@ -18,8 +18,8 @@ import ssl
 import struct
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable, Optional
 
 from .messages import Call
 from .records import WireError
@@ -55,7 +55,7 @@ class Request:
 class Connection:
     """A socket with requests pipelined on it; ``faulted`` once it broke (then it is never used again)."""
 
-    def __init__(self, address: tuple[str, int], timeout_s: float, security: Optional[Security] = None):
+    def __init__(self, address: tuple[str, int], timeout_s: float, security: Security | None = None):
         self.sock = open_socket(address, timeout_s, security)
         self.sock.setblocking(False)
         self.address = address
@@ -63,7 +63,7 @@ class Connection:
         self.unwritten: deque[Request] = deque()   # not yet (fully) written, in order
         self.waiting: deque[Request] = deque()     # written or being written, awaiting answers, in order
         self.correlation = itertools.count(1)
-        self.faulted: Optional[str] = None
+        self.faulted: str | None = None
         self.last_used = time.monotonic()
 
     @property
@@ -133,7 +133,7 @@ class Connection:
                 out.append((answered[0], answered[1], received))
         return out
 
-    def answer(self, data: bytes) -> Optional[tuple[Callable, object]]:
+    def answer(self, data: bytes) -> tuple[Callable, object] | None:
         if not self.waiting:
             self.fail(f"{self.name} sent a response nobody asked for")
             return None

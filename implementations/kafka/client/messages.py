@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, NamedTuple, Optional, Sequence
+from typing import NamedTuple
 
 from reference.types import RecordError
 
@@ -19,8 +20,14 @@ from .records import DecodedBatch, WireError, decode_batches
 
 with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated importlib.resources calls
     warnings.simplefilter("ignore", DeprecationWarning)
-    from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse, DeleteTopicsRequest, \
-        DeleteTopicsResponse, DescribeConfigsRequest, DescribeConfigsResponse
+    from kafka.protocol.admin import (
+        CreateTopicsRequest,
+        CreateTopicsResponse,
+        DeleteTopicsRequest,
+        DeleteTopicsResponse,
+        DescribeConfigsRequest,
+        DescribeConfigsResponse,
+    )
     from kafka.protocol.consumer import FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse
     from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
     from kafka.protocol.producer import ProduceRequest, ProduceResponse
@@ -39,12 +46,16 @@ VERSIONS = {
 }
 API_KEYS = {"Produce": 0, "Fetch": 1, "ListOffsets": 2, "ApiVersions": 18, "CreateTopics": 19, "DeleteTopics": 20,
             "DescribeConfigs": 32, "Metadata": 3}
-MESSAGES = {"Produce": (ProduceRequest, ProduceResponse), "Fetch": (FetchRequest, FetchResponse),
-            "ListOffsets": (ListOffsetsRequest, ListOffsetsResponse), "ApiVersions": (ApiVersionsRequest, ApiVersionsResponse),
-            "CreateTopics": (CreateTopicsRequest, CreateTopicsResponse),
-            "DeleteTopics": (DeleteTopicsRequest, DeleteTopicsResponse),
-            "DescribeConfigs": (DescribeConfigsRequest, DescribeConfigsResponse),
-            "Metadata": (MetadataRequest, MetadataResponse)}
+MESSAGES = {
+    "Produce": (ProduceRequest, ProduceResponse),
+    "Fetch": (FetchRequest, FetchResponse),
+    "ListOffsets": (ListOffsetsRequest, ListOffsetsResponse),
+    "ApiVersions": (ApiVersionsRequest, ApiVersionsResponse),
+    "CreateTopics": (CreateTopicsRequest, CreateTopicsResponse),
+    "DeleteTopics": (DeleteTopicsRequest, DeleteTopicsResponse),
+    "DescribeConfigs": (DescribeConfigsRequest, DescribeConfigsResponse),
+    "Metadata": (MetadataRequest, MetadataResponse),
+}
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
 TOPIC_ALREADY_EXISTS = 36
 # Requests that may be sent again after a connection broke mid-request: reads, and admin requests
@@ -59,7 +70,7 @@ RESOURCE_TOPIC, RESOURCE_BROKER = 2, 4
 @dataclass(frozen=True)
 class ProduceOutcome:
     error_code: int
-    error_message: Optional[str]
+    error_message: str | None
     record_errors: tuple[RecordError, ...]
     base_offset: int
     log_append_time: int
@@ -87,10 +98,10 @@ class ListOffsetsOutcome:
 @dataclass(frozen=True)
 class ConfigEntry:
     name: str
-    value: Optional[str]
+    value: str | None
     source: int
     read_only: bool
-    synonyms: tuple[tuple[str, Optional[str], int], ...]
+    synonyms: tuple[tuple[str, str | None, int], ...]
 
 
 @dataclass(frozen=True)
@@ -157,9 +168,16 @@ def parse_api_versions(response) -> dict[int, tuple[int, int]]:
 
 def create_topics(topics: Sequence[NewTopic], timeout_ms: int = 30_000) -> Call:
     req = CreateTopicsRequest[VERSIONS["CreateTopics"]]
-    creatable = [req.CreatableTopic(name=t.name, num_partitions=t.partitions, replication_factor=t.replication_factor,
-                                    assignments=[], configs=[req.CreatableTopic.CreatableTopicConfig(name=k, value=str(v))
-                                                             for k, v in dict(t.configs).items()]) for t in topics]
+    creatable = [
+        req.CreatableTopic(
+            name=t.name,
+            num_partitions=t.partitions,
+            replication_factor=t.replication_factor,
+            assignments=[],
+            configs=[req.CreatableTopic.CreatableTopicConfig(name=k, value=str(v)) for k, v in dict(t.configs).items()],
+        )
+        for t in topics
+    ]
     return Call("CreateTopics", dict(topics=creatable, timeout_ms=timeout_ms, validate_only=False),
                 lambda response: {t.name: (t.error_code, t.error_message) for t in response.topics})
 
@@ -170,7 +188,7 @@ def delete_topics(names: Iterable[str], timeout_ms: int = 30_000) -> Call:
 
 
 def produce(topic: str, records: bytes, *, partition: int = 0, acks: int = -1, timeout_ms: int = 30_000,
-            transactional_id: Optional[str] = None) -> Call:
+            transactional_id: str | None = None) -> Call:
     req = ProduceRequest[VERSIONS["Produce"]]
     data = req.TopicProduceData(name=topic, partition_data=[
         req.TopicProduceData.PartitionProduceData(index=partition, records=records)])
@@ -203,7 +221,9 @@ def parse_fetch(response) -> FetchOutcome:
     if response.error_code:
         return FetchOutcome(response.error_code, -1, -1, ())
     p = response.responses[0].partitions[0]
-    return FetchOutcome(p.error_code, p.high_watermark, p.log_start_offset, tuple(decode_batches(bytes(p.records or b""))))
+    return FetchOutcome(
+        p.error_code, p.high_watermark, p.log_start_offset, tuple(decode_batches(bytes(p.records or b"")))
+    )
 
 
 def list_offsets(targets: Sequence[tuple[str, int, int]], isolation_level: int = 0) -> Call:
@@ -222,7 +242,7 @@ def parse_list_offsets(response) -> dict[tuple[str, int], ListOffsetsOutcome]:
             for t in response.topics for p in t.partitions}
 
 
-def metadata(topics: Optional[Sequence[str]] = None) -> Call:
+def metadata(topics: Sequence[str] | None = None) -> Call:
     """Metadata for ``topics`` (None: every topic), never creating one."""
     req = MetadataRequest[VERSIONS["Metadata"]]
     asked = None if topics is None else [req.MetadataRequestTopic(name=t) for t in topics]
@@ -236,7 +256,7 @@ def parse_metadata(response) -> ClusterView:
     return ClusterView(brokers, response.controller_id, topics)
 
 
-def describe_configs(resource_type: int, name: str, keys: Optional[Sequence[str]] = None) -> Call:
+def describe_configs(resource_type: int, name: str, keys: Sequence[str] | None = None) -> Call:
     req = DescribeConfigsRequest[VERSIONS["DescribeConfigs"]]
     resource = req.DescribeConfigsResource(resource_type=resource_type, resource_name=name,
                                            configuration_keys=None if keys is None else list(keys))
@@ -244,7 +264,7 @@ def describe_configs(resource_type: int, name: str, keys: Optional[Sequence[str]
                 parse_describe_configs)
 
 
-def parse_describe_configs(response) -> tuple[int, Optional[str], dict[str, ConfigEntry]]:
+def parse_describe_configs(response) -> tuple[int, str | None, dict[str, ConfigEntry]]:
     r = response.results[0]
     entries = {c.name: ConfigEntry(c.name, c.value, c.config_source, c.read_only,
                                    tuple((s.name, s.value, s.source) for s in (c.synonyms or ())))
@@ -283,7 +303,9 @@ def create_and_wait(topics: Sequence[NewTopic], wait_s: float = 10.0, timeout_ms
         answers = yield list_offsets(pending)
         pending = [k for k in pending if answers[k[:2]].error_code != 0]
         if pending and time.monotonic() > deadline:
-            raise WireError(f"topic {pending[0][0]!r} partition {pending[0][1]} not ready {wait_s} s after CreateTopics")
+            raise WireError(
+                f"topic {pending[0][0]!r} partition {pending[0][1]} not ready {wait_s} s after CreateTopics"
+            )
         if pending:
             yield Pause(0.01)
     return results

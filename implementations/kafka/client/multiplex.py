@@ -14,7 +14,7 @@ import heapq
 import itertools
 import select
 import time
-from typing import Callable, Optional
+from collections.abc import Callable
 
 from . import messages
 from .connection import Broken, Connection, now_ms
@@ -36,11 +36,11 @@ class Lost:
 class Slot:
     """A connection to one broker that is reopened (with bounded backoff) after it breaks."""
 
-    def __init__(self, address: tuple[str, int], timeout_s: float, security: Optional[Security],
+    def __init__(self, address: tuple[str, int], timeout_s: float, security: Security | None,
                  reconnect_s: float, idle_s: float):
         self.address, self.timeout_s, self.security = address, timeout_s, security
         self.reconnect_s, self.idle_s = reconnect_s, idle_s
-        self.conn: Optional[Connection] = None
+        self.conn: Connection | None = None
         self.busy = 0  # operations holding this slot
         self.reopened = 0
 
@@ -75,12 +75,12 @@ class Slot:
 class Exchange:
     """One operation's requests in order on one slot: a generator of Call / Pause (messages.py)."""
 
-    def __init__(self, pipeline: "Multiplexer", slot: Slot, steps, done: Callable):
+    def __init__(self, pipeline: Multiplexer, slot: Slot, steps, done: Callable):
         self.pipeline, self.slot, self.steps, self.done = pipeline, slot, steps, done
-        self.call: Optional[messages.Call] = None
+        self.call: messages.Call | None = None
         self.resends = 0
 
-    def advance(self, answer=None, received: Optional[int] = None) -> None:
+    def advance(self, answer=None, received: int | None = None) -> None:
         try:
             step = self.steps.throw(BrokenAnswer(answer.reason)) if isinstance(answer, Broken) \
                 else self.steps.send(answer)
@@ -119,7 +119,7 @@ class Exchange:
         self.pipeline.resent += 1
         self.pipeline.later(0.0, self.transmit)
 
-    def finish(self, value, received: Optional[int]) -> None:
+    def finish(self, value, received: int | None) -> None:
         self.slot.busy -= 1
         self.done(value, received)
 
@@ -133,7 +133,7 @@ class Multiplexer:
     operations waiting on each) and their event loop: sockets and timers, served until told to stop."""
 
     def __init__(self, bootstrap: tuple[str, int], connections: int = 4, depth: int = 2, timeout_s: float = 30.0,
-                 security: Optional[Security] = None, reconnect_s: float = 30.0, idle_s: float = 240.0):
+                 security: Security | None = None, reconnect_s: float = 30.0, idle_s: float = 240.0):
         self.bootstrap = bootstrap
         self.connections, self.depth, self.timeout_s = max(1, connections), depth, timeout_s
         self.slot_options = (timeout_s, security, reconnect_s, idle_s)
@@ -143,7 +143,7 @@ class Multiplexer:
         self.pools: dict[tuple[str, int], list[Slot]] = {}
         self.resent = 0  # requests sent again after their connection broke
 
-    def admin(self, address: Optional[tuple[str, int]] = None) -> Slot:
+    def admin(self, address: tuple[str, int] | None = None) -> Slot:
         address = address or self.bootstrap
         if address not in self.admins:
             self.admins[address] = Slot(address, *self.slot_options)
@@ -158,7 +158,7 @@ class Multiplexer:
     def slots(self) -> list[Slot]:
         return [*self.admins.values(), *(s for pool in self.pools.values() for s in pool)]
 
-    def free(self, address: tuple[str, int]) -> Optional[Slot]:
+    def free(self, address: tuple[str, int]) -> Slot | None:
         """The least busy operation slot to ``address``, if it has room for another operation."""
         slot = min(self.pool(address), key=lambda s: s.busy)
         return slot if slot.busy < self.depth else None
@@ -168,7 +168,7 @@ class Multiplexer:
         slot.busy += 1
         Exchange(self, slot, steps, done).advance()
 
-    def call(self, call: messages.Call, done: Callable, address: Optional[tuple[str, int]] = None) -> None:
+    def call(self, call: messages.Call, done: Callable, address: tuple[str, int] | None = None) -> None:
         """One admin request; ``done(answer | Broken | Lost, received_ms)``."""
         self.start(single(call), self.admin(address), done)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import struct
 from dataclasses import dataclass
-from typing import Optional
 
 from reference.types import INT64_MIN, NO_TIMESTAMP, Batch, StoredBatch, StoredRecord, TimestampType, header_max
 
@@ -106,8 +105,8 @@ def _codec(name: str):
             "zstd": (codec.zstd_encode, codec.zstd_decode)}[name]
 
 
-def encode_batch(batch: Batch, *, base_offset: int = 0, base_timestamp: Optional[int] = None,
-                 attributes: Optional[int] = None, producer_id: int = -1, producer_epoch: int = -1,
+def encode_batch(batch: Batch, *, base_offset: int = 0, base_timestamp: int | None = None,
+                 attributes: int | None = None, producer_id: int = -1, producer_epoch: int = -1,
                  base_sequence: int = -1, partition_leader_epoch: int = -1, bad_crc: bool = False) -> bytes:
     """One magic-2 RecordBatch, byte for byte what ``batch`` says, honest or not.
 

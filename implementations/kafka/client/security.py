@@ -25,8 +25,8 @@ import socket
 import ssl
 import struct
 import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
 
 from .properties import parse_properties
 from .records import WireError
@@ -34,8 +34,12 @@ from .records import WireError
 with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated importlib.resources calls
     warnings.simplefilter("ignore", DeprecationWarning)
     from kafka.net.sasl import get_sasl_mechanism
-    from kafka.protocol.sasl import (SaslAuthenticateRequest, SaslAuthenticateResponse, SaslHandshakeRequest,
-                                     SaslHandshakeResponse)
+    from kafka.protocol.sasl import (
+        SaslAuthenticateRequest,
+        SaslAuthenticateResponse,
+        SaslHandshakeRequest,
+        SaslHandshakeResponse,
+    )
 
 ENV_VARIABLE = "KTC_KAFKA_CONFIG"
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
@@ -78,22 +82,22 @@ class Security:
     """
 
     protocol: str = "PLAINTEXT"
-    mechanism: Optional[str] = None
-    username: Optional[str] = None
-    password: Optional[str] = field(default=None, repr=False)
-    ca_location: Optional[str] = None
-    certificate_location: Optional[str] = None
-    key_location: Optional[str] = None
-    key_password: Optional[str] = field(default=None, repr=False)
+    mechanism: str | None = None
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_location: str | None = None
+    certificate_location: str | None = None
+    key_location: str | None = None
+    key_password: str | None = field(default=None, repr=False)
     endpoint_identification: str = "https"
-    source: Optional[str] = field(default=None, compare=False)
+    source: str | None = field(default=None, compare=False)
 
     def __post_init__(self) -> None:
         _check(self)
 
     # -- making one
     @classmethod
-    def from_properties(cls, path: "str | os.PathLike[str]") -> "Security":
+    def from_properties(cls, path: str | os.PathLike[str]) -> Security:
         """Settings from a Java-style properties file with the keys of ``PROPERTIES``."""
         path = os.path.abspath(os.fspath(path))
         try:
@@ -106,7 +110,7 @@ class Security:
         return cls.from_mapping(properties, source=path)
 
     @classmethod
-    def from_mapping(cls, properties: Mapping[str, str], *, source: Optional[str] = None) -> "Security":
+    def from_mapping(cls, properties: Mapping[str, str], *, source: str | None = None) -> Security:
         """Settings from property name -> value; paths made absolute.  An unknown ``ssl.``/``sasl.``/
         ``security.`` name is an error (a typo must not silently mean plaintext); other client settings
         a downloaded client.properties carries (``bootstrap.servers``, ``session.timeout.ms``) are ignored."""
@@ -126,7 +130,7 @@ class Security:
         return cls(**{k: v for k, v in values.items() if v != "" or k == "endpoint_identification"}, source=source)
 
     @classmethod
-    def from_env(cls) -> "Security":
+    def from_env(cls) -> Security:
         """Settings from the file named by ``$KTC_KAFKA_CONFIG``; ``PLAINTEXT`` when it is unset or empty."""
         path = os.environ.get(ENV_VARIABLE, "")
         if not path:
@@ -239,7 +243,7 @@ def _context(s: Security) -> ssl.SSLContext:
 
 # ---- opening a connection ----------------------------------------------------------------------
 
-def open_socket(address: tuple[str, int], timeout_s: float, security: Optional[Security] = None) -> socket.socket:
+def open_socket(address: tuple[str, int], timeout_s: float, security: Security | None = None) -> socket.socket:
     """A connected, blocking socket to ``address``, ready for Kafka requests.
 
     ``security`` None means ``Security.from_env()``; pass ``PLAINTEXT`` for a plaintext connection
@@ -325,7 +329,7 @@ def _exchange(sock: socket.socket, name: str, security: Security, request_cls, r
         sock.sendall(request.encode(header=True, framed=True))
         size = struct.unpack(">i", _recv_exactly(sock, 4))[0]
         response = response_cls[version].decode(_recv_exactly(sock, size), header=True)
-    except socket.timeout:
+    except TimeoutError:
         raise WireError(f"no answer to {request_cls.__name__} from {name}") from None
     except EOFError:
         hint = "" if security.tls else " (a TLS listener? then security.protocol=SASL_SSL)"

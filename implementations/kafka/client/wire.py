@@ -14,21 +14,50 @@ Only ``reference.types`` is imported from the reference (plain data), never its 
 from __future__ import annotations
 
 import select
-import socket
 import struct
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Iterable, Mapping, Optional, Sequence
 
 from reference.types import INT64_MAX, INT64_MIN, Batch
 
 from . import messages
-from .messages import (API_KEYS, EARLIEST_TIMESTAMP, LATEST_TIMESTAMP, MAX_TIMESTAMP, RESOURCE_BROKER,  # noqa: F401
-                       RESOURCE_TOPIC, VERSIONS, Call, ConfigEntry, FetchOutcome, ListOffsetsOutcome, NewTopic, Pause,
-                       ProduceOutcome)
-from .records import (ATTR_CONTROL, ATTR_TIMESTAMP_EXTENDED, ATTR_TIMESTAMP_TYPE, ATTR_TRANSACTIONAL,  # noqa: F401
-                      BATCH_HEADER, CODEC_IDS, CODEC_NAMES, CRC_START, DecodedBatch, UnsupportedVersion, WireError,
-                      crc32c, crc32c_pure, decode_batches, encode_batch, read_varint, wrap64, zigzag_varint)
+from .messages import (  # noqa: F401
+    API_KEYS,
+    EARLIEST_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+    RESOURCE_BROKER,
+    RESOURCE_TOPIC,
+    VERSIONS,
+    Call,
+    ConfigEntry,
+    FetchOutcome,
+    ListOffsetsOutcome,
+    NewTopic,
+    Pause,
+    ProduceOutcome,
+)
+from .records import (  # noqa: F401
+    ATTR_CONTROL,
+    ATTR_TIMESTAMP_EXTENDED,
+    ATTR_TIMESTAMP_TYPE,
+    ATTR_TRANSACTIONAL,
+    BATCH_HEADER,
+    CODEC_IDS,
+    CODEC_NAMES,
+    CRC_START,
+    DecodedBatch,
+    UnsupportedVersion,
+    WireError,
+    crc32c,
+    crc32c_pure,
+    decode_batches,
+    encode_batch,
+    read_varint,
+    wrap64,
+    zigzag_varint,
+)
 from .security import Security, open_socket
 
 
@@ -42,7 +71,7 @@ class Client:
     """One blocking connection to one broker.  Kafka error codes are data, never exceptions."""
 
     def __init__(self, bootstrap: str, *, timeout_s: float = 30.0, client_id: str = "ktc",
-                 security: Optional[Security] = None):
+                 security: Security | None = None):
         """Connect (TLS and SASL as ``security`` says; default ``Security.from_env()``, i.e. $KTC_KAFKA_CONFIG)."""
         host, _, port = bootstrap.rpartition(":")
         self.address = (host or "127.0.0.1", int(port))
@@ -50,13 +79,13 @@ class Client:
         self.client_id = client_id
         self.security = Security.from_env() if security is None else security
         self._correlation = 0
-        self._versions: Optional[dict[int, tuple[int, int]]] = None
+        self._versions: dict[int, tuple[int, int]] | None = None
         self.sock = open_socket(self.address, timeout_s, self.security)
 
     def close(self) -> None:
         self.sock.close()
 
-    def __enter__(self) -> "Client":
+    def __enter__(self) -> Client:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -95,7 +124,7 @@ class Client:
             self.sock.sendall(request.encode(header=True, framed=True))
             size = struct.unpack(">i", self._recv_exactly(4))[0]
             data = self._recv_exactly(size)
-        except socket.timeout:
+        except TimeoutError:
             raise WireError(f"no answer from {self.address[0]}:{self.address[1]} within {self.timeout_s} s") from None
         response = response_cls[version].decode(data, header=True)
         if response.header.correlation_id != self._correlation:
@@ -138,7 +167,7 @@ class Client:
 
     def create_topic(self, name: str, configs: Mapping[str, object] = (), *, partitions: int = 1,
                      replication_factor: int = 1, timeout_ms: int = 30_000,
-                     wait_s: float = 10.0) -> tuple[int, Optional[str]]:
+                     wait_s: float = 10.0) -> tuple[int, str | None]:
         """CreateTopics; on success, wait (up to ``wait_s``) until every partition answers ListOffsets
         on this connection (see messages.create_and_wait)."""
         topic = NewTopic(name, dict(configs), partitions, replication_factor)
@@ -148,7 +177,7 @@ class Client:
         return self.call(messages.delete_topics(names, timeout_ms))
 
     def produce_raw(self, topic: str, records: bytes, *, partition: int = 0, acks: int = -1,
-                    timeout_ms: int = 30_000, transactional_id: Optional[str] = None) -> ProduceOutcome:
+                    timeout_ms: int = 30_000, transactional_id: str | None = None) -> ProduceOutcome:
         call = messages.produce(topic, records, partition=partition, acks=acks, timeout_ms=timeout_ms,
                                 transactional_id=transactional_id)
         self.version("Produce")
@@ -172,14 +201,14 @@ class Client:
                      isolation_level: int = 0) -> ListOffsetsOutcome:
         return self.call(messages.list_offsets([(topic, partition, target)], isolation_level))[(topic, partition)]
 
-    def describe_configs(self, resource_type: int, name: str, keys: Optional[Sequence[str]] = None
-                         ) -> tuple[int, Optional[str], dict[str, ConfigEntry]]:
+    def describe_configs(self, resource_type: int, name: str, keys: Sequence[str] | None = None
+                         ) -> tuple[int, str | None, dict[str, ConfigEntry]]:
         return self.call(messages.describe_configs(resource_type, name, keys))
 
-    def describe_topic_configs(self, topic: str, keys: Optional[Iterable[str]] = None):
+    def describe_topic_configs(self, topic: str, keys: Iterable[str] | None = None):
         return self.describe_configs(RESOURCE_TOPIC, topic, None if keys is None else list(keys))
 
-    def describe_broker_configs(self, broker_id: int = 1, keys: Optional[Iterable[str]] = None):
+    def describe_broker_configs(self, broker_id: int = 1, keys: Iterable[str] | None = None):
         return self.describe_configs(RESOURCE_BROKER, str(broker_id), None if keys is None else list(keys))
 
 

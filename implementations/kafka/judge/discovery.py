@@ -9,7 +9,6 @@ user always wins; a broker matching no rule is refused in one line that asks for
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional
 
 from ..client import wire
 
@@ -45,10 +44,10 @@ class Discovery:
 
     brokers: dict[int, tuple[str, int]]
     controller: int
-    node: Optional[int]
+    node: int | None
     limits: dict[str, str] = field(default_factory=dict)     # before/after/difference -> broker default
     api_max: dict[str, int] = field(default_factory=dict)
-    profile: Optional[str] = None
+    profile: str | None = None
     by_api: bool = False  # the profile follows from ApiVersions alone (no config rule matched)
 
     @property
@@ -58,13 +57,15 @@ class Discovery:
         apis = ", ".join(f"{api} v{v}" for api, v in self.api_max.items())
         where = f"broker {self.node}" if self.node is not None else "no broker answered DescribeConfigs"
         how = "; profile from ApiVersions alone" if self.by_api else ""
-        return f"{configs} on {where} (of {len(self.brokers)}, controller {self.controller}); ApiVersions max {apis}{how}"
+        return (
+            f"{configs} on {where} (of {len(self.brokers)}, controller {self.controller}); ApiVersions max {apis}{how}"
+        )
 
     def describe(self) -> str:
         return f"{self.profile or 'no profile'}: {self.evidence}"
 
 
-def profile_for(limits: dict[str, str]) -> Optional[str]:
+def profile_for(limits: dict[str, str]) -> str | None:
     """The first rule whose configs are exactly the broker's (and whose after default matches)."""
     for profile, keys, after in PROFILE_RULES:
         if set(limits) == keys and (after is None or limits.get("after") == after):
@@ -84,12 +85,12 @@ def discover(client: wire.Client) -> Discovery:
     return Discovery(view.brokers, view.controller, node, limits, api_max, profile or profile_by_api(api_max), by_api)
 
 
-def profile_by_api(api_max: dict[str, int]) -> Optional[str]:
+def profile_by_api(api_max: dict[str, int]) -> str | None:
     """The first API rule the broker's max versions meet (see API_RULES), or None."""
     return next((profile for api, least, profile in API_RULES if api_max.get(api, -1) >= least), None)
 
 
-def own_node(brokers: dict[int, tuple[str, int]], address: tuple[str, int], controller: int) -> Optional[int]:
+def own_node(brokers: dict[int, tuple[str, int]], address: tuple[str, int], controller: int) -> int | None:
     """The bootstrap's own node id, else the controller if it is a broker, else the lowest id."""
     for node, (host, port) in sorted(brokers.items()):
         if port == address[1] and host in (address[0], "localhost", "127.0.0.1"):
@@ -106,7 +107,7 @@ def broker_limits(client: wire.Client, node: int) -> dict[str, str]:
             if name in entries and entries[name].value is not None}
 
 
-def numeric_limits(limits: dict[str, str]) -> Optional[dict[str, int]]:
+def numeric_limits(limits: dict[str, str]) -> dict[str, int] | None:
     """The limits as integers for the judge (echoed_now), or None when any is unreadable."""
     if not limits or not all(v.lstrip("-").isdigit() for v in limits.values()):
         return None

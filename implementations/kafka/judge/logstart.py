@@ -10,14 +10,14 @@ point of the history, and nothing the history read from that log can be judged â
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from collections.abc import Sequence
 
+from implementations.protocol import Cut
 from reference.types import History, Produce, RetentionPass
 
 from ..client import messages
 from ..client.connection import Broken
 from ..client.multiplex import Lost
-from .observe import Cut
 
 
 def partitions_to_probe(history: History, names: dict[str, str]) -> list[tuple[str, int]]:
@@ -33,15 +33,23 @@ def probe(partitions: Sequence[tuple[str, int]]):
     return answers
 
 
-def cut_after(answers, op_count: int) -> Optional[Cut]:
+def cut_after(answers, op_count: int) -> Cut | None:
     """The cut the probe's answers call for: None when every answered log still starts at 0 (a
     partition that answers with an error code gives no evidence either way)."""
     if isinstance(answers, (Lost, Broken)):
-        return Cut("unknown", op_count, f"the log start offset could not be read after the history "
-                                        f"({answers.reason}), so records the broker may have deleted cannot be ruled out")
+        return Cut(
+            "unknown",
+            op_count,
+            f"the log start offset could not be read after the history "
+            f"({answers.reason}), so records the broker may have deleted cannot be ruled out",
+        )
     moved = {key: a.offset for key, a in answers.items() if a.error_code == 0 and a.offset > 0}
     if not moved:
         return None
     where = ", ".join(f"{topic}-{partition} starts at {offset}" for (topic, partition), offset in sorted(moved.items()))
-    return Cut("unknown", op_count, f"the broker deleted records on its own retention schedule during the history "
-                                    f"({where}; the model deletes only on a RetentionPass), so what it read cannot be judged")
+    return Cut(
+        "unknown",
+        op_count,
+        f"the broker deleted records on its own retention schedule during the history "
+        f"({where}; the model deletes only on a RetentionPass), so what it read cannot be judged",
+    )

@@ -12,14 +12,29 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Optional
 
-from reference.types import (Ack, Advance, DescribeLog, DescribeLogResult, ElectLeader, FetchResult, History,
-                             ListOffsets, ListOffsetsResult, Produce, ProduceResult, RetentionPass, RetentionResult,
-                             StepClock, StoredBatch, StoredRecord, TopicConfig)
+from implementations.protocol import Cut, JudgedTrace
+from reference.types import (
+    Ack,
+    Advance,
+    DescribeLog,
+    DescribeLogResult,
+    ElectLeader,
+    FetchResult,
+    History,
+    ListOffsets,
+    ListOffsetsResult,
+    Produce,
+    ProduceResult,
+    RetentionPass,
+    RetentionResult,
+    StepClock,
+    StoredBatch,
+    StoredRecord,
+    TopicConfig,
+)
 
 from ..client import wire
-
 
 UNSUPPORTED_VERSION = 35
 RANGE_TEXT = re.compile(r"The timestamp should be within \[(-?\d+), (-?\d+)\]")
@@ -29,34 +44,11 @@ class Observed:
     result: object
     sent: int
     received: int
-    exact_now: Optional[int] = None
+    exact_now: int | None = None
     ambiguous: bool = False  # the broker's answer depends on a now the interval cannot pin
 
 
-@dataclass(frozen=True)
-class Cut:
-    """Why a history stopped before its end, and what that makes its verdicts.
-
-    ``unknown``: a request that may or may not have reached the broker was lost with its connection
-    (a produce may or may not have been appended), so nothing after it can be judged.  ``error``: the
-    broker answered something ktc cannot read (a partition it did not report, a malformed response).
-    """
-
-    validity: str   # "unknown" | "error"
-    op_index: int
-    reason: str
-
-
-class JudgedTrace(tuple):
-    """A trace plus how to judge it: (history at interval starts, at interval ends, aligned trace);
-    ``cut`` when the history could not be run to its end."""
-
-    judged_as: tuple = ()
-    undecidable: bool = False
-    cut: Optional[Cut] = None
-
-
-def local(op) -> Optional[Observed]:
+def local(op) -> Observed | None:
     """What an operation the broker cannot be asked for answers, at once (None: ask the broker)."""
     now = wire.now_ms()
     if isinstance(op, (Advance, StepClock, ElectLeader)):
@@ -69,7 +61,7 @@ def local(op) -> Optional[Observed]:
 
 
 def judged(history: History, executed: list, observed: list[Observed], names: dict,
-           cut: Optional[Cut] = None) -> JudgedTrace:
+           cut: Cut | None = None) -> JudgedTrace:
     """The trace, with the history as run (rebased, renamed) placed at both ends of every interval."""
     if cut is not None:
         trace = JudgedTrace(o.result for o in observed)
@@ -99,8 +91,8 @@ def fetch_result(out: wire.FetchOutcome) -> FetchResult:
 def list_result(out: wire.ListOffsetsOutcome) -> ListOffsetsResult:
     return ListOffsetsResult(out.offset, out.timestamp, out.error_code)
 
-def echoed_now(out, config: Optional[TopicConfig], interval: Optional[tuple[int, int]] = None,
-               defaults: Optional[dict[str, int]] = None) -> Optional[int]:
+def echoed_now(out, config: TopicConfig | None, interval: tuple[int, int] | None = None,
+               defaults: dict[str, int] | None = None) -> int | None:
     """The broker's own clock when it told us: its LogAppendTime, or the one now a range text allows."""
     if out.error_code == 0 and out.log_append_time >= 0:
         return out.log_append_time
@@ -108,8 +100,8 @@ def echoed_now(out, config: Optional[TopicConfig], interval: Optional[tuple[int,
     return next(iter(nows)) if nows is not None and len(nows) == 1 else None
 
 
-def text_nows(out, config: Optional[TopicConfig], interval: Optional[tuple[int, int]],
-              defaults: Optional[dict[str, int]]) -> Optional[set[int]]:
+def text_nows(out, config: TopicConfig | None, interval: tuple[int, int] | None,
+              defaults: dict[str, int] | None) -> set[int] | None:
     """The instants of ``interval`` a rejected record's range text allows; None without a text.
 
     The text prints ``[now - before, now + after]`` (Java long arithmetic) with the broker's
@@ -131,7 +123,7 @@ def text_nows(out, config: Optional[TopicConfig], interval: Optional[tuple[int, 
 
 def implied_nows(bounds: tuple[int, int], config: TopicConfig, defaults: dict[str, int]) -> set[int]:
     """Every now that both printed bounds allow, for each candidate before and after limit."""
-    def value(key: str) -> Optional[int]:
+    def value(key: str) -> int | None:
         own = getattr(config, f"{key}_max_ms")
         return own if own is not None else defaults.get(key)
     low, high = bounds
@@ -140,8 +132,8 @@ def implied_nows(bounds: tuple[int, int], config: TopicConfig, defaults: dict[st
     return {wire.wrap64(low + b) for b in befores} & {wire.wrap64(high - a) for a in afters}
 
 
-def produce_observed(out, config: Optional[TopicConfig], sent: int, received: int,
-                     defaults: Optional[dict[str, int]]) -> Observed:
+def produce_observed(out, config: TopicConfig | None, sent: int, received: int,
+                     defaults: dict[str, int] | None) -> Observed:
     """A produce over [sent, received]: pinned by an echo, or undecidable when its range text allows
     several instants (no single now could judge its text at both ends)."""
     nows = text_nows(out, config, (sent, received), defaults)
@@ -149,7 +141,7 @@ def produce_observed(out, config: Optional[TopicConfig], sent: int, received: in
                     ambiguous=nows is not None and len(nows) > 1)
 
 
-def range_bounds(out) -> Optional[tuple[int, int]]:
+def range_bounds(out) -> tuple[int, int] | None:
     """``(now - before, now + after)`` from the first range text of a produce's record errors."""
     for error in out.record_errors:
         found = RANGE_TEXT.search(error.message or "")
@@ -161,7 +153,7 @@ def range_bounds(out) -> Optional[tuple[int, int]]:
 NEAR_MS = 10**12  # about 31 years: closer than this to the history's clock means "relative to now"
 
 
-def rebase(op, history_now: Optional[int]):
+def rebase(op, history_now: int | None):
     """Move clock-relative timestamps onto the broker's clock, just before the request is sent.
 
     A history is written against its own clock; a real broker has the wall clock.  Timestamps within

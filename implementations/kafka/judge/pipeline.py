@@ -6,8 +6,7 @@ partitions' leaders are found through Metadata and each history starts as soon a
 answer ListOffsets on their leader.  Its remaining operations run in order, each sent only after the
 previous one's response (the model is sequential per history), while operations of different
 histories are in flight together on a few connections per broker (``connections`` x ``depth``).
-With one connection of depth one and batches of one history, this is a plain sequential client
-(``KafkaImplementation.run_sequential``, the baseline of benchmarks/bench_broker.py).
+One connection of depth one and batches of one history is the sequential baseline of bench_broker.py.
 
 Every operation is rebased onto the broker's clock just before it is sent, and its interval is
 [wall clock before its request is handed to the socket, wall clock after the read that completed
@@ -22,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from typing import Callable, Optional, Sequence
+from collections.abc import Callable, Sequence
 
 from reference.types import CreateTopic, CreateTopicResult, Fetch, History, ListOffsets, Produce, clock_states
 
@@ -30,8 +29,18 @@ from ..client import messages, wire
 from ..client.connection import Broken
 from ..client.multiplex import Lost, Multiplexer, Slot
 from . import logstart
-from .observe import Cut, JudgedTrace, Observed, fetch_result, judged, list_result, local, produce_observed, \
-    produce_result, rebase
+from .observe import (
+    Cut,
+    JudgedTrace,
+    Observed,
+    fetch_result,
+    judged,
+    list_result,
+    local,
+    produce_observed,
+    produce_result,
+    rebase,
+)
 from .topics import TopicNamer, kafka_configs
 
 LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
@@ -46,8 +55,8 @@ def ready_wait_s(partitions: int, base_s: float) -> float:
 class Pipeline(Multiplexer):
     """The multiplexer plus what a run of histories needs: names, the broker's limits, live topics."""
 
-    def __init__(self, bootstrap: tuple[str, int], limit_defaults: Optional[dict[str, int]],
-                 namer: Optional[TopicNamer] = None, ready_s: float = 60.0, **options):
+    def __init__(self, bootstrap: tuple[str, int], limit_defaults: dict[str, int] | None,
+                 namer: TopicNamer | None = None, ready_s: float = 60.0, **options):
         super().__init__(bootstrap, **options)
         self.limit_defaults, self.ready_s = limit_defaults, ready_s
         self.namer = namer or TopicNamer()
@@ -95,7 +104,7 @@ class Session:
         self.committing = False
         self.create_next()
 
-    def released(self, runs: list["HistoryRun"]) -> None:
+    def released(self, runs: list[HistoryRun]) -> None:
         for run in runs:
             if run.finished:
                 self.finished(run)
@@ -103,7 +112,7 @@ class Session:
                 self.wait_for_slot(run)
         self.pump()
 
-    def wait_for_slot(self, run: "HistoryRun") -> None:
+    def wait_for_slot(self, run: HistoryRun) -> None:
         self.ready.setdefault(run.address(), deque()).append(run)
 
     def pump(self) -> None:
@@ -117,10 +126,10 @@ class Session:
                 if not run.step(self.pipeline, slot, self.answered):
                     self.finished(run)
 
-    def answered(self, run: "HistoryRun") -> None:
+    def answered(self, run: HistoryRun) -> None:
         self.released([run])
 
-    def finished(self, run: "HistoryRun") -> None:
+    def finished(self, run: HistoryRun) -> None:
         self.unfinished -= 1
         self.live -= 1
         self.doomed += run.created_topics()
@@ -145,7 +154,7 @@ class Creation:
     [CreateTopics sent, the poll that found them ready]; one whose partitions never answer within the
     deadline (it scales with the batch) is cut as ``error`` with what the broker last said."""
 
-    def __init__(self, session: Session, runs: list["HistoryRun"]):
+    def __init__(self, session: Session, runs: list[HistoryRun]):
         self.session, self.pipeline, self.waiting = session, session.pipeline, runs
         self.topics = [messages.NewTopic(run.names[op.topic], kafka_configs(op.config), op.config.partitions)
                        for run in runs for op in run.prefix]
@@ -230,7 +239,7 @@ class Creation:
             self.pipeline.later(POLL_S, self.poll)
         self.verify(released)
 
-    def verify(self, runs: list["HistoryRun"]) -> None:
+    def verify(self, runs: list[HistoryRun]) -> None:
         """DescribeConfigs the released histories' topics: a config the broker reports with another
         value than asked (it ignored it) cuts the history as ``unknown``, with the observed value."""
         asked = {name: configs for run in runs for name, configs in run.asked_configs().items()}
@@ -239,7 +248,7 @@ class Creation:
         call = messages.describe_topics_configs([(name, list(configs)) for name, configs in asked.items()])
         self.pipeline.call(call, lambda answer, received: self.verified(runs, asked, answer))
 
-    def verified(self, runs: list["HistoryRun"], asked: dict, answer) -> None:
+    def verified(self, runs: list[HistoryRun], asked: dict, answer) -> None:
         if not isinstance(answer, dict):  # configs that cannot be checked cannot be trusted
             for run in runs:
                 run.cut = run.cut or Cut("unknown", 0, f"topic configs could not be described: {answer.reason}")
@@ -269,7 +278,7 @@ class HistoryRun:
         self.observed: list[Observed] = []
         self.prefix = leading_creates(history)
         self.leaders: dict[tuple[str, int], tuple[str, int]] = {}
-        self.cut: Optional[Cut] = None
+        self.cut: Cut | None = None
         self.probe = logstart.partitions_to_probe(history, names)  # read after the last operation; [] once read
 
     @property

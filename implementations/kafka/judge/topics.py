@@ -54,7 +54,9 @@ class TopicNamer:
 
     def names(self, history: History) -> dict[str, str]:
         """A fresh broker topic for every topic of the history, so histories never share one."""
-        names = {op.topic: f"{self.prefix}{next(self.counter)}-{op.topic}" for op in history.ops if hasattr(op, "topic")}
+        names = {
+            op.topic: f"{self.prefix}{next(self.counter)}-{op.topic}" for op in history.ops if hasattr(op, "topic")
+        }
         log = os.environ.get(TOPIC_LOG_ENV)
         if log:  # suites/broker/test_topic_hygiene.py proves workers never share a name
             with open(log, "a") as out:

@@ -44,8 +44,8 @@ import sys
 import tempfile
 import time
 import uuid
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Mapping, Optional
 
 from . import provision, tls
 from .lifecycle import child_setup, keep_stopped, kill_group, release, signals_deferred
@@ -83,23 +83,23 @@ def faketime_library() -> str:
 
 
 class LocalBroker:
-    def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], *, config: Optional[Mapping[str, object]] = None,
-                 faketime_offset_s: Optional[float] = None, ready_timeout_s: float = READY_TIMEOUT_S,
-                 heap: str = "512m", node_id: int = 1, cluster_id: Optional[str] = None,
-                 ports: Optional[tuple[int, int]] = None, secure: "bool | tls.SecureListener" = False):
+    def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], *, config: Mapping[str, object] | None = None,
+                 faketime_offset_s: float | None = None, ready_timeout_s: float = READY_TIMEOUT_S,
+                 heap: str = "512m", node_id: int = 1, cluster_id: str | None = None,
+                 ports: tuple[int, int] | None = None, secure: bool | tls.SecureListener = False):
         self.version = version
-        self.secure: Optional[tls.SecureListener] = tls.SecureListener() if secure is True else (secure or None)
-        self.tls: Optional[tls.TlsFiles] = None
+        self.secure: tls.SecureListener | None = tls.SecureListener() if secure is True else (secure or None)
+        self.tls: tls.TlsFiles | None = None
         self.node_id = node_id
         self.cluster_id = cluster_id
         self.config = dict(config or {})
         self.faketime_offset_s = faketime_offset_s
         self.ready_timeout_s = ready_timeout_s
         self.heap = heap
-        self.tmpdir: Optional[Path] = None
-        self.process: Optional[subprocess.Popen] = None
+        self.tmpdir: Path | None = None
+        self.process: subprocess.Popen | None = None
         self.port, self.controller_port = ports or (0, 0)
-        self.startup_s: Optional[float] = None
+        self.startup_s: float | None = None
         self._children: list[subprocess.Popen] = []
 
     # -- public surface
@@ -119,7 +119,7 @@ class LocalBroker:
         return tls.client_security(self.secure, self.tls, mechanism, client_cert=client_cert)
 
     @property
-    def pid(self) -> Optional[int]:
+    def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
     @property
@@ -127,14 +127,14 @@ class LocalBroker:
         assert self.tmpdir is not None
         return self.tmpdir / "logs" / "server.log"
 
-    def __enter__(self) -> "LocalBroker":
+    def __enter__(self) -> LocalBroker:
         self.start()
         return self
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def start(self) -> "LocalBroker":
+    def start(self) -> LocalBroker:
         lib = provision.lib_dir(self.version)  # before the clock starts: a cold cache is not start time
         t0 = time.monotonic()
         self.open()
@@ -267,10 +267,12 @@ class LocalBroker:
             (self.tmpdir / "log4j2.xml").write_text(
                 '<?xml version="1.0" encoding="UTF-8"?>\n'
                 '<Configuration status="WARN">\n'
-                f'  <Appenders><File name="file" fileName="{log}"><PatternLayout pattern="{pattern}"/></File></Appenders>\n'
+                f'  <Appenders><File name="file" fileName="{log}">'
+                f'<PatternLayout pattern="{pattern}"/></File></Appenders>\n'
                 '  <Loggers><Logger name="kafka.request.logger" level="WARN"/>\n'
                 '    <Root level="INFO"><AppenderRef ref="file"/></Root></Loggers>\n'
-                '</Configuration>\n')
+                "</Configuration>\n"
+            )
 
     def _java(self, lib: Path, main: str, *args: str) -> list[str]:
         assert self.tmpdir is not None

@@ -22,16 +22,16 @@ from __future__ import annotations
 
 import time
 import warnings
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
 
 from reference.types import Batch, Record
 
 from ..client import wire
 from ..client.security import PLAINTEXT
+from ..cluster_histories import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms
 from . import provision
 from .broker import BrokerError, LocalBroker, free_port, random_cluster_id
-from ..cluster_histories import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms
 
 with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated importlib.resources calls
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -60,14 +60,14 @@ class PartitionState:
 
 class LocalCluster:
     def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], offsets_s: Sequence[float] = DEFAULT_OFFSETS_S,
-                 *, config: Optional[Mapping[str, object]] = None, verify: bool = True):
+                 *, config: Mapping[str, object] | None = None, verify: bool = True):
         self.version = version
         self.offsets_s = tuple(offsets_s)
         self.config = {**CLUSTER_CONFIG, **dict(config or {})}
         self.verify = verify
         self.nodes: list[LocalBroker] = []
         self.halted: set[int] = set()
-        self.startup_s: Optional[float] = None
+        self.startup_s: float | None = None
         self.measured_offsets_ms: list[int] = []
         self._clients: dict[int, wire.Client] = {}
 
@@ -75,14 +75,14 @@ class LocalCluster:
     def offsets_ms(self) -> tuple[int, ...]:
         return offsets_ms(self.offsets_s)
 
-    def __enter__(self) -> "LocalCluster":
+    def __enter__(self) -> LocalCluster:
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
     # -- start and stop
-    def start(self) -> "LocalCluster":
+    def start(self) -> LocalCluster:
         lib = provision.lib_dir(self.version)  # a cold Maven cache is not start time
         t0 = time.monotonic()
         try:
@@ -149,7 +149,7 @@ class LocalCluster:
     def live(self) -> list[int]:
         return [i for i in range(len(self.nodes)) if i not in self.halted]
 
-    def metadata(self, topics: Optional[Sequence[str]] = None, via: Optional[int] = None):
+    def metadata(self, topics: Sequence[str] | None = None, via: int | None = None):
         """Kafka's MetadataResponse (v9) as one node sees it (``via``; default the first live node)."""
         index = self.live()[0] if via is None else via
         request_topics = None if topics is None else [MetadataRequest[METADATA_VERSION].MetadataRequestTopic(name=t)
@@ -157,7 +157,7 @@ class LocalCluster:
         return self.client(index).request(MetadataRequest, MetadataResponse, METADATA_VERSION, topics=request_topics,
                                           allow_auto_topic_creation=False, include_topic_authorized_operations=False)
 
-    def partition(self, topic: str, partition: int = 0, via: Optional[int] = None) -> PartitionState:
+    def partition(self, topic: str, partition: int = 0, via: int | None = None) -> PartitionState:
         found = [t for t in self.metadata([topic], via).topics if t.name == topic]
         parts = [p for t in found for p in t.partitions if p.partition_index == partition]
         if not parts:
@@ -182,7 +182,7 @@ class LocalCluster:
 
     # -- topics
     def create_topic(self, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, object] = (),
-                     timeout_s: float = WAIT_S) -> tuple[int, Optional[str]]:
+                     timeout_s: float = WAIT_S) -> tuple[int, str | None]:
         """CreateTopics with an explicit replica assignment (one list of node indexes per partition,
         the first is the preferred leader); on success, wait until each partition's leader is the
         first live node of its list and answers ListOffsets."""
@@ -255,14 +255,19 @@ def checked_offset(index: int, out: wire.ProduceOutcome, configured_ms: int) -> 
 
 
 def create_assigned(client: wire.Client, name: str, assignment: Sequence[Sequence[int]],
-                    configs: Mapping[str, object] = ()) -> tuple[int, Optional[str]]:
+                    configs: Mapping[str, object] = ()) -> tuple[int, str | None]:
     """CreateTopics v5 with one replica list (node indexes) per partition."""
     req = CreateTopicsRequest[5]
     topic = req.CreatableTopic(
-        name=name, num_partitions=-1, replication_factor=-1,
-        assignments=[req.CreatableTopic.CreatableReplicaAssignment(partition_index=p, broker_ids=[r + 1 for r in replicas])
-                     for p, replicas in enumerate(assignment)],
-        configs=[req.CreatableTopic.CreatableTopicConfig(name=k, value=str(v)) for k, v in dict(configs).items()])
+        name=name,
+        num_partitions=-1,
+        replication_factor=-1,
+        assignments=[
+            req.CreatableTopic.CreatableReplicaAssignment(partition_index=p, broker_ids=[r + 1 for r in replicas])
+            for p, replicas in enumerate(assignment)
+        ],
+        configs=[req.CreatableTopic.CreatableTopicConfig(name=k, value=str(v)) for k, v in dict(configs).items()],
+    )
     response = client.request(CreateTopicsRequest, CreateTopicsResponse, 5, topics=[topic], timeout_ms=30_000,
                               validate_only=False)
     result = response.topics[0]
@@ -287,7 +292,9 @@ def leader_change_experiment(cluster: LocalCluster) -> dict:
             "change_s": round(time.monotonic() - t0, 2), "election_wait_s": round(election_s, 2)}
 
 
-if __name__ == "__main__":  # python -m implementations.kafka.processes.cluster [VERSION]: start, verify, experiment, stop
+if (
+    __name__ == "__main__"
+):  # python -m implementations.kafka.processes.cluster [VERSION]: start, verify, experiment, stop
     import sys
     with LocalCluster(sys.argv[1] if len(sys.argv) > 1 else provision.DEFAULT_VERSIONS[0]) as c:
         print(f"Kafka {c.version}: 3 nodes ready in {c.startup_s:.2f} s; offsets configured {list(c.offsets_ms)} ms, "

@@ -1,4 +1,4 @@
-"""franz-go's in-memory fake Kafka broker (kfake), built from implementations/kafka/processes/kfake_go and run on loopback.
+"""franz-go's in-memory fake Kafka broker (kfake), built from processes/kfake_go and run on loopback.
 
     with KfakeBroker() as broker:
         client = wire.Client(broker.bootstrap)
@@ -26,8 +26,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import IO, Optional, Sequence
+from typing import IO
 
 from . import lifecycle, provision
 
@@ -123,15 +124,15 @@ def _tail(output: str, lines: int = 4) -> str:
 class KfakeBroker:
     """One kfake broker (node id 0) on 127.0.0.1; ``bootstrap`` is its address once started."""
 
-    def __init__(self, *, port: int = 0, config: Optional[dict[str, object]] = None,
+    def __init__(self, *, port: int = 0, config: dict[str, object] | None = None,
                  ready_timeout_s: float = READY_TIMEOUT_S):
         self.port = port
         self.config = dict(config or {})
         self.ready_timeout_s = ready_timeout_s
-        self.process: Optional[subprocess.Popen] = None
-        self.address: Optional[str] = None
-        self.startup_s: Optional[float] = None
-        self._stderr: Optional[IO[bytes]] = None
+        self.process: subprocess.Popen | None = None
+        self.address: str | None = None
+        self.startup_s: float | None = None
+        self._stderr: IO[bytes] | None = None
 
     @property
     def bootstrap(self) -> str:
@@ -140,16 +141,16 @@ class KfakeBroker:
         return self.address
 
     @property
-    def pid(self) -> Optional[int]:
+    def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    def __enter__(self) -> "KfakeBroker":
+    def __enter__(self) -> KfakeBroker:
         return self.start()
 
     def __exit__(self, *exc) -> None:
         self.stop()
 
-    def start(self) -> "KfakeBroker":
+    def start(self) -> KfakeBroker:
         """Build if needed, launch, and wait for the listening line; stops itself on failure."""
         binary = build()  # before the clock starts: a cold build is not start time
         t0 = time.monotonic()

@@ -21,7 +21,10 @@ import tempfile
 import urllib.request
 from pathlib import Path
 
-DEFAULT_VERSIONS = ("3.9.2", "4.3.1")  # newest 3.9.x and newest 4.x that resolve (4.4.0: kafka-tools-api jar 404 on Central)
+DEFAULT_VERSIONS = (
+    "3.9.2",
+    "4.3.1",
+)  # newest 3.9.x and newest 4.x that resolve (4.4.0: kafka-tools-api jar 404 on Central)
 MAVEN_METADATA = "https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/maven-metadata.xml"
 STAMP = ".complete"
 _VERSION = re.compile(r"^\d+\.\d+\.\d+([.-][A-Za-z0-9.-]+)?$")
@@ -132,7 +135,9 @@ def check_release(version: str) -> None:
     known = releases()
     if version not in known:
         near = [v for v in known if v.split(".")[:1] == version.split(".")[:1]][-3:] or known[-3:]
-        raise ProvisionError(f"Kafka {version} is not a release on Maven Central; the newest near it: {', '.join(near)}")
+        raise ProvisionError(
+            f"Kafka {version} is not a release on Maven Central; the newest near it: {', '.join(near)}"
+        )
 
 
 def pom(version: str) -> str:

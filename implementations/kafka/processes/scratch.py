@@ -17,7 +17,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-from typing import Optional
 
 TMPFS = Path("/dev/shm")
 PREFIX = "ktc-kafka-data-"
@@ -25,7 +24,7 @@ MIN_FREE_BYTES = 1 << 30
 _MADE: set[Path] = set()
 
 
-def make(root: Path = TMPFS) -> Optional[Path]:
+def make(root: Path = TMPFS) -> Path | None:
     """A fresh data directory on tmpfs, or None (no tmpfs, too little room, or KTC_KAFKA_DATA_DIR=disk)."""
     if os.environ.get("KTC_KAFKA_DATA_DIR", "") == "disk" or not usable(root):
         return None
@@ -42,7 +41,7 @@ def usable(root: Path) -> bool:
         return False
 
 
-def remove(path: Optional[Path]) -> None:
+def remove(path: Path | None) -> None:
     if path is not None:
         shutil.rmtree(path, ignore_errors=True)
         _MADE.discard(path)

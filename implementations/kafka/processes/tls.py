@@ -22,7 +22,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # the client side loads kafka-python: only when asked for
     from ..client.security import Security
@@ -94,7 +94,7 @@ def make_ca(directory: Path, name: str, common_name: str) -> tuple[Path, Path]:
 
 
 def make_leaf(directory: Path, name: str, ca: tuple[Path, Path], common_name: str,
-              alt_names: Optional[str] = None) -> tuple[Path, Path]:
+              alt_names: str | None = None) -> tuple[Path, Path]:
     """A certificate signed by ``ca`` for ``common_name`` (and ``alt_names``, e.g. ``DNS:localhost``): (cert, key)."""
     cert, key, csr = directory / f"{name}.pem", directory / f"{name}.key", directory / f"{name}.csr"
     extensions = _LEAF_EXTENSIONS + (f"subjectAltName = {alt_names}\n" if alt_names else "")
@@ -160,7 +160,7 @@ def scram_arguments(listener: SecureListener) -> list[str]:
 # ---- the client's side ---------------------------------------------------------------------------
 
 def client_security(listener: SecureListener, files: TlsFiles, mechanism: str = "SCRAM-SHA-256", *,
-                    client_cert: bool = False) -> "Security":
+                    client_cert: bool = False) -> Security:
     """Settings that log in to the listener with ``mechanism`` over TLS, checking the hostname
     against the throwaway CA (and presenting the client certificate if ``client_cert``)."""
     from ..client.security import Security
