@@ -18,7 +18,6 @@ INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 NO_TIMESTAMP = -1
 ONE_HOUR_MS = 3_600_000
-SEVEN_DAYS_MS = 604_800_000
 
 # Kafka error codes that the model can return.
 NONE = 0

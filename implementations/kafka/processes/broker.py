@@ -122,11 +122,6 @@ class LocalBroker:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
-    @property
-    def log_path(self) -> Path:
-        assert self.tmpdir is not None
-        return self.tmpdir / "logs" / "server.log"
-
     def __enter__(self) -> LocalBroker:
         self.start()
         return self

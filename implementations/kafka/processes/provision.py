@@ -100,10 +100,6 @@ def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path
             pass
 
 
-def classpath(version: str) -> str:
-    return str(lib_dir(version) / "*")
-
-
 def cache_size_bytes(version: str) -> int:
     lib = cache_root() / "kafka" / version / "lib"
     return sum(p.stat().st_size for p in lib.glob("*.jar"))
@@ -118,14 +114,6 @@ def releases(*, timeout_s: float = 10) -> list[str]:
         raise ProvisionError(f"cannot read {MAVEN_METADATA}: {error}") from None
     found = [v for v in re.findall(r"<version>([^<]+)</version>", text) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
     return sorted(set(found), key=lambda v: tuple(int(x) for x in v.split(".")))
-
-
-def latest(prefix: str, *, timeout_s: float = 20) -> str:
-    """The newest release on Maven Central whose version starts with ``prefix`` (``"3.9"``, ``"4"``)."""
-    found = [v for v in releases(timeout_s=timeout_s) if v == prefix or v.startswith(prefix + ".")]
-    if not found:
-        raise ProvisionError(f"no Kafka release matching {prefix!r} on Maven Central")
-    return found[-1]
 
 
 def check_release(version: str) -> None:
