@@ -1,12 +1,20 @@
 """The clause registry: every normative statement of the KIPs, as data with provenance.
 
 One TOML file per KIP (``kip-32.toml`` ...).  Each clause has a stable id, a one-line
-statement, a verbatim quote from ``texts/`` (checked by ``problems()``), a status, the
-profiles it holds in, deviations of real Kafka, and ambiguity notes.
+statement, a verbatim quote and the kind of text it is quoted from, a status, the profiles it
+holds in, deviations of real Kafka, and ambiguity notes.
+
+Quote kinds (``quote_source``):
+  ``kip``           the KIP's own text, vendored in ``texts/`` and checked verbatim by ``problems()``
+  ``kafka-source``  a file of Apache Kafka's source, cited by ``quote_url``: a permalink pinned to one
+                    commit and line range (comment markers and line breaks joined); checked for form here,
+                    verbatim against that commit by suites/selftest/test_registry.py when a mirror exists
+  ``kafka-docs``    Kafka's documentation (protocol message ``about`` texts, config docs), cited the same way
 """
 from __future__ import annotations
 
 import functools
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +23,8 @@ from .profiles import names as profile_names
 
 HERE = Path(__file__).parent
 TEXTS = HERE / "texts"
-RESEARCH_TEXT = "kafka-semantics.md"
+QUOTE_KINDS = ("kip", "kafka-source", "kafka-docs")
+KAFKA_PERMALINK = re.compile(r"https://github\.com/apache/kafka/blob/[0-9a-f]{40}/[\w./-]+#L\d+(-L\d+)?")
 STATUSES = ("accepted", "draft", "abandoned", "under-discussion")
 
 
@@ -37,11 +46,18 @@ class Clause:
     kip: str
     statement: str
     quote: str
-    quote_file: str
+    quote_file: str        # the vendored KIP text (kind kip), else ""
     status: str
     profiles: tuple[str, ...]
     ambiguity: str | None = None
     deviations: tuple[Deviation, ...] = field(default=())
+    quote_kind: str = "kip"
+    quote_url: str = ""
+
+    @property
+    def quoted_from(self) -> str:
+        """Where the quote is from, in words: the KIP text's file, or the Kafka permalink."""
+        return self.quote_file if self.quote_kind == "kip" else f"{self.quote_kind}: {self.quote_url}"
 
 
 @dataclass(frozen=True)
@@ -55,17 +71,17 @@ class Kip:
 
 
 def _clause(kip: dict, raw: dict, path: Path) -> Clause:
-    allowed = {"id", "statement", "quote", "quote_source", "status", "profiles", "ambiguity", "deviation"}
+    allowed = {"id", "statement", "quote", "quote_source", "quote_url", "status", "profiles", "ambiguity", "deviation"}
     if unknown := raw.keys() - allowed:
         raise SpecError(f"{path.name}: clause {raw.get('id')!r} has unknown keys {sorted(unknown)}")
-    source = raw.get("quote_source", "kip")
-    if source not in ("kip", "research"):
-        raise SpecError(f"{path.name}: clause {raw['id']!r}: quote_source must be 'kip' or 'research'")
+    kind = raw.get("quote_source", "kip")
+    if kind not in QUOTE_KINDS:
+        raise SpecError(f"{path.name}: clause {raw['id']!r}: quote_source must be one of {', '.join(QUOTE_KINDS)}")
     deviations = tuple(Deviation(tuple(d["profiles"]), d["versions"], d["note"], d["source"])
                        for d in raw.get("deviation", ()))
-    return Clause(raw["id"], kip["id"], raw["statement"], raw["quote"],
-                  kip["text"] if source == "kip" else RESEARCH_TEXT, raw["status"], tuple(raw["profiles"]),
-                  raw.get("ambiguity"), deviations)
+    return Clause(raw["id"], kip["id"], raw["statement"], raw["quote"], kip.get("text", "") if kind == "kip" else "",
+                  raw["status"], tuple(raw["profiles"]), raw.get("ambiguity"), deviations, kind,
+                  raw.get("quote_url", ""))
 
 
 def _load(path: Path) -> Kip:
@@ -75,7 +91,7 @@ def _load(path: Path) -> Kip:
         clauses = tuple(_clause(head, raw, path) for raw in data["clause"])
     except (tomllib.TOMLDecodeError, KeyError, TypeError) as error:
         raise SpecError(f"{path.name}: malformed clause file ({type(error).__name__}: {error})") from None
-    return Kip(head["id"], head["title"], head["status"], head["text"], head["url"], clauses)
+    return Kip(head["id"], head["title"], head["status"], head.get("text", ""), head["url"], clauses)
 
 
 @functools.cache
@@ -99,12 +115,24 @@ def problems() -> list[str]:
     return found
 
 
+def _quote_problems(c: Clause) -> list[str]:
+    """A KIP quote must occur verbatim in the vendored KIP text; a Kafka quote needs a pinned permalink."""
+    if c.quote_kind == "kip":
+        if not c.quote_file:
+            return [f"{c.id}: quote_source kip, but {c.kip} has no vendored text in specs/texts"]
+        found = c.quote in _text(c.quote_file)
+        return [] if found else [f"{c.id}: quote not found verbatim in {c.quote_file}: {c.quote[:60]!r}"]
+    if not KAFKA_PERMALINK.fullmatch(c.quote_url):
+        return [f"{c.id}: a {c.quote_kind} quote needs quote_url, a github.com/apache/kafka permalink "
+                f"pinned to a commit and lines (got {c.quote_url!r})"]
+    return []
+
+
 def _clause_problems(kip: Kip, c: Clause, seen: set) -> list[str]:
     out = []
     if c.id in seen or not c.id.startswith(kip.id + "."):
         out.append(f"{c.id}: duplicate id or id not prefixed with {kip.id}.")
-    if c.quote not in _text(c.quote_file):
-        out.append(f"{c.id}: quote not found verbatim in {c.quote_file}: {c.quote[:60]!r}")
+    out += _quote_problems(c)
     if c.status not in STATUSES:
         out.append(f"{c.id}: status {c.status!r} not in {STATUSES}")
     bad = [p for p in c.profiles + tuple(p for d in c.deviations for p in d.profiles) if p not in profile_names()]

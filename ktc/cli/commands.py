@@ -89,7 +89,7 @@ def cmd_clauses(args) -> int:
     from specs import clauses as registry
     counts = citations(suites_dir())
     for c in registry.all_clauses().values():
-        print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {counts.get(c.id, 0):>3} tests")
+        print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {c.quote_kind:<12} {counts.get(c.id, 0):>3} tests")
     if not args.check:
         return 0
     problems = registry_problems(registry, counts)

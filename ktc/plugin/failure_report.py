@@ -35,7 +35,7 @@ def quote_lines(clause_id: str) -> list[str]:
     if clause is None:
         return []
     quote = " ".join(clause.quote.split())
-    return textwrap.wrap(f'"{quote}" ({clause.quote_file or clause.kip})', WIDTH, initial_indent="  ",
+    return textwrap.wrap(f'"{quote}" ({clause.quoted_from})', WIDTH, initial_indent="  ",
                          subsequent_indent="   ")
 
 

@@ -1,4 +1,7 @@
 """The clause registry is exact: every quote is verbatim, every clause has a test and a check."""
+import dataclasses
+import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -13,9 +16,48 @@ ROOT = Path(__file__).resolve().parents[2]
 SHARED_KIPS = ROOT.parent / "shared" / "kips"
 
 
-@pytest.mark.parametrize("clause", list(registry.all_clauses().values()), ids=list(registry.all_clauses()))
-def test_clause_quote_occurs_verbatim_in_its_source_text(clause):
+KIP_QUOTES = [c for c in registry.all_clauses().values() if c.quote_kind == "kip"]
+KAFKA_QUOTES = [c for c in registry.all_clauses().values() if c.quote_kind != "kip"]
+KAFKA_MIRROR = Path("/work/.mirror/apache+kafka/repo")  # where this machine kind keeps a git mirror of apache/kafka
+
+
+@pytest.mark.parametrize("clause", KIP_QUOTES, ids=[c.id for c in KIP_QUOTES])
+def test_a_kip_quote_occurs_verbatim_in_the_vendored_kip_text(clause):
     assert clause.quote in (TEXTS / clause.quote_file).read_text()
+
+
+def test_every_quote_says_its_source_kind_and_kafka_quotes_are_pinned_permalinks():
+    assert {c.quote_kind for c in registry.all_clauses().values()} <= set(registry.QUOTE_KINDS)
+    assert all(registry.KAFKA_PERMALINK.fullmatch(c.quote_url) for c in KAFKA_QUOTES)
+
+
+def test_a_kip_quote_altered_by_one_word_is_a_problem(monkeypatch):
+    clause = KIP_QUOTES[0]
+    words = clause.quote.split(" ")
+    altered = dataclasses.replace(clause, quote=" ".join(words[:-1] + [words[-1] + "x"]))
+    problems = registry._quote_problems(altered)
+    assert problems and "quote not found verbatim" in problems[0]
+
+
+def test_a_kafka_quote_without_a_pinned_permalink_is_a_problem():
+    clause = dataclasses.replace(KAFKA_QUOTES[0], quote_url="https://github.com/apache/kafka/blob/trunk/x.java")
+    assert "pinned to a commit and lines" in registry._quote_problems(clause)[0]
+
+
+def joined_lines(text: str, first: int, last: int) -> str:
+    """Lines first..last of a source file, comment markers dropped and whitespace collapsed."""
+    lines = [re.sub(r"^\s*(\*+|//+)", "", line) for line in text.splitlines()[first - 1:last]]
+    return " ".join(" ".join(lines).split())
+
+
+@pytest.mark.parametrize("clause", KAFKA_QUOTES, ids=[c.id for c in KAFKA_QUOTES])
+def test_a_kafka_quote_occurs_at_its_permalink_in_a_mirror_of_apache_kafka(clause):
+    if not (KAFKA_MIRROR / "HEAD").exists():
+        pytest.skip(f"no git mirror of apache/kafka at {KAFKA_MIRROR}: only the permalink form is checked")
+    sha, path, first, last = re.fullmatch(r".*/blob/(\w+)/(.+)#L(\d+)(?:-L(\d+))?", clause.quote_url).groups()
+    text = subprocess.run(["git", "--git-dir", str(KAFKA_MIRROR), "show", f"{sha}:{path}"], capture_output=True,
+                          text=True, check=True).stdout
+    assert " ".join(clause.quote.split()) in joined_lines(text, int(first), int(last or first))
 
 
 def test_registry_has_no_problems_and_every_clause_is_cited_by_a_test():
