@@ -27,7 +27,8 @@ def one_run(index: int, seed: int, ktc_args: list[str], out: Path) -> dict:
     started = time.monotonic()
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True)
     seconds = time.monotonic() - started
-    rows = json.loads((report / "results.json").read_text())["rows"] if (report / "results.json").exists() else []
+    latest = report / "latest" / "results.json"
+    rows = json.loads(latest.read_text())["rows"] if latest.exists() else []
     verdicts = {(r["clause"], r["implementation"], r["profile"]): r["verdict"] for r in rows}
     print(f"run {index}: exit {done.returncode}, {seconds:.0f} s, {dict(Counter(verdicts.values()))}", flush=True)
     return verdicts

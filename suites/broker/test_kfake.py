@@ -55,7 +55,7 @@ def test_replay_of_a_failure_on_an_external_broker_goes_back_to_that_broker(tmp_
                   "--workers", "0", "--report", str(tmp_path), "--", "suites/kip937/test_validation.py",
                   "-k", "future_timestamp")
         assert run.returncode == 1, run.stdout[-2000:] + run.stderr[-2000:]
-        files = sorted((tmp_path / "counterexamples").glob("*--kafka--kafka-4.json"))
+        files = sorted((tmp_path / "latest" / "counterexamples").glob("*--kafka--kafka-4.json"))
         assert files, list(tmp_path.iterdir())
         assert json.loads(files[0].read_text())["target"]["bootstrap"] == broker.bootstrap
         again = ktc("replay", str(files[0]))
