@@ -5,7 +5,9 @@ Each run writes its own directory ``<report root>/<UTC time>-<id>/`` (default ro
 and moves ``<root>/latest`` to it only once pytest has finished; nothing an earlier run wrote is
 touched.  The child runs in its own process group: SIGINT and SIGTERM given to ``ktc`` are passed on
 to that whole group (pytest, its xdist workers, and through their handlers the brokers and Spark
-they started), and a group that has not exited ``GRACE_S`` later is killed.
+they started), and a group that has not exited ``GRACE_S`` later is killed.  If ktc itself is
+killed outright (SIGKILL), the kernel sends the child SIGTERM (``die_with_parent``) and the child
+passes it on to its group.
 """
 from __future__ import annotations
 
@@ -89,11 +91,25 @@ def check_pytest_args(args: list[str]) -> None:
         )
 
 
+SUPERVISED = "KTC_SUPERVISED"  # tells the pytest child to pass a SIGTERM on to its whole group
+
+
+def die_with_parent() -> None:
+    """In the child, before exec: SIGTERM when ktc dies, even by SIGKILL (Linux prctl PR_SET_PDEATHSIG);
+    the child passes it on to its group (ktc/plugin), so nothing of the run outlives ktc."""
+    try:
+        import ctypes
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux: the signal forwarding below still covers SIGINT/SIGTERM
+        pass
+
+
 class Child:
     """The pytest child, in its own process group; signals given to us are passed to that group."""
 
     def __init__(self, argv: list[str], env: dict):
-        self.process = subprocess.Popen(argv, env=env, start_new_session=True)
+        env = {**env, SUPERVISED: "1"}
+        self.process = subprocess.Popen(argv, env=env, start_new_session=True, preexec_fn=die_with_parent)
         self.signalled: int | None = None
         self.deadline: float | None = None
 

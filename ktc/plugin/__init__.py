@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 from pathlib import Path
 
 import pytest
@@ -65,9 +66,22 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         os.environ["KTC_RUN_ID"] = new_run_id()  # every xdist worker inherits it: one run, one id
     fix_seed(config)
+    pass_sigterm_to_the_group(config)
     config.stash[STATE] = KtcState(config)
     config.pluginmanager.register(config.stash[STATE].collected, "ktc-collected")
     config.pluginmanager.register(hooks, "ktc-hooks")
+
+
+def pass_sigterm_to_the_group(config: pytest.Config) -> None:
+    """Under ``ktc run`` the controller leads its own process group; a SIGTERM it alone receives (ktc
+    died: PR_SET_PDEATHSIG) goes on to every worker, whose handlers stop what they started."""
+    if hasattr(config, "workerinput") or not os.environ.get("KTC_SUPERVISED") or os.getpgid(0) != os.getpid():
+        return
+
+    def to_the_group(signum, frame):
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        os.killpg(0, signal.SIGTERM)
+    signal.signal(signal.SIGTERM, to_the_group)
 
 
 def fix_seed(config: pytest.Config) -> None:

@@ -76,12 +76,21 @@ def wait_for_own_topics(bootstrap: str, proc: subprocess.Popen, timeout_s: float
     pytest.fail(f"the run made no ktc topic within {timeout_s} s (exit {proc.poll()})")
 
 
+def kill_the_whole_run(proc: subprocess.Popen) -> None:
+    """SIGKILL every process of the run at once, workers first (a crash, an OOM kill, a CI runner's
+    timeout): nothing gets to clean up, so its topics stay behind."""
+    import psutil
+    for child in reversed(psutil.Process(proc.pid).children(recursive=True)):
+        child.kill()
+    os.killpg(proc.pid, signal.SIGKILL)
+
+
 def test_a_sigkilled_run_leaves_topics_that_ktc_clean_removes_and_only_those(broker, tmp_path):
     with wire.Client(broker.bootstrap) as client:
         assert client.create_topic("users-own-topic")[0] == 0
     proc = run_against(broker, tmp_path / "r", "--workers", "0")
     left = wait_for_own_topics(broker.bootstrap, proc)
-    os.killpg(proc.pid, signal.SIGKILL)
+    kill_the_whole_run(proc)
     proc.communicate(timeout=30)
     left = [t for t in topics(broker.bootstrap) if OWN_TOPIC.match(t)]
     print(f"the SIGKILLed run left {len(left)} ktc topics")

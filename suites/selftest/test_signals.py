@@ -46,3 +46,18 @@ def test_a_signal_to_ktc_run_leaves_no_process_of_the_run(tmp_path, signum):
     assert code == 128 + signum, run.stderr.read()[-2000:]
     assert alive == [], [p.cmdline() for p in alive]
     assert not (tmp_path / "r" / "latest").exists()
+
+
+def test_when_ktc_itself_is_killed_outright_nothing_of_its_run_survives(tmp_path):
+    """SIGKILL cannot be caught: the kernel sends the pytest child SIGTERM (PR_SET_PDEATHSIG) and the
+    child passes it on to its workers."""
+    (tmp_path / "hanging_adapter.py").write_text(HANGS)
+    argv = [sys.executable, "-m", "ktc", "run", "--impl", "hanging_adapter:Hangs", "--profile", "kafka-4",
+            "--workers", "2", "--impl-timeout", "600", "--report", str(tmp_path / "r"), "--", "-k", "kip937"]
+    run = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    children = descendants_once_started(run, want=3)
+    time.sleep(2)
+    run.kill()
+    run.wait(timeout=30)
+    gone, alive = psutil.wait_procs(children, timeout=30)
+    assert alive == [], [p.cmdline() for p in alive]
