@@ -26,10 +26,12 @@ class ImplementationError(ValueError):
     """An --impl value that cannot be turned into an implementation."""
 
 
-def load(spec: str) -> Implementation:
+def load(spec: str, **settings) -> Implementation:
     """A built-in name (``reference``) or ``package.module:attribute`` -> an Implementation.
 
-    The attribute may be an instance, a class, or a zero-argument factory.
+    The attribute may be an instance, a class, or a zero-argument factory.  ``settings`` (``version``,
+    ``bootstrap``: ``--kafka-version``, ``--kafka-bootstrap``) go to a built-in whose constructor takes
+    them; given as None, or to anything else, they are dropped.
     """
     target = BUILTINS.get(spec, spec)
     if not _SPEC.match(target):
@@ -38,7 +40,7 @@ def load(spec: str) -> Implementation:
     candidate = _import(spec, target)
     if inspect.isclass(candidate) or (callable(candidate) and not isinstance(candidate, Implementation)):
         try:
-            candidate = candidate()
+            candidate = candidate(**accepted(candidate, settings) if spec in BUILTINS else {})
         except Exception as error:  # a factory that cannot build is a bad --impl, not a crash
             raise ImplementationError(f"{spec!r} could not be constructed: {type(error).__name__}: {error}") from None
     if not isinstance(candidate, Implementation):
@@ -46,6 +48,12 @@ def load(spec: str) -> Implementation:
             f"{spec!r} is not an implementation: it needs name, version, capabilities() and run()"
         )
     return candidate
+
+
+def accepted(factory, settings: dict) -> dict:
+    """The settings a factory's signature names (and that were given)."""
+    names = inspect.signature(factory).parameters
+    return {k: v for k, v in settings.items() if v is not None and k in names}
 
 
 def _import(spec: str, target: str):

@@ -227,6 +227,6 @@ def placed(history: History, observed: list[Observed], end: str) -> tuple:
     return replace(history, ops=ops, start_ms=history.start_ms if start is None else start), results
 
 
-def kafka_cluster() -> KafkaClusterImplementation:
-    """Built-in ``kafka-cluster``: KTC_KAFKA_VERSION or the newest 3.9.x."""
-    return KafkaClusterImplementation()
+def kafka_cluster(version: str | None = None) -> KafkaClusterImplementation:
+    """Built-in ``kafka-cluster``: ``--kafka-version`` (else KTC_KAFKA_VERSION) or the newest 3.9.x."""
+    return KafkaClusterImplementation(version)

@@ -232,17 +232,23 @@ def pytest_argv(args, report: Path) -> list[str]:
             "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [] if args.self_checks else ["--ktc-judged-only"]
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]
-    argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()]
+    argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()] + settings_argv(args)
     return argv + (["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else [])
 
 
 def child_env(args) -> dict:
-    env = {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile, "KTC_SPARK_CONF": "\n".join(args.spark_conf),
-           "KTC_RUN_OPTIONS": json.dumps(vars(args)),
-           "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
-    optional = {"KTC_SPARK_MASTER": args.spark_master, "KTC_KAFKA_VERSION": args.kafka_version,
-                "KAFKA_BOOTSTRAP_SERVERS": args.kafka_bootstrap}
-    return {**env, **{k: v for k, v in optional.items() if v}}
+    """The child's environment: ours, with the Hypothesis profile and the user's directory importable.
+    Every ktc setting goes as a pytest option (``settings_argv``), not through the environment."""
+    return {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile,
+            "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
+
+
+def settings_argv(args) -> list[str]:
+    given = {"--kafka-version": args.kafka_version, "--kafka-bootstrap": args.kafka_bootstrap,
+             "--spark-master": args.spark_master}
+    argv = [f"{flag}={value}" for flag, value in given.items() if value]
+    argv += [f"--spark-conf={item}" for item in args.spark_conf]
+    return argv + [f"--ktc-run-options={json.dumps(vars(args))}"]
 
 
 def finish_run(report: Path, code: int) -> int:

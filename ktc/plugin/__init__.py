@@ -21,7 +21,8 @@ from ktc.plugin.state import STATE, KtcState
 from specs.profiles import names as profile_names
 
 SEED_KEY = "ktc-hypothesis-seed"
-KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations")
+KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations", "ktc_kafka_version", "ktc_kafka_bootstrap",
+               "ktc_spark_master", "ktc_spark_conf")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -36,10 +37,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--impl-timeout", dest="ktc_impl_timeout", type=float, default=DEFAULT_TIMEOUT_S,
                     metavar="SECONDS", help="bound on each call of an implementation's run() "
                                             f"(default {DEFAULT_TIMEOUT_S:g}; 0 for none)")
+    group.addoption("--kafka-version", dest="ktc_kafka_version", metavar="VERSION",
+                    help="for --impl kafka / kafka-cluster / kafka-container: the Apache Kafka version to start")
+    group.addoption("--kafka-bootstrap", dest="ktc_kafka_bootstrap", metavar="HOST:PORT",
+                    help="for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)")
+    group.addoption("--spark-master", dest="ktc_spark_master", metavar="URL",
+                    help="for --impl spark (default local[*])")
+    group.addoption("--spark-conf", dest="ktc_spark_conf", action="append", default=[], metavar="spark.KEY=VALUE",
+                    help="for --impl spark: any Spark setting (repeatable)")
+    group.addoption("--ktc-run-options", metavar="JSON", help=argparse_suppress())
     group.addoption("--ktc-judged-only", action="store_true",
                     help="collect only the tests that judge an implementation (those taking `impl`); ktc run sets it")
     group.addoption("--ktc-expectations", action="append", metavar="TOML",
                     help="expected deviations (repeatable); expectations/<implementation>.toml is always read")
+
+
+def argparse_suppress() -> str:
+    import argparse
+    return argparse.SUPPRESS  # set by ktc run: its own options, recorded in results.json's provenance
 
 
 def is_ktc_session(config: pytest.Config) -> bool:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import platform
 
 import hypothesis
@@ -27,9 +26,9 @@ def provenance(state, config) -> dict:
 
 def run_config(config) -> dict:
     """The options that produced these rows: pytest's arguments, and ``ktc run``'s own options
-    (handed over in KTC_RUN_OPTIONS, since pytest runs in a child process)."""
+    (handed over as --ktc-run-options, since pytest runs in a child process)."""
     try:
-        ktc_run = json.loads(os.environ.get("KTC_RUN_OPTIONS", "null"))
+        ktc_run = json.loads(config.getoption("ktc_run_options") or "null")
     except ValueError:
         ktc_run = None
     return {"pytest_args": [str(a) for a in config.invocation_params.args], "ktc_run": ktc_run}

@@ -25,7 +25,10 @@ class KtcState:
     def __init__(self, config: pytest.Config):
         specs = split(config.getoption("impl") or ["reference"])
         self.context = RunContext(timeout_s=config.getoption("ktc_impl_timeout"))
-        self.impls = [UnderTest(load_impl(spec), self.context) for spec in specs]
+        configure_spark(config, specs)
+        settings = {"version": config.getoption("ktc_kafka_version"),
+                    "bootstrap": config.getoption("ktc_kafka_bootstrap")}
+        self.impls = [UnderTest(load_impl(spec, settings), self.context) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
         self.profiles = parse_profiles(config.getoption("ktc_profile"))
         override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
@@ -40,9 +43,17 @@ def split(values) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
-def load_impl(spec: str):
+def configure_spark(config: pytest.Config, specs: list[str]) -> None:
+    """--spark-master / --spark-conf reach the one Spark session before it is built."""
+    master, conf = config.getoption("ktc_spark_master"), config.getoption("ktc_spark_conf")
+    if "spark" in specs and (master or conf):
+        from implementations.spark import session
+        session.configure(master, **dict(item.split("=", 1) for item in conf if "=" in item))
+
+
+def load_impl(spec: str, settings: dict):
     try:
-        return implementations.load(spec)
+        return implementations.load(spec, **settings)
     except implementations.ImplementationError as error:
         raise pytest.UsageError(str(error)) from None
 
