@@ -15,6 +15,7 @@ import pytest
 
 from ktc.judge import harness
 from ktc.plugin import expected, failure_report, hypothesis_profiles
+from ktc.plugin.headline import HEADLINE_KEY
 from ktc.plugin.provenance import provenance
 from ktc.plugin.rows import contract_error, rows_for, violations
 from ktc.plugin.state import CITED, CONTRACT_KEY, ROWS_KEY, STATE, TARGET_KEY, KtcState
@@ -123,7 +124,7 @@ def show_contract_error_alone(call, report) -> None:
     error = contract_error(call.excinfo.value) if call.excinfo is not None else None
     if error is not None:
         report.longrepr = str(error)
-        report.user_properties.append((CONTRACT_KEY, error.implementation))
+        report.user_properties += [(CONTRACT_KEY, error.implementation), (HEADLINE_KEY, True)]
 
 
 def ship_target(item, report, state: KtcState) -> None:
@@ -145,6 +146,7 @@ def show_violation_as_report(item, call, report) -> None:
         replay = replay_line(item, violation.history.profile, violation.implementation)
         report.longrepr = "\n\n".join(failure_report.render(v, violation.history, violation.implementation, replay)
                                        for v in violation.verdicts)
+        report.user_properties.append((HEADLINE_KEY, True))
 
 
 def replay_line(item, profile: str, implementation: str) -> str:

@@ -10,6 +10,7 @@ import pytest
 import implementations
 from ktc.judge.context import RunContext, UnderTest
 from ktc.plugin import expected
+from ktc.plugin.headline import headline
 from specs.profiles import ProfileError
 from specs.profiles import get as get_profile
 from specs.profiles import names as profile_names
@@ -92,6 +93,7 @@ class Collected:
                 self.targets[target["implementation"]] = target
             elif key == CONTRACT_KEY:
                 self.show_once(report, value)
+        headline(report)
 
     def show_once(self, report, implementation: str) -> None:
         if implementation in self.contract_errors:

@@ -25,7 +25,8 @@ pytestmark = pytest.mark.xdist_group("failure-output")  # one worker makes the s
 def failing_run(scratch: str) -> str:
     argv = [sys.executable, "-m", "ktc", "run", "--impl", MUTANT, "--profile", "kafka-4", "--workers", "2",
             "--report", scratch, "--", "-k", "kip937"]
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "CI": "true"}  # as on CI, where pytest would repeat each whole message in the summary
+    done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     return done.stdout + done.stderr
 
@@ -54,6 +55,13 @@ def test_each_failure_names_its_clause_quotes_it_and_prints_one_replay_line(outp
     assert headers and len(replays) == len(headers)
     assert '"if time_difference' in output or "after.max.ms" in output  # the clauses' quotes
     assert all("--impl " + MUTANT in r and "--profile kafka-4" in r and "HYPOTHESIS_PROFILE=" in r for r in replays)
+
+
+def test_the_short_summary_gives_each_failure_one_line_naming_its_clause(output):
+    summary = output.split("short test summary info", 1)[1].splitlines()[1:]
+    failed = [line for line in summary if line.startswith("FAILED ")]
+    assert failed and all(re.search(r" - KIP-[\w.-]+ violated by before_after_swapped", line) for line in failed)
+    assert not any(line.startswith("  ") for line in summary[:len(failed)])
 
 
 def replay_lines(output: str) -> list[str]:

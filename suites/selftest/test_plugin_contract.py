@@ -1,6 +1,7 @@
 """The plug-in contract explains itself: what run() returns is checked before anything is judged, a
 breach is one line (once per run, not per test), and a hung run() ends at the per-call timeout."""
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -77,7 +78,8 @@ def ktc_run(tmp_path: Path, adapter: str, *extra: str) -> subprocess.CompletedPr
     argv = [sys.executable, "-m", "ktc", "run", "--impl", f"adapters_under_test:{adapter}", "--profile", "kafka-4",
             "--report", str(tmp_path / "report"), "--workers", "0", "--hypothesis-profile", "dev", *extra,
             "--", "-k", "kip937 and test_validation"]
-    return subprocess.run(argv, cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    env = {**os.environ, "CI": "true"}  # pytest's summary repeats whole messages on CI; ktc's must not
+    return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
 
 def rows_of(tmp_path: Path, name: str) -> list[dict]:
@@ -88,7 +90,7 @@ def rows_of(tmp_path: Path, name: str) -> list[dict]:
 def test_an_adapter_answering_none_gets_exactly_one_contract_line_and_error_rows(tmp_path):
     done = ktc_run(tmp_path, "ForgetsOneAnswer")
     output = done.stdout + done.stderr
-    lines = [line for line in output.splitlines() if "contract: forgets-one-answer.run()" in line]
+    lines = [line for line in output.splitlines() if line.startswith("contract: forgets-one-answer.run()")]
     assert done.returncode == 1, output[-3000:]
     assert len(lines) == 1, "\n".join(lines[:5]) or output[-3000:]
     assert "(Fetch) answered NoneType; expected reference.types.FetchResult" in lines[0]
