@@ -13,11 +13,13 @@ from implementations.protocol import Capabilities, JudgedTrace
 
 from .client import wire
 from .client.security import PLAINTEXT, Security
+from .judge import clocked
 from .judge.capabilities import broker_capabilities, with_observations
 from .judge.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
 from .judge.pipeline import Pipeline
 from .judge.topics import TopicNamer
 from .processes import lifecycle, provision, scratch
+from .processes.clock import ControlledClock, HostClock
 
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
@@ -39,7 +41,7 @@ class KafkaImplementation:
     ready_s = float(os.environ.get("KTC_KAFKA_READY_S", "60"))  # base deadline for new partitions to answer
 
     def __init__(self, version: str | None = None, bootstrap: str | None = None,
-                 profile: str | None = None, security: Security | None = None):
+                 profile: str | None = None, security: Security | None = None, clock: str | None = None):
         self.kafka_version = version or os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
         self.bootstrap = bootstrap if bootstrap is not None else os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
         self.requested_profile = profile or os.environ.get("KTC_KAFKA_PROFILE") or None
@@ -47,6 +49,8 @@ class KafkaImplementation:
         self.security = security or (Security.from_env() if self.bootstrap else PLAINTEXT)
         self.name = "kafka" if self.bootstrap else f"kafka-{self.kafka_version}"
         self._process = self._client = self._found = self._pipeline = self._data = None
+        self.clock, self.clock_reason = HostClock(), "a broker ktc did not start keeps its own clock"
+        self.clock_mode = clock or clocked.clock_mode(os.environ)  # for a broker ktc starts
         self.namer = TopicNamer()  # one per implementation: every pipeline it makes draws fresh names
 
     @property
@@ -59,7 +63,9 @@ class KafkaImplementation:
         from .processes.broker import LocalBroker
         self._data = scratch.make()  # partitions are created ~6x faster in RAM
         data = {"log.dirs": self._data} if self._data is not None else {}
-        return LocalBroker(self.kafka_version, config={**QUIET, **data, **extra_broker_config()}).start()
+        self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode)
+        clock = self.clock if isinstance(self.clock, ControlledClock) else None
+        return LocalBroker(self.kafka_version, config={**QUIET, **data, **extra_broker_config()}, clock=clock).start()
 
     def address(self) -> str:
         if not self.bootstrap and self._process is None:
@@ -78,7 +84,14 @@ class KafkaImplementation:
                 "version": None if self.bootstrap else self.kafka_version,
                 "started": None if self.bootstrap else self.started_what(), "profile": self._chosen_profile(found),
                 "requested_profile": self.requested_profile, "evidence": found.evidence if found else None,
-                "security": self.security.describe()}
+                "security": self.security.describe(), "clock": self.clock_description()}
+
+    def clock_description(self) -> dict:
+        """How operations were judged: at the broker's clock ktc set (and how that was verified), or
+        over [sent, received] and why."""
+        if not self.clock.exact:
+            return {"controlled": False, "reason": self.clock_reason}
+        return {"controlled": True, **self.clock.verification.summary()}
 
     def retarget(self, target: dict) -> None:
         """Point at the target a result was recorded on (``ktc replay``): its bootstrap, or the version
@@ -135,14 +148,18 @@ class KafkaImplementation:
     # -- running histories
     def pipeline(self, connections: int, depth: int) -> Pipeline:
         return Pipeline(address_of(self.address()), self.limit_defaults(), namer=self.namer, ready_s=self.ready_s,
-                        connections=connections, depth=depth, security=self.security)
+                        connections=connections, depth=depth, security=self.security, clock=self.clock)
 
     def run(self, histories) -> list[JudgedTrace]:
         """Many histories at once on a few pipelined connections (judge/pipeline.py)."""
         if self._pipeline is None:
             self._pipeline = self.pipeline(self.connections, self.depth)
             keep_clean(self)
-        return self._pipeline.run(histories, self.chunk)
+        if not self.clock.exact:
+            return self._pipeline.run(histories, self.chunk)
+        if self.clock.observe is None:
+            self.clock.observe = clocked.Echo(self.client(), self.namer)
+        return clocked.run(self._pipeline, histories, self.chunk)
 
     def run_sequential(self, histories) -> list[JudgedTrace]:
         """One history after another, one request at a time (the baseline of bench_broker.py)."""
@@ -182,6 +199,8 @@ class KafkaImplementation:
         if self._process is not None:
             self._process.stop()
         scratch.remove(self._data)
+        if isinstance(self.clock, ControlledClock):
+            self.clock.remove()
 
 
 def extra_broker_config() -> dict[str, str]:

@@ -144,7 +144,7 @@ class Run:
         self.cluster.restart_halted()  # a previous history may have halted a node
         executed, observed = [], []
         for op, state in zip(self.history.ops, clock_states(self.history)):
-            op = rebase(op, state.real_ms) if isinstance(op, (Produce, ListOffsets)) else op
+            op = rebase(op, state.real_ms, wire.now_ms()) if isinstance(op, (Produce, ListOffsets)) else op
             observed.append(self.apply(op))
             executed.append(replace(op, topic=self.names[op.topic]) if hasattr(op, "topic") else op)
         return replace(self.history, ops=tuple(executed)), observed

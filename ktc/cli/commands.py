@@ -51,6 +51,9 @@ def build_parser() -> Parser:
     run.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
                      help="for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, sasl.mechanism, "
                           "sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)")
+    run.add_argument("--kafka-clock", choices=["controlled", "host"], default=os.environ.get("KTC_KAFKA_CLOCK"),
+                     help="for the brokers ktc starts: 'controlled' (default; libfaketime, ktc sets the broker's "
+                          "clock and judges at it) or 'host' (judged over [sent, received]); default $KTC_KAFKA_CLOCK")
     clean = sub.add_parser("clean", help="delete the topics ktc runs left on a broker (only ktc's own)")
     clean.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
                        help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
@@ -135,6 +138,7 @@ def validate_run(args) -> None:
             except ProfileError as error:
                 raise UsageError(str(error)) from None
     use_kafka_config(args.kafka_config)
+    use_kafka_clock(args.kafka_clock)
     if args.kafka_version:
         known_kafka_version(args.kafka_version)
     if args.kafka_bootstrap:
@@ -150,6 +154,17 @@ def known_kafka_version(version: str) -> None:
         check_release(version)
     except ProvisionError as error:
         raise UsageError(f"--kafka-version {version}: {error}") from None
+
+
+def use_kafka_clock(mode: str | None) -> None:
+    """Hand the clock choice to the pytest child and its workers (KTC_KAFKA_CLOCK), checked first."""
+    from implementations.kafka.judge.clocked import CLOCK_ENV, ClockChoiceError, clock_mode
+    if mode is None:
+        return
+    try:
+        os.environ[CLOCK_ENV] = clock_mode({CLOCK_ENV: mode})
+    except ClockChoiceError as error:
+        raise UsageError(str(error)) from None
 
 
 def use_kafka_config(path) -> None:

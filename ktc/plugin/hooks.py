@@ -218,8 +218,21 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     for target in state.collected.targets.values():
         how = "given with --profile" if target.get("requested_profile") else f"detected: {target.get('evidence')}"
         terminalreporter.write_line(f"ktc: {target['implementation']} judged as {target['profile']} ({how})")
+        if target.get("clock"):
+            terminalreporter.write_line(f"ktc: {target['implementation']} {describe_clock(target['clock'])}")
     rows = results.merge_rows(state.collected.rows)
     counts = {v: sum(r["verdict"] == v for r in rows) for v in SHOWN}
     seed = config.getoption("hypothesis_seed", None)
     terminalreporter.write_line(f"ktc: {len(rows)} clause rows: " + ", ".join(f"{n} {v}" for v, n in counts.items())
                                 + f"; seed {seed}; written to {config.stash[RESULT_PATH]}")
+
+
+def describe_clock(clock: dict) -> str:
+    """The broker's clock in one line: set by ktc and verified (how often, how fast seen), or why not."""
+    if not clock.get("controlled"):
+        return f"clock: the host's, operations judged over [sent, received] ({clock.get('reason')})"
+    if not clock.get("checks"):
+        return "clock: controlled by ktc, never set by a history"
+    return (f"clock: controlled by ktc, {clock['checks']} settings checked by a LogAppendTime echo, "
+            f"{clock['failures']} not echoed; a setting seen in {clock['median_seen_ms']:.1f} ms "
+            f"(median), {clock['max_seen_ms']:.1f} ms (max)")

@@ -109,6 +109,8 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["run", "--spark-conf", "spark.x"], "expected spark.KEY=VALUE"),
     (["run", "--spark-conf", "spark.x="], "expected spark.KEY=VALUE"),
     (["run", "--kafka-version", "0.0.1", "--impl", "kafka-3.9"], "not a release on Maven Central"),
+    (["run", "--kafka-clock", "hots"], "invalid choice: 'hots'"),
+    (["run", "--kafka-clock"], "expected one argument"),
     (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
     (["run", "--impl", "kafka", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
     (["run", "--impl", "kafka", "--kafka-bootstrap", "host:port"], "expected HOST:PORT"),
@@ -223,6 +225,13 @@ def test_each_misuse_is_one_line_and_exit_2_and_leaves_earlier_reports_alone(wor
     assert phrase in err, err
     assert "Traceback" not in out + err
     assert snapshot(workdir / "ktc-report") == before
+
+
+def test_an_unknown_clock_in_the_environment_is_a_usage_error(workdir, capsys, monkeypatch):
+    monkeypatch.setenv("KTC_KAFKA_CLOCK", "frozen")
+    code = main(["run", "--impl", "kafka-3.9"])
+    err = capsys.readouterr().err
+    assert (code, err.count("\n")) == (2, 1) and "KTC_KAFKA_CLOCK='frozen': expected one of controlled, host" in err
 
 
 PROCESS_CASES = [["frobnicate"], ["clauses", "--chek"], ["profiles", "x"], ["run", "--workers", "-1"],

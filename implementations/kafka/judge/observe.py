@@ -153,7 +153,7 @@ def range_bounds(out) -> tuple[int, int] | None:
 NEAR_MS = 10**12  # about 31 years: closer than this to the history's clock means "relative to now"
 
 
-def rebase(op, history_now: int | None):
+def rebase(op, history_now: int | None, broker_now: int):
     """Move clock-relative timestamps onto the broker's clock, just before the request is sent.
 
     A history is written against its own clock; a real broker has the wall clock.  Timestamps within
@@ -162,7 +162,7 @@ def rebase(op, history_now: int | None):
     """
     if history_now is None:
         return op
-    shift = wire.now_ms() - history_now
+    shift = broker_now - history_now
     move = lambda ts: ts + shift if ts is not None and abs(ts - history_now) < NEAR_MS else ts
     if isinstance(op, ListOffsets):
         return replace(op, target=move(op.target) if op.target >= 0 else op.target)
@@ -190,14 +190,14 @@ def placed(history: History, observed: list[Observed], end: str) -> tuple:
 
 
 def on_real_time(steps) -> tuple:
-    """(op, result, real ms) in order -> (ops with Advance ops for the real time between them, their
-    results, the first real time or None)."""
+    """(op, result, real ms) in order -> (ops with Advance ops for the real time between them, or a
+    StepClock where it went back, their results, the first real time or None)."""
     ops, results, clock, start = [], [], None, None
     for op, result, real in steps:
         if clock is None:
             clock = start = real
-        elif real > clock:
-            ops.append(Advance(real - clock))
+        elif real != clock:  # a clock ktc sets can go back: a step of broker 0's clock
+            ops.append(Advance(real - clock) if real > clock else StepClock(0, real - clock))
             results.append(Ack())
             clock = real
         ops.append(op)

@@ -19,7 +19,8 @@ the host clock is untouched); monotonic time is left alone.  Two libfaketime swi
 JVM usable: ``FAKETIME_DONT_FAKE_MONOTONIC=1`` (else the JVM hangs, libfaketime's README) and
 ``FAKETIME_FORCE_MONOTONIC_FIX=0`` (measured on Debian 12, glibc 2.36, libfaketime 0.9.10: with
 the fix on, every JVM timed wait spins on futex - 1.4 M calls, ``Thread.sleep(500)`` took 550-
-600 ms and a javac run 9 s instead of 1.2 s; with it off, 500 ms and 1.7 s).
+600 ms and a javac run 9 s instead of 1.2 s; with it off, 500 ms and 1.7 s).  ``clock`` (clock.py)
+freezes the wall clock instead, at the instant ktc last set, with ktc's own preload (clock_c/).
 
 A multi-node cluster (cluster.py) builds nodes with ``node_id``, a shared ``cluster_id``, fixed
 ``ports`` and the quorum in ``config``, and drives the same phases ``start`` does one by one:
@@ -48,6 +49,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from . import provision, tls
+from .clock import FROZEN_CLOCK_CONFIG, ControlledClock
 from .lifecycle import child_setup, keep_stopped, kill_group, release, signals_deferred
 
 READY_TIMEOUT_S = 60.0
@@ -86,7 +88,8 @@ class LocalBroker:
     def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], *, config: Mapping[str, object] | None = None,
                  faketime_offset_s: float | None = None, ready_timeout_s: float = READY_TIMEOUT_S,
                  heap: str = "512m", node_id: int = 1, cluster_id: str | None = None,
-                 ports: tuple[int, int] | None = None, secure: bool | tls.SecureListener = False):
+                 ports: tuple[int, int] | None = None, secure: bool | tls.SecureListener = False,
+                 clock: ControlledClock | None = None):
         self.version = version
         self.secure: tls.SecureListener | None = tls.SecureListener() if secure is True else (secure or None)
         self.tls: tls.TlsFiles | None = None
@@ -94,6 +97,7 @@ class LocalBroker:
         self.cluster_id = cluster_id
         self.config = dict(config or {})
         self.faketime_offset_s = faketime_offset_s
+        self.clock = clock
         self.ready_timeout_s = ready_timeout_s
         self.heap = heap
         self.tmpdir: Path | None = None
@@ -236,6 +240,8 @@ class LocalBroker:
         if provision.major(self.version) >= 4:
             props.update({"share.coordinator.state.topic.replication.factor": 1,
                           "share.coordinator.state.topic.min.isr": 1})
+        if self.clock is not None:
+            props.update(FROZEN_CLOCK_CONFIG)
         if self.secure is not None and self.tls is not None:
             props = tls.listener_properties(props, self.secure, self.tls)
         props.update(self.config)
@@ -286,6 +292,8 @@ class LocalBroker:
                         "FAKETIME": f"{self.faketime_offset_s:+g}s",
                         "FAKETIME_DONT_FAKE_MONOTONIC": "1",
                         "FAKETIME_FORCE_MONOTONIC_FIX": "0"})
+        if self.clock is not None:
+            env.update(self.clock.environment())
         return env
 
     def _format(self, lib: Path) -> None:

@@ -1,0 +1,120 @@
+"""Benchmark: broker-tier scenarios/s and unknown verdicts, host clock vs a clock ktc controls, in the same run.
+
+    python benchmarks/bench_clock.py [--version 3.9.2] [--scenarios 3000] [--rounds 3] [--seed 0]
+
+Starts two local KRaft brokers of one version (jars from Maven Central, cached in ~/.cache/ktc):
+
+  host        the host's wall clock: every operation judged over [request sent, response received]
+              (how every broker was judged before the controlled clock);
+  controlled  libfaketime's MT build re-reading a timestamp file ktc writes
+              (implementations/kafka/processes/clock.py): the clock frozen at an instant ktc set and
+              verified by a LogAppendTime echo, every operation judged at that instant.
+
+The same append scenarios (ktc/judge/bulk_intervals.py; no history moves a clock, so all of them
+share one frozen instant) run on both, in ``--rounds`` alternating rounds so load drifts hit both
+alike; a warm-up of each is not timed.  Prints each round, the totals, the unknown-verdict share
+of each, the controlled/host throughput ratio and the clock's verification summary (settings,
+failures, time for a setting to be seen).  Exit 1 when a scenario fails.  A script, not a test.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.judge import bulk_intervals  # noqa: E402
+
+WARMUP = 300
+MODES = ("host", "controlled")
+
+
+def options(argv) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--version", default="3.9.2", help="Kafka version to start (default 3.9.2)")
+    parser.add_argument("--scenarios", type=int, default=3000, help="scenarios per round (default 3000)")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (default 3)")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+    if min(args.scenarios, args.rounds) < 1:
+        parser.error("--scenarios and --rounds must be at least 1")
+    return args
+
+
+def start(version: str, mode: str) -> KafkaImplementation:
+    impl = KafkaImplementation(version, bootstrap="", clock=mode)
+    impl.profile()
+    if mode == "controlled" and not impl.clock.exact:
+        raise SystemExit(f"bench_clock: the controlled clock is unavailable: {impl.clock_reason}")
+    return impl
+
+
+def measure(impl, histories, clauses) -> bulk_intervals.IntervalReport:
+    report = bulk_intervals.IntervalReport()
+    found = bulk_intervals.check(impl, histories, clauses, report)
+    if found is not None:
+        print(f"  FAILED on {impl.clock_mode}: {found[1][0].clause} on {found[0]}")
+    return report
+
+
+def verdict_share(report: bulk_intervals.IntervalReport) -> str:
+    total, unknown = sum(report.verdicts.values()), report.verdicts.get("unknown", 0)
+    return f"{unknown}/{total} unknown ({100 * unknown / max(total, 1):.2f}%)"
+
+
+def main(argv=None) -> int:
+    args = options(argv)
+    impls = {}
+    try:
+        for mode in MODES:
+            impls[mode] = start(args.version, mode)
+        profile = impls["host"].profile()
+        clauses = bulk_intervals.clauses_for(impls["host"], profile)
+        corpus = bulk_intervals.scenarios(profile, args.scenarios * args.rounds + WARMUP, args.seed)
+        for impl in impls.values():
+            impl.run(corpus[:WARMUP])
+        print(f"Kafka {args.version} (profile {profile}); {os.cpu_count()} cores, 1-min load {os.getloadavg()[0]:.1f}")
+        totals = {mode: [] for mode in MODES}
+        for r in range(args.rounds):
+            histories = corpus[WARMUP + r * args.scenarios:WARMUP + (r + 1) * args.scenarios]
+            for mode in (MODES if r % 2 == 0 else MODES[::-1]):
+                report = measure(impls[mode], histories, clauses)
+                totals[mode].append(report)
+                print(f"round {r + 1} {mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the "
+                      f"broker {report.rate:>7.0f}/s judged; {verdict_share(report)}; {report.failed} failed")
+        return summarise(totals, impls["controlled"])
+    finally:
+        for impl in impls.values():
+            impl.close()
+
+
+def summarise(totals: dict, controlled: KafkaImplementation) -> int:
+    merged = {mode: merge(reports) for mode, reports in totals.items()}
+    for mode, report in merged.items():
+        print(f"{mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the broker "
+              f"{report.rate:>7.0f}/s judged; {verdict_share(report)}; {report.failed} failed")
+    host, ctl = merged["host"], merged["controlled"]
+    print(f"controlled/host: {ctl.run_rate / host.run_rate:.2f}x on the broker, {ctl.rate / host.rate:.2f}x judged; "
+          f"1-min load {os.getloadavg()[0]:.1f}")
+    print(f"clock: {controlled.clock_description()}")
+    return 1 if host.failed or ctl.failed else 0
+
+
+def merge(reports: list) -> bulk_intervals.IntervalReport:
+    total = bulk_intervals.IntervalReport()
+    for report in reports:
+        total.scenarios, total.unknown, total.failed = (total.scenarios + report.scenarios,
+                                                        total.unknown + report.unknown, total.failed + report.failed)
+        total.run_seconds, total.judge_seconds = (total.run_seconds + report.run_seconds,
+                                                  total.judge_seconds + report.judge_seconds)
+        total.verdicts.update(report.verdicts)
+    return total
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,98 @@
+"""Histories on a broker whose wall clock ktc sets (processes/clock.py).
+
+Histories whose clocks agree run together, as on any broker, with the broker's clock frozen at one
+instant: every operation of theirs is judged at that instant, not over an interval.  A history that
+moves its leader's clock (``Advance``, ``StepClock`` of broker 0, no ``ElectLeader``) needs the
+broker's clock to itself: it runs alone, and the pipeline sets the clock before each of its
+operations, so its time jumps happen on the broker (segments roll, bounds move) as in the model.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from reference.types import (
+    Advance,
+    Batch,
+    CreateTopic,
+    ElectLeader,
+    History,
+    Record,
+    StepClock,
+    TimestampType,
+    TopicConfig,
+)
+
+from ..processes import clock_shim
+from ..processes.broker import BrokerError
+from ..processes.clock import ControlledClock, HostClock
+
+CLOCK_ENV = "KTC_KAFKA_CLOCK"  # "host": judge the brokers ktc starts over intervals, as any other
+CLOCK_MODES = ("controlled", "host")
+
+
+class ClockChoiceError(ValueError):
+    """KTC_KAFKA_CLOCK names no clock."""
+
+
+def clock_mode(environ: Mapping[str, str]) -> str:
+    """``controlled`` (the default) or ``host``, as KTC_KAFKA_CLOCK says."""
+    mode = environ.get(CLOCK_ENV, "").strip() or "controlled"
+    if mode not in CLOCK_MODES:
+        raise ClockChoiceError(f"{CLOCK_ENV}={mode!r}: expected one of {', '.join(CLOCK_MODES)}")
+    return mode
+
+
+def choose_clock(mode: str) -> tuple[ControlledClock | HostClock, str | None]:
+    """The clock for a broker ktc starts, and why it is the host's when it is."""
+    if mode == "host":
+        return HostClock(), f"{CLOCK_ENV}=host"
+    try:
+        library = clock_shim.build()
+    except clock_shim.ShimError as error:
+        return HostClock(), str(error)
+    return ControlledClock(library), None
+
+
+class Echo:
+    """The broker's now as it echoes it: the LogAppendTime of one record on a topic of ktc's own."""
+
+    def __init__(self, client, namer):
+        config = TopicConfig(timestamp_type=TimestampType.LOG_APPEND_TIME)
+        self.client, self.topic = client, namer.names(History("kip", (CreateTopic("clock", config),)))["clock"]
+        code, message = client.create_topic(self.topic, {"message.timestamp.type": "LogAppendTime"})
+        if code != 0:
+            raise BrokerError(f"could not create the clock-echo topic {self.topic}: error {code} {message or ''}")
+
+    def __call__(self) -> int:
+        return self.client.produce(self.topic, Batch((Record(0),))).log_append_time
+
+
+def moves_its_clock(history: History) -> bool:
+    """Whether a single broker following the history's broker 0 would see its clock move."""
+    if any(isinstance(op, ElectLeader) for op in history.ops):
+        return False  # the leader changes: one broker cannot be both (see --impl kafka-cluster)
+    return any((isinstance(op, Advance) and op.ms) or (isinstance(op, StepClock) and op.broker == 0 and op.delta_ms)
+               for op in history.ops)
+
+
+def split(histories: Sequence[History]) -> tuple[list[int], list[int]]:
+    """Indexes of the histories that can share a frozen clock, and of those that need it alone."""
+    alone = [i for i, h in enumerate(histories) if moves_its_clock(h)]
+    lone = set(alone)
+    return [i for i in range(len(histories)) if i not in lone], alone
+
+
+def run(pipeline, histories: Sequence[History], chunk: int) -> list:
+    """Every history on ``pipeline`` (whose ``clock`` is a ControlledClock), traces in input order."""
+    together, alone = split(histories)
+    traces = {}
+    pipeline.clock.resume()
+    traces.update(zip(together, pipeline.run([histories[i] for i in together], chunk) if together else ()))
+    pipeline.drive = True
+    try:
+        for i in alone:
+            pipeline.clock.resume()
+            traces[i] = pipeline.run([histories[i]], 1)[0]
+    finally:
+        pipeline.drive = False
+    return [traces[i] for i in range(len(histories))]

@@ -1,0 +1,142 @@
+"""A broker wall clock ktc sets: its JVM reads the instant from a file ktc rewrites in place.
+
+The JVM of a broker ktc starts with a ``ControlledClock`` runs with ktc's own preload
+(clock_c/ktcclock.c, built by clock_shim.py) and ``KTC_CLOCK_FILE``: every wall-clock read in the
+JVM (``System.currentTimeMillis``, so Kafka's ``Time.SYSTEM.milliseconds()``) returns the int64
+of epoch milliseconds in that file, frozen, with one atomic load from a shared mapping.  ktc
+writes the 8 bytes in place through its own mapping; the next clock read sees them.  Monotonic
+time is not touched, so Kafka's schedulers (retention checks, request timeouts, heartbeats) keep
+running.  One broker setting makes a frozen wall clock workable: ``controller.quorum.append.linger.ms=0``
+(the KRaft log's linger timer reads the wall clock; frozen, the metadata log never flushes and the
+broker never finishes starting -- measured on 3.9.2).
+
+Why not libfaketime (which the skewed-clock cluster uses for fixed offsets): with its timestamp
+file re-read on every clock read (``FAKETIME_NO_CACHE=1``) the non-MT build races between JVM
+threads (measured on 4.3.1: a setting echoed 1 ms late, another 4 minutes early, and a broker
+hung past a 300 s bound), its MT build serialises every read behind a lock and a file parse
+(bulk scenarios/s 0.70x of the host clock's), and its fraction is parsed as a double (``.249``
+read as 248.999... ms: one setting in three echoed 1 ms early).
+
+Every setting is verified by observation before it is trusted (``verify``: a LogAppendTime echo),
+and the time it took to be seen is measured.  The broker's ``now`` is then known exactly, and an
+operation is judged at that point instead of over [sent, received].  ``HostClock`` is the same
+interface for a broker whose clock ktc does not control: the host's wall clock, judged over intervals.
+"""
+from __future__ import annotations
+
+import mmap
+import tempfile
+import time
+from pathlib import Path
+
+# The broker setting a frozen wall clock needs (see the module docstring).
+FROZEN_CLOCK_CONFIG = {"controller.quorum.append.linger.ms": 0}
+# Epoch milliseconds a Kafka record can carry as a wall-clock time: not before 1970, not past year 9999.
+EARLIEST_MS, LATEST_MS = 0, 253_402_300_799_000
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+class ClockError(RuntimeError):
+    """A clock setting ktc cannot make, or one the broker does not echo."""
+
+
+class HostClock:
+    """The host's wall clock: a broker ktc cannot set.  Operations are judged over [sent, received]."""
+
+    exact = False
+
+    def now(self) -> int:
+        return now_ms()
+
+    def stamp(self, observed_ms: int) -> int:
+        return observed_ms
+
+
+class ControlledClock:
+    """A frozen broker wall clock, moved only by ``set``.  ``exact``: every stamp is the clock."""
+
+    exact = True
+
+    def __init__(self, library: Path, directory: Path | None = None, start_ms: int | None = None):
+        self.library = library
+        self.directory = Path(directory or tempfile.mkdtemp(prefix="ktc-clock-"))
+        self.directory.mkdir(parents=True, exist_ok=True)
+        self.path = self.directory / "now_ms"
+        self.path.write_bytes(bytes(8))
+        with open(self.path, "r+b") as file:
+            self._map = mmap.mmap(file.fileno(), 8)
+        self._cell = memoryview(self._map).cast("q")  # one aligned int64: a single store per setting
+        self.settings, self.highest = 0, EARLIEST_MS
+        self.observe = None  # () -> the broker's now as it echoes it (a LogAppendTime); set once it runs
+        self.verification = Verification()
+        self.set(now_ms() if start_ms is None else start_ms)
+
+    def now(self) -> int:
+        return self._now
+
+    def stamp(self, observed_ms: int) -> int:
+        """What the broker's clock read when something was observed: the setting, whatever the host says."""
+        return self._now
+
+    def set(self, ms: int) -> None:
+        """Set the broker's clock to ``ms`` (epoch milliseconds), seen by its next clock read."""
+        if not EARLIEST_MS <= ms <= LATEST_MS:
+            raise ClockError(f"cannot set a broker clock to {ms} ms: outside years 1970..9999")
+        self._cell[0] = ms
+        self._now, self.settings, self.highest = ms, self.settings + 1, max(self.highest, ms)
+        if self.observe is not None:
+            self.verify(ms)
+
+    def resume(self) -> None:
+        """Set the clock to the host's now or, if a history left it later, to the latest setting so far.
+
+        Never back between histories: a broker whose wall clock jumps back waits out deadlines it
+        computed before the jump (Kafka's NetworkClient to the controller keeps reconnect backoffs and
+        request deadlines on the wall clock) -- the likely cause of a run on 4.3.1 hanging past 300 s
+        when every history started at the host's now.  Within a history a StepClock back is the point."""
+        self.set(max(now_ms(), self.highest))
+
+    def verify(self, ms: int) -> None:
+        """Trust a setting only once the broker echoes it; how long that took is measured."""
+        started = time.monotonic()
+        echoed = self.observe()
+        self.verification.record(ms, echoed, started)
+        if echoed != ms:
+            raise ClockError(f"the broker's clock was set to {ms} but it echoes {echoed}: "
+                             f"is the broker running with ktc's clock preload ({self.library.name})?")
+
+    def environment(self) -> dict[str, str]:
+        """The JVM's environment that makes it read this clock."""
+        return {"LD_PRELOAD": str(self.library), "KTC_CLOCK_FILE": str(self.path)}
+
+    def remove(self) -> None:
+        self._cell.release()
+        self._map.close()
+        self.path.unlink(missing_ok=True)
+        try:
+            self.directory.rmdir()
+        except OSError:
+            pass
+
+
+class Verification:
+    """Clock settings checked by observation: each a (set, echoed) pair and the time it took to be seen."""
+
+    def __init__(self) -> None:
+        self.checks: list[tuple[int, int, float]] = []  # (set ms, echoed ms, seconds until seen)
+
+    def record(self, wanted: int, echoed: int, started: float) -> None:
+        self.checks.append((wanted, echoed, time.monotonic() - started))
+
+    @property
+    def failures(self) -> list[tuple[int, int]]:
+        return [(wanted, echoed) for wanted, echoed, _ in self.checks if wanted != echoed]
+
+    def summary(self) -> dict:
+        seen = sorted(s for _, _, s in self.checks)
+        median = seen[len(seen) // 2] * 1000 if seen else None
+        return {"checks": len(self.checks), "failures": len(self.failures), "median_seen_ms": median,
+                "max_seen_ms": seen[-1] * 1000 if seen else None}

@@ -1,0 +1,54 @@
+"""A broker on a clock ktc sets (processes/clock.py): every setting echoed exactly, bounds decided at a point.
+
+With the broker's now known to the millisecond, a record at exactly ``now + after`` (inclusive)
+and one millisecond past it are decided on the broker itself, not left ``unknown`` by a
+[sent, received] interval that straddles the bound.
+"""
+from __future__ import annotations
+
+import itertools
+
+import pytest
+
+pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
+
+from implementations.kafka.client import wire  # noqa: E402
+from implementations.kafka.judge.clocked import Echo  # noqa: E402
+from implementations.kafka.judge.topics import TopicNamer  # noqa: E402
+from implementations.kafka.processes import clock_shim, provision  # noqa: E402
+from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
+from implementations.kafka.processes.clock import ControlledClock  # noqa: E402
+from reference.types import Batch, Record  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("broker")
+DAY, AFTER = 86_400_000, 60_000
+names = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def clocked(tmp_path_factory):
+    clock = ControlledClock(clock_shim.build(), directory=tmp_path_factory.mktemp("clock"))
+    try:
+        with LocalBroker(provision.DEFAULT_VERSIONS[0], clock=clock) as broker, wire.Client(broker.bootstrap) as client:
+            clock.observe = Echo(client, TopicNamer())
+            yield clock, client
+    finally:
+        clock.remove()
+
+
+@pytest.mark.parametrize("shift", [0, 1, 249, 999, DAY, -DAY, 3 * 365 * DAY])
+def test_every_setting_is_echoed_by_the_broker_to_the_millisecond(clocked, shift):
+    clock, _client = clocked
+    clock.set(wire.now_ms() + shift)  # raises ClockError unless the LogAppendTime echo equals it
+    assert clock.verification.failures == []
+
+
+def test_a_record_at_exactly_now_plus_after_is_accepted_and_one_past_it_is_rejected(clocked):
+    clock, client = clocked
+    topic = f"ktc-clock-bound-{next(names)}"
+    code, message = client.create_topic(topic, {"message.timestamp.after.max.ms": AFTER})
+    assert code == 0, message
+    clock.resume()
+    bound = clock.now() + AFTER
+    at, past = client.produce(topic, Batch((Record(bound),))), client.produce(topic, Batch((Record(bound + 1),)))
+    assert (at.error_code, past.error_code) == (0, 32)

@@ -1,0 +1,145 @@
+"""The broker clock ktc sets (processes/clock.py, clock_shim.py, judge/clocked.py), no broker.
+
+The preload itself is compiled and run under ``date``: a setting written through the clock's
+mapping is what a process preloaded with it reads, to the millisecond.
+"""
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+from implementations.kafka.judge import clocked
+from implementations.kafka.judge.observe import on_real_time
+from implementations.kafka.processes import clock_shim
+from implementations.kafka.processes.clock import EARLIEST_MS, LATEST_MS, ClockError, ControlledClock
+from ktc.plugin.hooks import describe_clock
+from reference.types import Ack, Advance, CreateTopic, ElectLeader, History, Produce, StepClock
+
+MS = st.integers(EARLIEST_MS, LATEST_MS)
+
+
+@pytest.fixture
+def clock(tmp_path):
+    made = ControlledClock(Path("ktcclock.so"), directory=tmp_path / "clock", start_ms=0)
+    yield made
+    made.remove()
+
+
+def stored(clock: ControlledClock) -> int:
+    return struct.unpack("=q", clock.path.read_bytes())[0]
+
+
+# ---- settings --------------------------------------------------------------------------------------
+
+@example(ms=EARLIEST_MS)
+@example(ms=LATEST_MS)
+@example(ms=1_700_000_000_249)  # a fraction libfaketime's double parse read as .248999...
+@given(ms=MS)
+def test_a_setting_is_stored_as_the_one_int64_the_preload_reads(tmp_path_factory, ms):
+    clock = ControlledClock(Path("ktcclock.so"), directory=tmp_path_factory.mktemp("clock"), start_ms=ms)
+    try:
+        assert (stored(clock), clock.now(), clock.stamp(ms + 5)) == (ms, ms, ms)
+    finally:
+        clock.remove()
+
+
+@pytest.mark.parametrize("ms", [EARLIEST_MS - 1, LATEST_MS + 1])
+def test_a_setting_outside_1970_to_9999_is_refused_and_the_clock_keeps_its_value(clock, ms):
+    clock.set(42)
+    with pytest.raises(ClockError, match="outside years 1970..9999"):
+        clock.set(ms)
+    assert (stored(clock), clock.now()) == (42, 42)
+
+
+def test_every_setting_is_verified_by_its_echo_and_timed(clock):
+    clock.observe = clock.now
+    for ms in (10, 5, 2_000):
+        clock.set(ms)
+    summary = clock.verification.summary()
+    assert (summary["checks"], summary["failures"]) == (3, 0)
+    assert 0 <= summary["median_seen_ms"] <= summary["max_seen_ms"]
+
+
+def test_a_setting_the_broker_does_not_echo_is_an_error_and_a_counted_failure(clock):
+    clock.observe = lambda: clock.now() + 1
+    with pytest.raises(ClockError, match="set to 7 but it echoes 8"):
+        clock.set(7)
+    assert clock.verification.failures == [(7, 8)]
+
+
+# ---- which histories need the clock alone ----------------------------------------------------------
+
+def history(*ops) -> History:
+    return History("kip", (CreateTopic("t"),) + ops)
+
+
+@pytest.mark.parametrize("ops, alone", [
+    ((Produce("t", None),), False),
+    ((Advance(0),), False),
+    ((Advance(1),), True),
+    ((StepClock(0, -5),), True),
+    ((StepClock(1, -5),), False),  # another broker's clock: a single broker never sees it
+    ((Advance(1), ElectLeader("t", 1)), False),  # leader changes belong to the cluster
+])
+def test_a_history_runs_alone_exactly_when_its_leader_clock_moves(ops, alone):
+    assert clocked.moves_its_clock(history(*ops)) is alone
+
+
+def test_split_keeps_every_history_once_and_in_order():
+    histories = [history(Advance(1)), history(), history(StepClock(0, 3)), history()]
+    together, alone = clocked.split(histories)
+    assert (together, alone) == ([1, 3], [0, 2])
+
+
+def test_a_clock_set_back_is_observed_as_a_step_of_broker_0():
+    steps = [("a", "ra", 100), ("b", "rb", 100), ("c", "rc", 40), ("d", "rd", 70)]
+    ops, results, start = on_real_time(steps)
+    assert ops == ("a", "b", StepClock(0, -60), "c", Advance(30), "d")
+    assert results == ("ra", "rb", Ack(), "rc", Ack(), "rd") and start == 100
+
+
+# ---- choosing and describing the clock -------------------------------------------------------------
+
+@pytest.mark.parametrize("value, mode", [("", "controlled"), ("host", "host"), (" controlled ", "controlled")])
+def test_the_clock_mode_comes_from_ktc_kafka_clock(value, mode):
+    assert clocked.clock_mode({clocked.CLOCK_ENV: value}) == mode
+
+
+def test_an_unknown_clock_mode_is_refused_with_the_choices():
+    with pytest.raises(clocked.ClockChoiceError, match="expected one of controlled, host"):
+        clocked.clock_mode({clocked.CLOCK_ENV: "hots"})
+
+
+def test_the_host_clock_is_chosen_with_its_reason_when_asked():
+    clock, reason = clocked.choose_clock("host")
+    assert (clock.exact, reason) == (False, "KTC_KAFKA_CLOCK=host")
+
+
+def test_the_clock_line_says_how_the_broker_was_judged():
+    host = describe_clock({"controlled": False, "reason": "no C compiler"})
+    controlled = describe_clock({"controlled": True, "checks": 3, "failures": 0, "median_seen_ms": 1.25,
+                                 "max_seen_ms": 9.0})
+    assert "over [sent, received] (no C compiler)" in host
+    assert "3 settings checked by a LogAppendTime echo, 0 not echoed" in controlled and "1.2 ms (median)" in controlled
+
+
+# ---- the preload ---------------------------------------------------------------------------------
+
+def test_a_process_under_the_preload_reads_the_setting_to_the_millisecond(tmp_path, monkeypatch):
+    if not any(shutil.which(name) for name in clock_shim.COMPILERS):
+        pytest.skip("no C compiler: the controlled clock falls back to the host's (and says so)")
+    monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
+    clock = ControlledClock(clock_shim.build(), directory=tmp_path / "clock", start_ms=1_700_000_000_249)
+    try:
+        first = subprocess.run(["date", "+%s%3N"], env=clock.environment(), capture_output=True, text=True)
+        clock.set(LATEST_MS)
+        last = subprocess.run(["date", "-u", "+%Y %s%3N"], env=clock.environment(), capture_output=True, text=True)
+    finally:
+        clock.remove()
+    assert (first.stdout.strip(), last.stdout.strip()) == ("1700000000249", f"9999 {LATEST_MS}")
