@@ -14,7 +14,10 @@ The same append scenarios (ktc/judge/bulk_intervals.py; no history moves a clock
 share one frozen instant) run on both, in ``--rounds`` alternating rounds so load drifts hit both
 alike; a warm-up of each is not timed.  Prints each round, the totals, the unknown-verdict share
 of each, the controlled/host throughput ratio and the clock's verification summary (settings,
-failures, time for a setting to be seen).  Exit 1 when a scenario fails.  A script, not a test.
+failures, time for a setting to be seen).  Then the scenarios with a record exactly at an
+inclusive bound (``ts == now - before`` or ``ts == now + after`` on the history's clock) are run
+once more on each broker, and for every clause the number of those cases decided (pass or fail,
+not unknown) is printed per clock.  Exit 1 when a scenario fails.  A script, not a test.
 """
 from __future__ import annotations
 
@@ -29,6 +32,11 @@ if str(ROOT) not in sys.path:
 
 from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
 from ktc.judge import bulk_intervals  # noqa: E402
+from ktc.judge.harness import judge_one  # noqa: E402
+from ktc.judge.verdicts import Validity  # noqa: E402
+from reference.configs import effective_limits  # noqa: E402
+from reference.types import CreateTopic, History, Produce, TimestampType, clock_states  # noqa: E402
+from specs.profiles import get as get_profile  # noqa: E402
 
 WARMUP = 300
 MODES = ("host", "controlled")
@@ -87,7 +95,9 @@ def main(argv=None) -> int:
                 totals[mode].append(report)
                 print(f"round {r + 1} {mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the "
                       f"broker {report.rate:>7.0f}/s judged; {verdict_share(report)}; {report.failed} failed")
-        return summarise(totals, impls["controlled"])
+        code = summarise(totals, impls["controlled"])
+        print_bound_cases([h for h in corpus[WARMUP:] if at_a_bound(h)], impls, clauses)
+        return code
     finally:
         for impl in impls.values():
             impl.close()
@@ -103,6 +113,45 @@ def summarise(totals: dict, controlled: KafkaImplementation) -> int:
           f"1-min load {os.getloadavg()[0]:.1f}")
     print(f"clock: {controlled.clock_description()}")
     return 1 if host.failed or ctl.failed else 0
+
+
+def at_a_bound(history: History) -> bool:
+    """Whether a CreateTime record of the history sits exactly at ``now - before`` or ``now + after``."""
+    profile, configs = get_profile(history.profile), {}
+    for op, state in zip(history.ops, clock_states(history)):
+        if isinstance(op, CreateTopic):
+            configs[op.topic] = op.config
+        elif isinstance(op, Produce) and op.topic in configs and is_create_time(configs[op.topic], op):
+            before, after = effective_limits(configs[op.topic], profile)
+            now = state.leader_now(op.topic, op.partition)
+            if any(r.timestamp in (now - before, now + after) for r in op.batch.records):
+                return True
+    return False
+
+
+def is_create_time(config, op: Produce) -> bool:
+    return (config.timestamp_type is TimestampType.CREATE_TIME
+            and op.batch.timestamp_type is TimestampType.CREATE_TIME)
+
+
+def print_bound_cases(histories: list[History], impls: dict, clauses: list[str]) -> None:
+    """Per clause: how many exact-bound cases each clock decided (pass or fail), of how many judged."""
+    decided = {mode: bound_verdicts(impl, histories, clauses) for mode, impl in impls.items()}
+    print(f"{len(histories)} scenarios with a record exactly at an inclusive bound; cases decided per clause:")
+    for clause in sorted(set().union(*(d.keys() for d in decided.values()))):
+        cells = ", ".join(f"{mode} {decided[mode].get(clause, (0, 0))[0]}/{decided[mode].get(clause, (0, 0))[1]}"
+                          for mode in MODES)
+        print(f"  {clause:<45} {cells}")
+
+
+def bound_verdicts(impl, histories: list[History], clauses: list[str]) -> dict[str, tuple[int, int]]:
+    counts: dict[str, list[int]] = {}
+    for history, trace in zip(histories, impl.run(histories), strict=True):
+        for verdict in judge_one(history, trace, tuple(clauses)):
+            cell = counts.setdefault(verdict.clause, [0, 0])
+            cell[0] += verdict.validity in (Validity.PASS, Validity.FAIL)
+            cell[1] += 1
+    return {clause: (a, b) for clause, (a, b) in counts.items()}
 
 
 def merge(reports: list) -> bulk_intervals.IntervalReport:
