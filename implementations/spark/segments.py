@@ -168,13 +168,10 @@ class PartitionLog:
         tops = [s.max for s in self.segments if s.max is not None]
         floor = -1 if self.p["batch_max_floor"] == "minus-one" else None
         top = max(tops) if tops else floor
-        for s in self.segments:
-            for b in s.batches:
-                if top is not None and b["max"] == top:
-                    hit = next((o for o, t in zip(b["offsets"], b["stored"]) if t == top), None)
-                    if hit is not None:
-                        return {"offset": hit, "timestamp": top}
-        return {"offset": -1, "timestamp": -1}
+        batch = next((b for s in self.segments for b in s.batches if top is not None and b["max"] == top), None)
+        # only the first batch with that header max is searched (Kafka's find, then offsetOfMaxTimestamp)
+        hit = next((o for o, t in zip(batch["offsets"], batch["stored"]) if t == top), None) if batch else None
+        return {"offset": -1, "timestamp": -1} if hit is None else {"offset": hit, "timestamp": top}
 
 
 def response(row: dict) -> dict:

@@ -7,6 +7,7 @@ and one millisecond past it are decided on the broker itself, not left ``unknown
 from __future__ import annotations
 
 import itertools
+import os
 
 import pytest
 
@@ -31,20 +32,20 @@ def clocked(tmp_path_factory):
     try:
         with LocalBroker(provision.DEFAULT_VERSIONS[0], clock=clock) as broker, wire.Client(broker.bootstrap) as client:
             clock.observe = Echo(client, TopicNamer())
-            yield clock, client
+            yield clock, client, broker
     finally:
         clock.remove()
 
 
 @pytest.mark.parametrize("shift", [0, 1, 249, 999, DAY, -DAY, 3 * 365 * DAY])
 def test_every_setting_is_echoed_by_the_broker_to_the_millisecond(clocked, shift):
-    clock, _client = clocked
+    clock, _client, _broker = clocked
     clock.set(wire.now_ms() + shift)  # raises ClockError unless the LogAppendTime echo equals it
     assert clock.verification.failures == []
 
 
 def test_a_record_at_exactly_now_plus_after_is_accepted_and_one_past_it_is_rejected(clocked):
-    clock, client = clocked
+    clock, client, _broker = clocked
     topic = f"ktc-clock-bound-{next(names)}"
     code, message = client.create_topic(topic, {"message.timestamp.after.max.ms": AFTER})
     assert code == 0, message
@@ -52,3 +53,14 @@ def test_a_record_at_exactly_now_plus_after_is_accepted_and_one_past_it_is_rejec
     bound = clock.now() + AFTER
     at, past = client.produce(topic, Batch((Record(bound),))), client.produce(topic, Batch((Record(bound + 1),)))
     assert (at.error_code, past.error_code) == (0, 32)
+
+
+def test_a_segment_file_written_by_the_broker_carries_the_clock_as_its_mtime(clocked):
+    """Kafka's retention and ListOffsets fall back to a segment's file mtime: it must be the broker's clock."""
+    clock, client, broker = clocked
+    topic = f"ktc-clock-mtime-{next(names)}"
+    assert client.create_topic(topic, {})[0] == 0
+    clock.set(wire.now_ms() + 3 * 365 * DAY)
+    assert client.produce(topic, Batch((Record(-1),))).error_code == 0
+    segment = broker.tmpdir / "data" / f"{topic}-0" / f"{0:020d}.log"
+    assert os.stat(segment).st_mtime_ns // 1_000_000 == clock.now()

@@ -46,6 +46,7 @@ TARGETS = st.lists(st.one_of(st.sampled_from([-1, -2, -3]), timestamps(now=NOW, 
 @example(batches=[[NOW], [NOW + SEGMENT_MS, NOW - 1]], targets=[-3])  # the max is not the batch's last record
 @example(batches=[], targets=[-3, -1, -2, 0])
 @example(batches=[[-1], [-1, -1]], targets=[-3, 0])  # a log without timestamps: its max is Kafka's -1 floor
+@example(batches=[[-509], [-1]], targets=[-3])  # the first batch's header max is the -1 floor: nothing found
 @example(batches=[[0], [NOW]], targets=[1])  # a largest timestamp of 0 is a timestamp, not a reason for the mtime
 @given(batches=STAMPS, targets=TARGETS)
 def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, profile, batches, targets):

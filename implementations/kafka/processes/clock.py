@@ -6,7 +6,11 @@ JVM (``System.currentTimeMillis``, so Kafka's ``Time.SYSTEM.milliseconds()``) re
 of epoch milliseconds in that file, frozen, with one atomic load from a shared mapping.  ktc
 writes the 8 bytes in place through its own mapping; the next clock read sees them.  Monotonic
 time is not touched, so Kafka's schedulers (retention checks, request timeouts, heartbeats) keep
-running.  One broker setting makes a frozen wall clock workable: ``controller.quorum.append.linger.ms=0``
+running.  File mtimes follow the clock too: after each write to a regular file the preload sets its
+mtime to the clock's instant, so Kafka's mtime fallback (a segment without timestamps, in retention
+and ListOffsets) reads the broker's clock at the last append, as the model does -- measured: without
+it, a ListOffsets after a one-minute Advance found offset 1 where the model finds none (the segment's
+real-time mtime lay before the broker's clock).  One broker setting makes a frozen wall clock workable: ``controller.quorum.append.linger.ms=0``
 (the KRaft log's linger timer reads the wall clock; frozen, the metadata log never flushes and the
 broker never finishes starting -- measured on 3.9.2).
 
