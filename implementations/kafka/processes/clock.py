@@ -11,8 +11,9 @@ mtime to the clock's instant, so Kafka's mtime fallback (a segment without times
 and ListOffsets) reads the broker's clock at the last append, as the model does -- measured: without
 it, a ListOffsets after a one-minute Advance found offset 1 where the model finds none (the segment's
 real-time mtime lay before the broker's clock).  One broker setting makes a frozen wall clock
-workable: ``controller.quorum.append.linger.ms=0`` (the KRaft log's linger timer reads the wall clock; frozen, the metadata log never flushes and the
-broker never finishes starting -- measured on 3.9.2).
+workable: ``controller.quorum.append.linger.ms=0`` (the KRaft log's linger timer reads the wall
+clock; frozen, the metadata log never flushes and the broker never finishes starting -- measured on
+3.9.2).
 
 Why not libfaketime (which the skewed-clock cluster uses for fixed offsets): with its timestamp
 file re-read on every clock read (``FAKETIME_NO_CACHE=1``) the non-MT build races between JVM
