@@ -8,6 +8,7 @@ It deletes every topic it created when it closes, and on SIGINT/SIGTERM.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 from implementations.protocol import Capabilities, JudgedTrace
 
@@ -16,6 +17,7 @@ from .client.security import PLAINTEXT, Security
 from .judge import clocked
 from .judge.capabilities import broker_capabilities, with_observations
 from .judge.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
+from .judge.logdir import LogDir
 from .judge.pipeline import Pipeline
 from .judge.topics import TopicNamer
 from .processes import lifecycle, provision, scratch
@@ -51,6 +53,7 @@ class KafkaImplementation:
         self._process = self._client = self._found = self._pipeline = self._data = None
         self.clock, self.clock_reason = HostClock(), "a broker ktc did not start keeps its own clock"
         self.clock_mode = clock or clocked.clock_mode(os.environ)  # for a broker ktc starts
+        self.log_dir: LogDir | None = None  # the partitions on disk: a broker ktc started on a clock it sets
         self.namer = TopicNamer()  # one per implementation: every pipeline it makes draws fresh names
 
     @property
@@ -65,7 +68,10 @@ class KafkaImplementation:
         data = {"log.dirs": self._data} if self._data is not None else {}
         self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode)
         clock = self.clock if isinstance(self.clock, ControlledClock) else None
-        return LocalBroker(self.kafka_version, config={**QUIET, **data, **extra_broker_config()}, clock=clock).start()
+        broker = LocalBroker(self.kafka_version, config={**QUIET, **data, **extra_broker_config()}, clock=clock).start()
+        if clock is not None:  # rolls need time to pass on the broker: only on a clock ktc moves
+            self.log_dir = LogDir(Path(self._data) if self._data is not None else broker.tmpdir / "data")
+        return broker
 
     def address(self) -> str:
         if not self.bootstrap and self._process is None:
@@ -136,7 +142,8 @@ class KafkaImplementation:
     def capabilities(self) -> Capabilities:
         from specs.clauses import all_clauses
         ignored = self._pipeline.ignored_configs if self._pipeline is not None else set()
-        return with_observations(broker_capabilities(self.profile()), ignored, all_clauses())
+        profile = self.profile()
+        return with_observations(broker_capabilities(profile, self.log_dir is not None), ignored, all_clauses())
 
     def limit_defaults(self) -> dict[str, int] | None:
         """The broker's default timestamp limits, or None when they cannot be read."""
@@ -148,7 +155,8 @@ class KafkaImplementation:
     # -- running histories
     def pipeline(self, connections: int, depth: int) -> Pipeline:
         return Pipeline(address_of(self.address()), self.limit_defaults(), namer=self.namer, ready_s=self.ready_s,
-                        connections=connections, depth=depth, security=self.security, clock=self.clock)
+                        connections=connections, depth=depth, security=self.security, clock=self.clock,
+                        log_dir=self.log_dir)
 
     def run(self, histories) -> list[JudgedTrace]:
         """Many histories at once on a few pipelined connections (judge/pipeline.py)."""

@@ -15,6 +15,7 @@ pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install 
 
 from implementations.kafka.client import wire  # noqa: E402
 from implementations.kafka.judge.clocked import Echo  # noqa: E402
+from implementations.kafka.judge.logdir import LogDir  # noqa: E402
 from implementations.kafka.judge.topics import TopicNamer  # noqa: E402
 from implementations.kafka.processes import clock_shim, provision  # noqa: E402
 from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
@@ -22,7 +23,7 @@ from implementations.kafka.processes.clock import ControlledClock  # noqa: E402
 from reference.types import Batch, Record  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
-DAY, AFTER = 86_400_000, 60_000
+DAY, AFTER, SEGMENT_MS = 86_400_000, 60_000, 60_000
 names = itertools.count()
 
 
@@ -64,3 +65,18 @@ def test_a_segment_file_written_by_the_broker_carries_the_clock_as_its_mtime(clo
     assert client.produce(topic, Batch((Record(-1),))).error_code == 0
     segment = broker.tmpdir / "data" / f"{topic}-0" / f"{0:020d}.log"
     assert os.stat(segment).st_mtime_ns // 1_000_000 == clock.now()
+
+
+def test_a_time_jump_past_segment_ms_rolls_a_segment_the_log_dir_shows(clocked):
+    """Rolling by time, observed: the second append after segment.ms + 1 on the broker's clock opens a segment."""
+    clock, client, broker = clocked
+    topic = f"ktc-clock-roll-{next(names)}"
+    assert client.create_topic(topic, {"segment.ms": SEGMENT_MS, "index.interval.bytes": 0})[0] == 0
+    clock.resume()
+    first = clock.now()
+    assert client.produce(topic, Batch((Record(first),))).error_code == 0
+    clock.set(first + SEGMENT_MS + 1)
+    assert client.produce(topic, Batch((Record(first + SEGMENT_MS + 1),))).error_code == 0
+    segments = LogDir(broker.tmpdir / "data").describe(topic, 0).segments
+    assert [(s.base_offset, s.next_offset) for s in segments] == [(0, 1), (1, 2)]
+    assert segments[0].time_index == ((first, 0),)  # rolled: Kafka appends its max when it closes a segment

@@ -27,8 +27,9 @@ class Creation:
 
     def __init__(self, session, runs: list):
         self.session, self.pipeline, self.waiting = session, session.pipeline, runs
-        self.topics = [messages.NewTopic(run.names[op.topic], kafka_configs(op.config), op.config.partitions)
-                       for run in runs for op in run.prefix]
+        extra = self.pipeline.topic_configs
+        self.topics = [messages.NewTopic(run.names[op.topic], {**kafka_configs(op.config), **extra},
+                                         op.config.partitions) for run in runs for op in run.prefix]
         self.results: dict = {}
         self.leaders: dict[tuple[str, int], int] = {}
         self.pending: dict[tuple[str, int], str] = {}  # partition -> what is awaited, in words

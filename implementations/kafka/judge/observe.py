@@ -141,6 +141,13 @@ def produce_observed(out, config: TopicConfig | None, sent: int, received: int,
                     ambiguous=nows is not None and len(nows) > 1)
 
 
+def with_rolled(seen: Observed, before: int | None, after: int | None) -> Observed:
+    """A produce's result saying whether it rolled a segment, when the segments were counted around it."""
+    if before is None or after is None or not isinstance(seen.result, ProduceResult):
+        return seen
+    return replace(seen, result=replace(seen.result, rolled=after > before))
+
+
 def range_bounds(out) -> tuple[int, int] | None:
     """``(now - before, now + after)`` from the first range text of a produce's record errors."""
     for error in out.record_errors:

@@ -24,7 +24,16 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from reference.types import CreateTopic, CreateTopicResult, Fetch, History, ListOffsets, Produce, clock_states
+from reference.types import (
+    CreateTopic,
+    CreateTopicResult,
+    DescribeLog,
+    Fetch,
+    History,
+    ListOffsets,
+    Produce,
+    clock_states,
+)
 
 from ..client import messages, wire
 from ..client.connection import Broken
@@ -43,6 +52,7 @@ from .observe import (
     produce_observed,
     produce_result,
     rebase,
+    with_rolled,
 )
 from .topics import TopicNamer, kafka_configs
 
@@ -53,9 +63,12 @@ class Pipeline(Multiplexer):
     """The multiplexer plus what a run of histories needs: names, the broker's limits, live topics."""
 
     def __init__(self, bootstrap: tuple[str, int], limit_defaults: dict[str, int] | None,
-                 namer: TopicNamer | None = None, ready_s: float = 60.0, clock=None, **options):
+                 namer: TopicNamer | None = None, ready_s: float = 60.0, clock=None, log_dir=None,
+                 **options):
         super().__init__(bootstrap, **options)
         self.clock, self.drive = clock or HostClock(), False
+        self.log_dir = log_dir  # judge/logdir.py: a broker ktc started on a clock it sets
+        self.topic_configs = {"index.interval.bytes": 0} if log_dir is not None else {}  # every entry indexed
         self.limit_defaults, self.ready_s = limit_defaults, ready_s
         self.namer = namer or TopicNamer()
         self.live_topics: set[str] = set()  # created and not yet deleted (KafkaImplementation cleans up)
@@ -65,6 +78,19 @@ class Pipeline(Multiplexer):
         traces = Session(self, histories, max(1, batch)).run()
         self.wait(self.idle)  # the last DeleteTopics
         return traces
+
+    def answer_locally(self, op, names: dict[str, str]) -> Observed | None:
+        """An operation answered without a request: clock moves; DescribeLog from the log directory."""
+        if isinstance(op, DescribeLog) and self.log_dir is not None:
+            now = self.clock.now()
+            return Observed(self.log_dir.describe(names[op.topic], op.partition), now, now)
+        return local(op)
+
+    def segment_count(self, op, names: dict[str, str]) -> int | None:
+        """How many segments a Produce's partition has, when the log directory can be read."""
+        if not isinstance(op, Produce) or self.log_dir is None:
+            return None
+        return self.log_dir.segment_count(names[op.topic], op.partition)
 
 
 # ---- histories ---------------------------------------------------------------------------------
@@ -207,7 +233,7 @@ class HistoryRun:
             if pipeline.drive:
                 self.follow(pipeline.clock, state)
             op = rebase(op, history_now, pipeline.clock.now())
-            seen = local(op)
+            seen = pipeline.answer_locally(op, self.names)
             if seen is None:
                 self.send(op, pipeline, slot, answered)
                 return True
@@ -225,8 +251,10 @@ class HistoryRun:
 
     def send(self, op, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
         config = self.configs.get(op.topic)
-        steps = operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s)
+        steps = operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s,
+                          extra_configs=pipeline.topic_configs)
         sent = pipeline.clock.now()
+        segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
 
         def done(outcome, received):
             received = pipeline.clock.stamp(received)
@@ -235,8 +263,9 @@ class HistoryRun:
                                f"op #{len(self.observed)} ({type(op).__name__}): {outcome.reason}")
             else:
                 result, produced = outcome
-                self.record(op, Observed(result, sent, received) if produced is None else
-                            produce_observed(produced, config, sent, received, pipeline.limit_defaults))
+                seen = Observed(result, sent, received) if produced is None else \
+                    produce_observed(produced, config, sent, received, pipeline.limit_defaults)
+                self.record(op, with_rolled(seen, segments, pipeline.segment_count(op, self.names)))
             answered(self)
         pipeline.start(steps, slot, done)
 
@@ -262,7 +291,7 @@ def leading_creates(history: History) -> list[CreateTopic]:
     return out
 
 
-def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0):
+def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, extra_configs=None):
     """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
     ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
     can only be our own resent request."""
@@ -274,6 +303,6 @@ def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0):
     if isinstance(op, ListOffsets):
         answers = yield messages.list_offsets([(topic, op.partition, op.target)])
         return list_result(answers[(topic, op.partition)]), None
-    new = messages.NewTopic(topic, kafka_configs(op.config), op.config.partitions)
+    new = messages.NewTopic(topic, {**kafka_configs(op.config), **(extra_configs or {})}, op.config.partitions)
     results = yield from messages.create_and_wait([new], wait_s, exists_ok=exists_ok)
     return CreateTopicResult(results[topic][0]), None

@@ -1,0 +1,65 @@
+"""A local broker's partitions as its log directory shows them: segments and their time indexes.
+
+Read-only, from the documented file formats (no Kafka code): a partition is the directory
+``<log.dirs>/<topic>-<partition>``; a segment is ``<base offset, 20 digits>.log`` (magic-2 record
+batches, decoded by client/records.py) with ``<base>.timeindex`` beside it (12-byte entries: int64
+timestamp, int32 offset relative to the base, big-endian).  Segments marked ``.deleted`` or
+``.cleaned`` are gone from the log and not listed.
+
+Only the active segment's time index is preallocated (zero-filled past its entries); a rolled one is
+trimmed to its entries.  Its entries are read up to the first all-zero entry after the first, and a
+first entry of (0, 0) counts only when the segment holds a batch whose header max is 0 -- the one
+case the zero fill cannot tell apart from an entry.
+"""
+from __future__ import annotations
+
+import struct
+from pathlib import Path
+
+from reference.types import DescribeLogResult, SegmentInfo
+
+from ..client.records import decode_batches
+
+ENTRY = struct.Struct(">qi")
+UNKNOWN_TOPIC_OR_PARTITION = 3
+
+
+class LogDir:
+    """The partitions under one ``log.dirs`` entry of a broker ktc started."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def segment_files(self, topic: str, partition: int) -> list[Path]:
+        return sorted((self.root / f"{topic}-{partition}").glob("*.log"))
+
+    def segment_count(self, topic: str, partition: int) -> int:
+        return len(self.segment_files(topic, partition))
+
+    def describe(self, topic: str, partition: int) -> DescribeLogResult:
+        files = self.segment_files(topic, partition)
+        if not files:
+            return DescribeLogResult((), UNKNOWN_TOPIC_OR_PARTITION)
+        return DescribeLogResult(tuple(segment(path, after) for path, after in zip(files, [*files[1:], None])))
+
+
+def segment(path: Path, following: Path | None) -> SegmentInfo:
+    """One segment: base offset (its name), next offset (the following base, or past its last batch),
+    its largest timestamp (the last time-index entry, -1 without one) and its time index."""
+    base = int(path.stem)
+    batches = decode_batches(path.read_bytes())
+    end = int(following.stem) if following is not None else \
+        (batches[-1].base_offset + batches[-1].last_offset_delta + 1 if batches else base)
+    index = time_index(path.with_suffix(".timeindex"), base, any(b.max_timestamp == 0 for b in batches))
+    return SegmentInfo(base, end, index[-1][0] if index else -1, index)
+
+
+def time_index(path: Path, base: int, zero_is_a_timestamp: bool) -> tuple[tuple[int, int], ...]:
+    data = path.read_bytes() if path.exists() else b""
+    entries = []
+    for at in range(0, len(data) - ENTRY.size + 1, ENTRY.size):
+        timestamp, relative = ENTRY.unpack_from(data, at)
+        if (timestamp, relative) == (0, 0) and (entries or not zero_is_a_timestamp):
+            break
+        entries.append((timestamp, base + relative))
+    return tuple(entries)
