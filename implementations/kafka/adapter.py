@@ -66,9 +66,10 @@ class KafkaImplementation:
         from .processes.broker import LocalBroker
         self._data = scratch.make()  # partitions are created ~6x faster in RAM
         data = {"log.dirs": self._data} if self._data is not None else {}
-        self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode)
+        extra = extra_broker_config()
+        self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode, extra)
         clock = self.clock if isinstance(self.clock, ControlledClock) else None
-        broker = LocalBroker(self.kafka_version, config={**QUIET, **data, **extra_broker_config()}, clock=clock).start()
+        broker = LocalBroker(self.kafka_version, config={**QUIET, **data, **extra}, clock=clock).start()
         if clock is not None:  # rolls need time to pass on the broker: only on a clock ktc moves
             self.log_dir = LogDir(Path(self._data) if self._data is not None else broker.tmpdir / "data")
         return broker

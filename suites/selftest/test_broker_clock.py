@@ -143,3 +143,8 @@ def test_a_process_under_the_preload_reads_the_setting_to_the_millisecond(tmp_pa
     finally:
         clock.remove()
     assert (first.stdout.strip(), last.stdout.strip()) == ("1700000000249", f"9999 {LATEST_MS}")
+
+
+def test_a_broker_config_a_frozen_clock_cannot_live_with_falls_back_to_the_host_clock_and_says_why():
+    clock, reason = clocked.choose_clock("controlled", {"connections.max.idle.ms": "1000"})
+    assert clock.exact is False and "connections.max.idle.ms is set" in reason
