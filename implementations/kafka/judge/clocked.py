@@ -100,9 +100,8 @@ def moves_its_clock(history: History) -> bool:
 
 def split(histories: Sequence[History]) -> tuple[list[int], list[int]]:
     """Indexes of the histories that can share a frozen clock, and of those that need it alone."""
-    alone = [i for i, h in enumerate(histories) if moves_its_clock(h)]
-    lone = set(alone)
-    return [i for i in range(len(histories)) if i not in lone], alone
+    moves = [moves_its_clock(h) for h in histories]
+    return [i for i, m in enumerate(moves) if not m], [i for i, m in enumerate(moves) if m]
 
 
 def run(pipeline, histories: Sequence[History], chunk: int) -> list:

@@ -13,6 +13,7 @@ case the zero fill cannot tell apart from an entry.
 """
 from __future__ import annotations
 
+import os
 import struct
 from pathlib import Path
 
@@ -30,11 +31,19 @@ class LogDir:
     def __init__(self, root: Path):
         self.root = Path(root)
 
+    def segment_names(self, topic: str, partition: int) -> list[str]:
+        """``<base>.log`` names in offset order (one listdir: counted around every Produce, so kept cheap)."""
+        try:
+            names = os.listdir(self.root / f"{topic}-{partition}")
+        except FileNotFoundError:
+            return []
+        return sorted(name for name in names if name.endswith(".log"))
+
     def segment_files(self, topic: str, partition: int) -> list[Path]:
-        return sorted((self.root / f"{topic}-{partition}").glob("*.log"))
+        return [self.root / f"{topic}-{partition}" / name for name in self.segment_names(topic, partition)]
 
     def segment_count(self, topic: str, partition: int) -> int:
-        return len(self.segment_files(topic, partition))
+        return len(self.segment_names(topic, partition))
 
     def describe(self, topic: str, partition: int) -> DescribeLogResult:
         files = self.segment_files(topic, partition)
