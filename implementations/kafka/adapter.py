@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from implementations.protocol import Capabilities, JudgedTrace
+from reference.types import CreateTopic, History
 
 from .client import wire
 from .client.security import PLAINTEXT, Security
@@ -19,11 +20,14 @@ from .judge.capabilities import broker_capabilities, with_observations
 from .judge.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
 from .judge.logdir import LogDir
 from .judge.pipeline import Pipeline
+from .judge.retention import BROKER_CONFIG as RETENTION_ON_DEMAND
+from .judge.retention import Canary, Retention
 from .judge.topics import TopicNamer
 from .processes import lifecycle, provision, scratch
 from .processes.clock import ControlledClock, HostClock
 
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
+# (On a clock ktc sets, the retention thread runs often and topics are held: judge/retention.py.)
 QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
 
 
@@ -69,7 +73,8 @@ class KafkaImplementation:
         extra = extra_broker_config()
         self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode, extra)
         clock = self.clock if isinstance(self.clock, ControlledClock) else None
-        broker = LocalBroker(self.kafka_version, config={**QUIET, **data, **extra}, clock=clock).start()
+        retention = RETENTION_ON_DEMAND if clock is not None else QUIET
+        broker = LocalBroker(self.kafka_version, config={**retention, **data, **extra}, clock=clock).start()
         if clock is not None:  # rolls need time to pass on the broker: only on a clock ktc moves
             self.log_dir = LogDir(Path(self._data) if self._data is not None else broker.tmpdir / "data")
         return broker
@@ -98,7 +103,8 @@ class KafkaImplementation:
         over [sent, received] and why."""
         if not self.clock.exact:
             return {"controlled": False, "reason": self.clock_reason}
-        return {"controlled": True, **self.clock.verification.summary()}
+        retention = self._pipeline.retention if self._pipeline is not None else None
+        return {"controlled": True, **self.clock.verification.summary(), **(retention.summary() if retention else {})}
 
     def retarget(self, target: dict) -> None:
         """Point at the target a result was recorded on (``ktc replay``): its bootstrap, or the version
@@ -168,6 +174,10 @@ class KafkaImplementation:
             return self._pipeline.run(histories, self.chunk)
         if self.clock.observe is None:
             self.clock.observe = clocked.Echo(self.client(), self.namer)
+        if self.log_dir is not None and self._pipeline.retention is None:
+            canary = Canary(self.client(), self.namer.names(History("kip", (CreateTopic("retention-canary"),)))[
+                "retention-canary"])
+            self._pipeline.retention = Retention(canary, self.log_dir, self.clock)
         return clocked.run(self._pipeline, histories, self.chunk)
 
     def run_sequential(self, histories) -> list[JudgedTrace]:

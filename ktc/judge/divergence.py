@@ -24,6 +24,7 @@ from reference.types import (
     ProduceResult,
     RecordError,
     RetentionPass,
+    SegmentInfo,
     StepClock,
 )
 
@@ -35,6 +36,7 @@ NOT_JUDGED = frozenset({
     (ProduceResult, "warnings"),          # the broker's log, not its answer
     (ProduceResult, "rolled"),            # the model's view of its segments; a broker's answer does not say
     (ProduceResult, "log_start_offset"),  # no clause decides it
+    (SegmentInfo, "time_index"),          # sparse by design: its own clauses (KIP-33.time-index-*) judge it
 })
 
 

@@ -235,4 +235,12 @@ def describe_clock(clock: dict) -> str:
         return "clock: controlled by ktc, never set by a history"
     return (f"clock: controlled by ktc, {clock['checks']} settings checked by a LogAppendTime echo, "
             f"{clock['failures']} not echoed; a setting seen in {clock['median_seen_ms']:.1f} ms "
-            f"(median), {clock['max_seen_ms']:.1f} ms (max)")
+            f"(median), {clock['max_seen_ms']:.1f} ms (max){describe_retention(clock)}")
+
+
+def describe_retention(clock: dict) -> str:
+    """The broker's retention passes a history asked for, and what one took (judge/retention.py)."""
+    if not clock.get("retention_passes"):
+        return ""
+    return (f"; {clock['retention_passes']} retention passes run by the broker, "
+            f"{clock['retention_median_ms']:.0f} ms each (median), {clock['retention_max_ms']:.0f} ms (max)")

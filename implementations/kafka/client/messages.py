@@ -27,6 +27,8 @@ with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated 
         DeleteTopicsResponse,
         DescribeConfigsRequest,
         DescribeConfigsResponse,
+        IncrementalAlterConfigsRequest,
+        IncrementalAlterConfigsResponse,
     )
     from kafka.protocol.consumer import FetchRequest, FetchResponse, ListOffsetsRequest, ListOffsetsResponse
     from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
@@ -43,9 +45,10 @@ VERSIONS = {
     "DeleteTopics": 4,     # first flexible version; still by name (6 adds topic ids)
     "DescribeConfigs": 4,
     "Metadata": 9,         # flexible, names topics; inside the ranges of 3.9 and 4.x (4.0 dropped v0-3)
+    "IncrementalAlterConfigs": 1,
 }
 API_KEYS = {"Produce": 0, "Fetch": 1, "ListOffsets": 2, "ApiVersions": 18, "CreateTopics": 19, "DeleteTopics": 20,
-            "DescribeConfigs": 32, "Metadata": 3}
+            "DescribeConfigs": 32, "Metadata": 3, "IncrementalAlterConfigs": 44}
 MESSAGES = {
     "Produce": (ProduceRequest, ProduceResponse),
     "Fetch": (FetchRequest, FetchResponse),
@@ -55,13 +58,16 @@ MESSAGES = {
     "DeleteTopics": (DeleteTopicsRequest, DeleteTopicsResponse),
     "DescribeConfigs": (DescribeConfigsRequest, DescribeConfigsResponse),
     "Metadata": (MetadataRequest, MetadataResponse),
+    "IncrementalAlterConfigs": (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
 }
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
 TOPIC_ALREADY_EXISTS = 36
 # Requests that may be sent again after a connection broke mid-request: reads, and admin requests
-# whose repeat is recognisable (TOPIC_ALREADY_EXISTS / UNKNOWN_TOPIC_OR_PARTITION on our own names).
+# whose repeat is recognisable (TOPIC_ALREADY_EXISTS / UNKNOWN_TOPIC_OR_PARTITION on our own names),
+# and setting a config (twice is the same as once).
 RETRY_SAFE = frozenset({"ApiVersions", "Metadata", "DescribeCluster", "DescribeConfigs", "Fetch", "ListOffsets",
-                        "CreateTopics", "DeleteTopics"})
+                        "CreateTopics", "DeleteTopics", "IncrementalAlterConfigs"})
+CONFIG_SET, CONFIG_DELETE = 0, 1  # IncrementalAlterConfigs operations
 RESOURCE_TOPIC, RESOURCE_BROKER = 2, 4
 
 
@@ -281,6 +287,18 @@ def describe_topics_configs(topics: Sequence[tuple[str, Sequence[str]]]) -> Call
     return Call("DescribeConfigs", dict(resources=resources, include_synonyms=False, include_documentation=False),
                 lambda response: {r.resource_name: (r.error_code, {c.name: c.value for c in r.configs})
                                   for r in response.results})
+
+
+def alter_topic_config(topic: str, key: str, value: object | None) -> Call:
+    """IncrementalAlterConfigs of one topic key: set it to ``value``, or drop the topic's own value
+    (None: the broker default applies).  Parsed as (error code, error message)."""
+    req = IncrementalAlterConfigsRequest[VERSIONS["IncrementalAlterConfigs"]]
+    entry = req.AlterConfigsResource.AlterableConfig(
+        name=key, config_operation=CONFIG_DELETE if value is None else CONFIG_SET,
+        value=None if value is None else str(value))
+    resource = req.AlterConfigsResource(resource_type=RESOURCE_TOPIC, resource_name=topic, configs=[entry])
+    return Call("IncrementalAlterConfigs", dict(resources=[resource], validate_only=False),
+                lambda response: (response.responses[0].error_code, response.responses[0].error_message))
 
 
 # ---- operations of several requests (generators: yield Call or Pause, receive the parsed answer) ---

@@ -34,27 +34,20 @@ NOT_ON_A_BROKER = {
 }
 
 
-# Observed in the log directory of a broker ktc started on a clock it sets (judge/logdir.py).  The
-# time index is read there too and its invariants judged, but not its entries against the model's:
-# Kafka writes an entry only once the bytes appended since the last one, counted *before* an append,
-# exceed index.interval.bytes, so even at 0 the active segment's index lags one append (a lone batch
-# has none), where the model indexes every increase of the running max (measured on 3.9.2: one
-# CreateTime batch, index empty).
+# Observed on a broker ktc started on a clock it sets: segments and time indexes in its log directory
+# (judge/logdir.py), retention run by the broker's own retention thread at the history's now
+# (judge/retention.py).
 IN_THE_LOG_DIR = ("KIP-32.roll-by-first-timestamp", "KIP-32.future-timestamp-breaks-rolling",
-                  "KIP-33.list-offsets-first-segment-only", "KIP-33.time-index-strictly-increasing",
-                  "KIP-33.time-index-skips-no-timestamp")
-NOT_ON_A_BROKER_WITH_ITS_LOG = {
-    "KIP-33.time-index-running-max": "the active segment's time index lags one append on a broker "
-                                     "(index.interval.bytes is checked before an append); the model has no interval",
-}
+                  "KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level",
+                  "KIP-32.retention-mtime-fallback", "KIP-32.future-timestamp-pins-retention",
+                  "KIP-33.list-offsets-first-segment-only", "KIP-33.time-index-running-max",
+                  "KIP-33.time-index-strictly-increasing", "KIP-33.time-index-skips-no-timestamp")
 
 
 def broker_capabilities(shipped_profile: str, reads_log_dir: bool = False) -> Capabilities:
     """The broker's own profile, and ``kip`` on pinned inputs; the unobservable clauses unsupported
-    (rolls and the time index are observable when ktc reads the broker's log directory)."""
+    (rolls, retention and the time index are observable on a broker ktc started on its clock)."""
     unsupported = {k: v for k, v in NOT_ON_A_BROKER.items() if not (reads_log_dir and k in IN_THE_LOG_DIR)}
-    if reads_log_dir:
-        unsupported.update(NOT_ON_A_BROKER_WITH_ITS_LOG)
     return Capabilities(profiles=frozenset({shipped_profile, KIP}), unsupported=unsupported,
                         pinned_only=frozenset({KIP}) - {shipped_profile})
 

@@ -7,7 +7,6 @@ from collections.abc import Sequence
 from ..client import messages
 from ..client.multiplex import Lost
 from .observe import Cut
-from .topics import kafka_configs
 
 POLL_S = 0.01        # between readiness polls after CreateTopics
 
@@ -27,8 +26,7 @@ class Creation:
 
     def __init__(self, session, runs: list):
         self.session, self.pipeline, self.waiting = session, session.pipeline, runs
-        extra = self.pipeline.topic_configs
-        self.topics = [messages.NewTopic(run.names[op.topic], {**kafka_configs(op.config), **extra},
+        self.topics = [messages.NewTopic(run.names[op.topic], self.pipeline.creation_configs(op.config),
                                          op.config.partitions) for run in runs for op in run.prefix]
         self.results: dict = {}
         self.leaders: dict[tuple[str, int], int] = {}
@@ -115,7 +113,7 @@ class Creation:
     def verify(self, runs: list) -> None:
         """DescribeConfigs the released histories' topics: a config the broker reports with another
         value than asked (it ignored it) cuts the history as ``unknown``, with the observed value."""
-        asked = {name: configs for run in runs for name, configs in run.asked_configs().items()}
+        asked = {name: configs for run in runs for name, configs in run.asked_configs(self.pipeline.held).items()}
         if not asked:
             return self.session.released(runs)
         call = messages.describe_topics_configs([(name, list(configs)) for name, configs in asked.items()])
@@ -127,7 +125,7 @@ class Creation:
                 run.cut = run.cut or Cut("unknown", 0, f"topic configs could not be described: {answer.reason}")
         else:
             for run in runs:
-                ignored = ignored_configs(asked, answer, run.asked_configs())
+                ignored = ignored_configs(asked, answer, run.asked_configs(self.pipeline.held))
                 if ignored:
                     run.cut = Cut("unknown", 0, f"the broker did not apply topic config {ignored}")
                     self.pipeline.ignored_configs.add(ignored.split(" ")[0])

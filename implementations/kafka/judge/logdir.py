@@ -42,6 +42,9 @@ class LogDir:
     def segment_files(self, topic: str, partition: int) -> list[Path]:
         return [self.root / f"{topic}-{partition}" / name for name in self.segment_names(topic, partition)]
 
+    def segment_bases(self, topic: str, partition: int) -> list[int]:
+        return [int(name[:-len(".log")]) for name in self.segment_names(topic, partition)]
+
     def segment_count(self, topic: str, partition: int) -> int:
         return len(self.segment_names(topic, partition))
 
@@ -54,13 +57,14 @@ class LogDir:
 
 def segment(path: Path, following: Path | None) -> SegmentInfo:
     """One segment: base offset (its name), next offset (the following base, or past its last batch),
-    its largest timestamp (the last time-index entry, -1 without one) and its time index."""
+    its largest timestamp (of its batches' MaxTimestamp, -1 when none is >= 0) and its time index (which
+    lags: Kafka indexes an append only once bytes were appended before it, so a lone batch has none)."""
     base = int(path.stem)
     batches = decode_batches(path.read_bytes())
     end = int(following.stem) if following is not None else \
         (batches[-1].base_offset + batches[-1].last_offset_delta + 1 if batches else base)
     index = time_index(path.with_suffix(".timeindex"), base, any(b.max_timestamp == 0 for b in batches))
-    return SegmentInfo(base, end, index[-1][0] if index else -1, index)
+    return SegmentInfo(base, end, max([-1, *(b.max_timestamp for b in batches)]), index)
 
 
 def time_index(path: Path, base: int, zero_is_a_timestamp: bool) -> tuple[tuple[int, int], ...]:

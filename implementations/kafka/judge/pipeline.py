@@ -32,6 +32,7 @@ from reference.types import (
     History,
     ListOffsets,
     Produce,
+    RetentionPass,
     clock_states,
 )
 
@@ -54,6 +55,7 @@ from .observe import (
     rebase,
     with_rolled,
 )
+from .retention import held_configs
 from .topics import TopicNamer, kafka_configs
 
 LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
@@ -68,7 +70,7 @@ class Pipeline(Multiplexer):
         super().__init__(bootstrap, **options)
         self.clock, self.drive = clock or HostClock(), False
         self.log_dir = log_dir  # judge/logdir.py: a broker ktc started on a clock it sets
-        self.topic_configs = {"index.interval.bytes": 0} if log_dir is not None else {}  # every entry indexed
+        self.retention = None  # judge/retention.py: RetentionPass on such a broker (set by its implementation)
         self.limit_defaults, self.ready_s = limit_defaults, ready_s
         self.namer = namer or TopicNamer()
         self.live_topics: set[str] = set()  # created and not yet deleted (KafkaImplementation cleans up)
@@ -79,8 +81,21 @@ class Pipeline(Multiplexer):
         self.wait(self.idle)  # the last DeleteTopics
         return traces
 
+    def creation_configs(self, config) -> dict:
+        """The configs a history's topic is created with: its own, and on a broker whose log directory ktc
+        reads, an index entry for every append and retention held until a RetentionPass (judge/retention.py)."""
+        if self.log_dir is None:
+            return kafka_configs(config)
+        return {**kafka_configs(config), "index.interval.bytes": 0, **held_configs(config)}
+
+    def held(self, config) -> set[str]:
+        """Keys created with another value than the history's, so not checked against it."""
+        return set(held_configs(config)) if self.log_dir is not None else set()
+
     def answer_locally(self, op, names: dict[str, str]) -> Observed | None:
         """An operation answered without a request: clock moves; DescribeLog from the log directory."""
+        if isinstance(op, RetentionPass) and self.retention is not None:
+            return None
         if isinstance(op, DescribeLog) and self.log_dir is not None:
             now = self.clock.now()
             return Observed(self.log_dir.describe(names[op.topic], op.partition), now, now)
@@ -194,10 +209,11 @@ class HistoryRun:
         """Whether one of this history's leading topics still has a partition in ``pending``."""
         return any((self.names[op.topic], p) in pending for op in self.prefix for p in range(op.config.partitions))
 
-    def asked_configs(self) -> dict[str, dict]:
-        """The configs asked for this history's leading topics that the broker created."""
-        return {self.names[op.topic]: kafka_configs(op.config) for op in self.prefix
-                if op.topic in self.configs and kafka_configs(op.config)}
+    def asked_configs(self, held=lambda config: ()) -> dict[str, dict]:
+        """The configs asked for this history's leading topics that the broker created (but ``held`` ones)."""
+        asked = {self.names[op.topic]: {k: v for k, v in kafka_configs(op.config).items() if k not in held(op.config)}
+                 for op in self.prefix if op.topic in self.configs}
+        return {name: configs for name, configs in asked.items() if configs}
 
     def created_topics(self) -> list[str]:
         return [self.names[op.topic] for op in self.history.ops if isinstance(op, CreateTopic)]
@@ -251,8 +267,10 @@ class HistoryRun:
 
     def send(self, op, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
         config = self.configs.get(op.topic)
-        steps = operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s,
-                          extra_configs=pipeline.topic_configs)
+        steps = pipeline.retention.steps(self.names[op.topic], op.partition, config) \
+            if isinstance(op, RetentionPass) else \
+            operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s,
+                      configs=pipeline.creation_configs)
         sent = pipeline.clock.now()
         segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
 
@@ -291,7 +309,7 @@ def leading_creates(history: History) -> list[CreateTopic]:
     return out
 
 
-def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, extra_configs=None):
+def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, configs=kafka_configs):
     """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
     ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
     can only be our own resent request."""
@@ -303,6 +321,6 @@ def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, ext
     if isinstance(op, ListOffsets):
         answers = yield messages.list_offsets([(topic, op.partition, op.target)])
         return list_result(answers[(topic, op.partition)]), None
-    new = messages.NewTopic(topic, {**kafka_configs(op.config), **(extra_configs or {})}, op.config.partitions)
+    new = messages.NewTopic(topic, configs(op.config), op.config.partitions)
     results = yield from messages.create_and_wait([new], wait_s, exists_ok=exists_ok)
     return CreateTopicResult(results[topic][0]), None

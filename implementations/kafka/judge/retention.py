@@ -1,0 +1,120 @@
+"""A RetentionPass on a broker ktc started on a clock it sets: the broker's own retention thread, at the history's now.
+
+Kafka deletes segments by time only in its retention thread (``kafka-log-retention``, every
+``log.retention.check.interval.ms`` on the monotonic clock, each pass over every log at the wall
+clock's now).  No request runs it, so ktc lets it run often (``BROKER_CONFIG``) and *holds* every
+topic's ``retention.ms`` at -1 (no time limit) until a history asks for a pass:
+
+1. set the topic's ``retention.ms`` to the history's (IncrementalAlterConfigs; the broker default
+   when the history has none) and wait until DescribeConfigs shows it;
+2. wait for two passes of the retention thread, each seen on ktc's canary topic (retention.ms 0):
+   a batch produced there is gone (ListOffsets EARLIEST past it) only once a pass has reached the
+   canary after the produce.  The first pass may have visited the topic before its new value was in
+   force; the second starts after the first ended, so it visits the topic with the new value;
+3. read what went: the segments in the log directory before and after, and the log start offset
+   (ListOffsets EARLIEST); then hold ``retention.ms`` at -1 again before the history goes on.
+
+The broker's clock stands still meanwhile (ktc sets it), so every pass in between decides the same
+as the one the model runs.  What is left unproven: that the broker applies a topic config to its log
+within a whole pass after DescribeConfigs shows it (it is applied right after, on one thread).
+"""
+from __future__ import annotations
+
+import time
+
+from reference.types import Batch, Record, RetentionResult, TopicConfig
+
+from ..client import messages, wire
+from ..client.records import WireError
+from ..processes.broker import BrokerError
+
+RETENTION = "retention.ms"
+HELD = -1  # no time limit: retention acts only while a history's RetentionPass is in progress
+CHECK_INTERVAL_MS = 50
+# The retention thread of a broker ktc started, often (its passes only act on held topics in step 2).
+BROKER_CONFIG = {"log.retention.check.interval.ms": CHECK_INTERVAL_MS, "log.initial.task.delay.ms": 0}
+POLL_S, PATIENCE_S = 0.005, 30.0
+
+
+def held_configs(config: TopicConfig) -> dict:
+    """The topic config a history's topic is created with on such a broker: retention held at -1,
+    unless the history's own value is one the broker must refuse (KIP-32.time-configs-range)."""
+    return {} if config.retention_ms is not None and config.retention_ms < HELD else {RETENTION: HELD}
+
+
+class Canary:
+    """ktc's own topic whose every batch the next retention pass deletes: each one a pass's footprint."""
+
+    def __init__(self, client, topic: str):
+        code, message = client.create_topic(topic, {RETENTION: 0, "message.timestamp.type": "CreateTime"})
+        if code != 0:
+            raise BrokerError(f"could not create the retention canary topic {topic}: error {code} {message or ''}")
+        self.topic = topic
+
+    def one_pass(self, now_ms: int):
+        """Produce a batch one millisecond old; wait (polling EARLIEST) until a pass has deleted it."""
+        out = yield messages.produce(self.topic, wire.encode_batch(Batch((Record(now_ms - 1),))))
+        if out.error_code:
+            raise WireError(f"the retention canary {self.topic} refused a produce: error {out.error_code}")
+        yield from until(lambda: earliest_past(self.topic, out.base_offset),
+                         f"the broker's retention thread to delete the canary batch at offset {out.base_offset}")
+
+
+def earliest_past(topic: str, offset: int):
+    answers = yield messages.list_offsets([(topic, 0, messages.EARLIEST_TIMESTAMP)])
+    return answers[(topic, 0)].offset > offset
+
+
+def described(topic: str, wanted):
+    answers = yield messages.describe_topics_configs([(topic, [RETENTION])])
+    code, values = answers[topic]
+    return code != 0 or wanted(values.get(RETENTION))
+
+
+def until(probe, awaited: str, patience_s: float = PATIENCE_S):
+    """Run the generator ``probe`` until it returns True, pausing between tries; WireError after ``patience_s``."""
+    deadline = time.monotonic() + patience_s
+    while not (yield from probe()):
+        if time.monotonic() > deadline:
+            raise WireError(f"waited {patience_s:.0f} s for {awaited}")
+        yield messages.Pause(POLL_S)
+
+
+def set_retention(topic: str, value: int | None):
+    """Set (or, with None, drop) the topic's retention.ms; wait until DescribeConfigs shows it."""
+    code, message = yield messages.alter_topic_config(topic, RETENTION, value)
+    if code == 0:
+        wanted = (lambda seen: seen != str(HELD)) if value is None else (lambda seen: seen == str(value))
+        yield from until(lambda: described(topic, wanted), f"{RETENTION} of {topic} to read {value}")
+    return code
+
+
+class Retention:
+    """RetentionPass operations on one broker: its canary, its log directory, its clock."""
+
+    def __init__(self, canary: Canary, log_dir, clock):
+        self.canary, self.log_dir, self.clock = canary, log_dir, clock
+        self.durations_ms: list[float] = []  # of each pass, request to restored hold
+
+    def summary(self) -> dict:
+        """How many passes ran and how long one took (median, max), for the report's clock line."""
+        spans = sorted(self.durations_ms)
+        return {"retention_passes": len(spans), "retention_median_ms": spans[len(spans) // 2] if spans else None,
+                "retention_max_ms": spans[-1] if spans else None}
+
+    def steps(self, topic: str, partition: int, config: TopicConfig | None):
+        """The operation (a generator, as the pipeline runs them); returns (RetentionResult, None)."""
+        started, before = time.monotonic(), self.log_dir.segment_bases(topic, partition)
+        code = yield from set_retention(topic, config.retention_ms if config is not None else None)
+        if code != 0:
+            return RetentionResult((), -1, code), None
+        for _ in range(2):
+            yield from self.canary.one_pass(self.clock.now())
+        answers = yield messages.list_offsets([(topic, partition, messages.EARLIEST_TIMESTAMP)])
+        after = self.log_dir.segment_bases(topic, partition)
+        yield from set_retention(topic, HELD)
+        self.durations_ms.append(round((time.monotonic() - started) * 1000, 1))
+        out = answers[(topic, partition)]
+        if out.error_code:
+            return RetentionResult((), -1, out.error_code), None
+        return RetentionResult(tuple(b for b in before if b not in after), out.offset), None
