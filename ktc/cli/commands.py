@@ -52,7 +52,7 @@ def build_parser() -> Parser:
                      help="for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, sasl.mechanism, "
                           "sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)")
     run.add_argument("--kafka-clock", choices=["controlled", "host"], default=os.environ.get("KTC_KAFKA_CLOCK"),
-                     help="for the brokers ktc starts: 'controlled' (default; libfaketime, ktc sets the broker's "
+                     help="for the brokers ktc starts: 'controlled' (default; ktc's preload sets the broker's "
                           "clock and judges at it) or 'host' (judged over [sent, received]); default $KTC_KAFKA_CLOCK")
     clean = sub.add_parser("clean", help="delete the topics ktc runs left on a broker (only ktc's own)")
     clean.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",

@@ -90,3 +90,25 @@ def test_a_held_topic_keeps_its_segments_while_time_passes_without_a_retention_p
     observed, expected = broker_and_model(kafka, h, DescribeLog)
     segments = lambda answer: [(g.base_offset, g.next_offset, g.max_timestamp) for g in answer.segments]
     assert len(expected.segments) == 2 and segments(observed) == segments(expected)  # the index lags: KIP-33
+
+
+def test_a_pass_of_a_partition_that_does_not_exist_deletes_nothing_anywhere(kafka):
+    """Found by the generated histories: Kafka's retention.ms is per topic, so a pass asked for a stray
+    partition must not set it (it deleted partition 1's segment one operation early)."""
+    config = TopicConfig(retention_ms=32, partitions=3)
+    h = History("kafka-3.6", (CreateTopic("t", config), Produce("t", Batch((Record(0),)), partition=1),
+                              RetentionPass("t", -1), RetentionPass("t", 1)), NOW)
+    trace = kafka.run([h])[0]
+    as_run, answers = trace.judged_as[0]
+    expected = model.run(as_run)
+    passes = [i for i, op in enumerate(as_run.ops) if isinstance(op, RetentionPass)]
+    assert expected[passes[1]].deleted_base_offsets, "the model must delete partition 1's segment at the second pass"
+    assert [answers[i] for i in passes] == [expected[i] for i in passes]
+
+
+def test_a_pass_that_deletes_another_partitions_segments_ends_the_history_unknown(kafka):
+    config = TopicConfig(retention_ms=32, partitions=2)
+    h = History("kafka-3.6", (CreateTopic("t", config), *(Produce("t", Batch((Record(0),)), partition=p)
+                                                          for p in (0, 1)), RetentionPass("t", 0)), NOW)
+    cut = kafka.run([h])[0].cut
+    assert cut is not None and cut.validity == "unknown" and "partition(s) [1]" in cut.reason

@@ -19,8 +19,9 @@ TOPIC, CANARY, NOW = "ktc-t", "ktc-canary", 1_795_000_000_000
 class ScriptedBroker:
     """Answers each request as a broker whose retention thread deletes a canary batch on the second poll."""
 
-    def __init__(self, log_dir, alter_error: int = 0, earliest: int = 1):
+    def __init__(self, log_dir, alter_error: int = 0, earliest: int = 1, deletes_beside: bool = False):
         self.log_dir, self.alter_error, self.earliest = log_dir, alter_error, earliest
+        self.deletes_beside = deletes_beside  # retention.ms is per topic: partition 1 loses its segment too
         self.retention, self.canary_end, self.polls, self.seen = "-1", 0, 0, []
 
     def answer(self, call):
@@ -42,18 +43,21 @@ class ScriptedBroker:
     def ListOffsets(self, fields):
         topic = fields["topics"][0].name
         if topic == TOPIC:
-            self.log_dir.bases = [1]
-            return {(TOPIC, 0): ListOffsetsOutcome(0, -1, self.earliest, 0)}
+            self.log_dir.bases = [1] if self.retention != "-1" else self.log_dir.bases
+            self.log_dir.other = [] if self.deletes_beside else self.log_dir.other
+            partition = fields["topics"][0].partitions[0].partition_index
+            code = 0 if partition in self.log_dir.partition_bases(TOPIC) else 3
+            return {(TOPIC, partition): ListOffsetsOutcome(code, -1, self.earliest if code == 0 else -1, 0)}
         self.polls += 1
         return {(CANARY, 0): ListOffsetsOutcome(0, -1, self.canary_end if self.polls % 2 == 0 else 0, 0)}
 
 
 class FakeLogDir:
-    def __init__(self):
-        self.bases = [0, 1]
+    def __init__(self, other_partition=(0,)):
+        self.bases, self.other = [0, 1], list(other_partition)
 
-    def segment_bases(self, topic, partition):
-        return list(self.bases)
+    def partition_bases(self, topic):
+        return {0: list(self.bases), 1: list(self.other)} if self.bases else {}
 
 
 class FakeClock:
@@ -115,3 +119,19 @@ def test_a_topic_the_broker_does_not_know_answers_with_its_error_and_waits_for_n
     broker = ScriptedBroker(log_dir, alter_error=3)
     result, _ = drive(retention.Retention(canary(broker), log_dir, FakeClock()).steps(TOPIC, 0, None), broker)
     assert result == RetentionResult((), -1, 3) and broker.seen == ["set None"]
+
+
+def test_a_partition_the_log_directory_lacks_is_answered_by_the_broker_without_touching_the_topic():
+    log_dir = FakeLogDir()
+    broker = ScriptedBroker(log_dir)
+    result, cut = drive(retention.Retention(canary(broker), log_dir, FakeClock()).steps(TOPIC, 7, None), broker)
+    assert (result, cut) == (RetentionResult((), -1, 3), None) and broker.seen == [f"ListOffsets {TOPIC}"]
+
+
+def test_a_pass_that_also_deletes_another_partitions_segments_cuts_the_history_as_unknown():
+    log_dir = FakeLogDir()
+    broker = ScriptedBroker(log_dir, deletes_beside=True)
+    result, cut = drive(retention.Retention(canary(broker), log_dir, FakeClock()).steps(TOPIC, 0, TopicConfig()),
+                        broker)
+    assert result == RetentionResult((0,), 1)
+    assert cut.validity == "unknown" and "also deleted segments of partition(s) [1]" in cut.reason

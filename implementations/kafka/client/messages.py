@@ -61,7 +61,7 @@ MESSAGES = {
     "IncrementalAlterConfigs": (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
 }
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
-TOPIC_ALREADY_EXISTS = 36
+TOPIC_ALREADY_EXISTS, OFFSET_OUT_OF_RANGE = 36, 1
 # Requests that may be sent again after a connection broke mid-request: reads, and admin requests
 # whose repeat is recognisable (TOPIC_ALREADY_EXISTS / UNKNOWN_TOPIC_OR_PARTITION on our own names),
 # and setting a config (twice is the same as once).
@@ -332,6 +332,9 @@ def create_and_wait(topics: Sequence[NewTopic], wait_s: float = 10.0, timeout_ms
 def fetch_all(topic: str, partition: int = 0):
     """Every batch from the log start to the high watermark (several Fetches if needed)."""
     first = yield fetch(topic, partition=partition, offset=0)
+    if first.error_code == OFFSET_OUT_OF_RANGE:  # the log starts later: retention deleted its first segments
+        start = (yield list_offsets([(topic, partition, EARLIEST_TIMESTAMP)]))[(topic, partition)]
+        first = first if start.error_code else (yield fetch(topic, partition=partition, offset=start.offset))
     if first.error_code:
         return first
     batches = list(first.batches)

@@ -45,6 +45,12 @@ class LogDir:
     def segment_bases(self, topic: str, partition: int) -> list[int]:
         return [int(name[:-len(".log")]) for name in self.segment_names(topic, partition)]
 
+    def partition_bases(self, topic: str) -> dict[int, list[int]]:
+        """Every partition of ``topic`` in this directory -> its segments' base offsets."""
+        prefix = f"{topic}-"
+        numbers = [name[len(prefix):] for name in os.listdir(self.root) if name.startswith(prefix)]
+        return {int(n): self.segment_bases(topic, int(n)) for n in numbers if n.isdigit()}
+
     def segment_count(self, topic: str, partition: int) -> int:
         return len(self.segment_names(topic, partition))
 

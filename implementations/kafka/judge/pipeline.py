@@ -22,6 +22,7 @@ An answer that cannot be read cuts its history as ``error``.  Other histories ca
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import replace
 from collections.abc import Callable, Sequence
 
 from reference.types import (
@@ -281,9 +282,11 @@ class HistoryRun:
                                f"op #{len(self.observed)} ({type(op).__name__}): {outcome.reason}")
             else:
                 result, produced = outcome
-                seen = Observed(result, sent, received) if produced is None else \
+                seen = Observed(result, sent, received) if produced is None or isinstance(produced, Cut) else \
                     produce_observed(produced, config, sent, received, pipeline.limit_defaults)
                 self.record(op, with_rolled(seen, segments, pipeline.segment_count(op, self.names)))
+                if isinstance(produced, Cut):  # the operation left the broker where the model cannot follow
+                    self.cut = replace(produced, op_index=len(self.observed) - 1)
             answered(self)
         pipeline.start(steps, slot, done)
 

@@ -21,16 +21,18 @@ within a whole pass after DescribeConfigs shows it (it is applied right after, o
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from reference.types import Batch, Record, RetentionResult, TopicConfig
 
 from ..client import messages, wire
 from ..client.records import WireError
 from ..processes.broker import BrokerError
+from .observe import Cut
 
 RETENTION = "retention.ms"
 HELD = -1  # no time limit: retention acts only while a history's RetentionPass is in progress
-CHECK_INTERVAL_MS = 50
+CHECK_INTERVAL_MS = 20
 # The retention thread of a broker ktc started, often (its passes only act on held topics in step 2).
 BROKER_CONFIG = {"log.retention.check.interval.ms": CHECK_INTERVAL_MS, "log.initial.task.delay.ms": 0}
 POLL_S, PATIENCE_S = 0.005, 30.0
@@ -103,18 +105,35 @@ class Retention:
                 "retention_max_ms": spans[-1] if spans else None}
 
     def steps(self, topic: str, partition: int, config: TopicConfig | None):
-        """The operation (a generator, as the pipeline runs them); returns (RetentionResult, None)."""
-        started, before = time.monotonic(), self.log_dir.segment_bases(topic, partition)
+        """The operation (a generator, as the pipeline runs them); returns (RetentionResult, None), or
+        (RetentionResult, Cut) when the pass also deleted segments of another partition."""
+        started, before = time.monotonic(), self.log_dir.partition_bases(topic)
+        if partition not in before:  # no such partition (or topic): the broker says which error
+            return (yield from earliest(topic, partition)), None
         code = yield from set_retention(topic, config.retention_ms if config is not None else None)
         if code != 0:
             return RetentionResult((), -1, code), None
         for _ in range(2):
             yield from self.canary.one_pass(self.clock.now())
-        answers = yield messages.list_offsets([(topic, partition, messages.EARLIEST_TIMESTAMP)])
-        after = self.log_dir.segment_bases(topic, partition)
+        result = yield from earliest(topic, partition)
+        after = self.log_dir.partition_bases(topic)
         yield from set_retention(topic, HELD)
         self.durations_ms.append(round((time.monotonic() - started) * 1000, 1))
-        out = answers[(topic, partition)]
-        if out.error_code:
-            return RetentionResult((), -1, out.error_code), None
-        return RetentionResult(tuple(b for b in before if b not in after), out.offset), None
+        gone = {p: [b for b in bases if b not in after.get(p, ())] for p, bases in before.items()}
+        return replace(result, deleted_base_offsets=tuple(gone[partition])), beside(gone, partition)
+
+
+def earliest(topic: str, partition: int):
+    """The partition's log start offset as a RetentionResult (nothing deleted), or the broker's error."""
+    out = (yield messages.list_offsets([(topic, partition, messages.EARLIEST_TIMESTAMP)]))[(topic, partition)]
+    return RetentionResult((), -1, out.error_code) if out.error_code else RetentionResult((), out.offset)
+
+
+def beside(gone: dict[int, list[int]], partition: int) -> Cut | None:
+    """Kafka's retention.ms is per topic, the model's pass per partition: segments deleted from another
+    partition leave the broker in a state the model never reaches, so the history ends ``unknown``."""
+    others = sorted(p for p, bases in gone.items() if p != partition and bases)
+    if not others:
+        return None
+    return Cut("unknown", 0, f"the retention pass of partition {partition} also deleted segments of partition(s) "
+                             f"{others} (retention.ms is per topic on Kafka; the model's pass is per partition)")
