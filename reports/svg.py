@@ -89,6 +89,48 @@ def timeline_svg(timeline: dict | None) -> str:
     """The whole drawing; a short note instead when the counterexample has no Produce."""
     if not timeline:
         return '<p class="note">No Produce in this counterexample: nothing to draw.</p>'
+    return bounds_svg(timeline) + clock_svg(timeline.get("clock") or [], timeline.get("mismatch_op"))
+
+
+CHIP, CHIPS = 64, 6  # segment chips: width, and how many are drawn before the oldest are elided
+
+
+def clock_svg(rows: list[dict], mismatch_op) -> str:
+    """Each operation with the broker clock it ran at (after the history's start) and its partition's
+    segments after it: the one it rolled filled, the ones retention deleted struck through."""
+    if not rows:
+        return ""
+    height = TOP + ROW * len(rows)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" class="timeline clock" width="{WIDTH}" height="{height}" '
+             f'viewBox="0 0 {WIDTH} {height}" role="img" aria-label="broker clock and segments">',
+             f'<text x="4" y="14" class="axis">operation</text><text x="{LEFT}" y="14" class="axis">clock</text>'
+             f'<text x="{LEFT + 90}" y="14" class="axis">segments after it (base offsets)</text>']
+    for n, row in enumerate(rows):
+        y, hit = TOP + 14 + n * ROW, row["op_index"] == mismatch_op
+        parts.append(f'<text x="4" y="{y + 4}" class="{"oplabel hit" if hit else "oplabel"}">op #{row["op_index"]} '
+                     f'{escape(row["kind"])}{" ◀" if hit else ""}</text>'
+                     f'<text x="{LEFT}" y="{y + 4}" class="bound">t{escape(human(row["at"]))}'
+                     f'<title>{row["at"]} ms after the start</title></text>')
+        parts += _chips(row, y)
+    return "".join(parts) + "</svg>"
+
+
+def _chips(row: dict, y: int) -> list[str]:
+    shown = [(b, "seg deleted") for b in row["deleted"]] + \
+            [(b, "seg rolled" if b == row["rolled"] else "seg") for b in row["segments"]]
+    out = [f'<text x="{LEFT + 90}" y="{y + 4}" class="far">…</text>'] if len(shown) > CHIPS else []
+    for i, (base, cls) in enumerate(shown[-CHIPS:]):
+        x = LEFT + 100 + i * (CHIP + 4)
+        out.append(f'<rect x="{x}" y="{y - 9}" width="{CHIP}" height="18" class="{cls}"><title>segment at offset '
+                   f'{base}{" (deleted by this retention pass)" if "deleted" in cls else ""}</title></rect>'
+                   f'<text x="{x + CHIP / 2}" y="{y + 4}" text-anchor="middle" class="axis">{base}</text>')
+        if "deleted" in cls:
+            out.append(f'<line x1="{x}" y1="{y}" x2="{x + CHIP}" y2="{y}" class="strike"/>')
+    return out
+
+
+def bounds_svg(timeline: dict) -> str:
+    """Each Produce's record timestamps against the broker's now and the bounds in force."""
     produces, half = timeline["produces"], scale(timeline["produces"])
     height = TOP + ROW * len(produces) + 24
     parts = [

@@ -7,14 +7,25 @@ computing them here keeps ``reports/`` free of rules and the drawing free of gue
 from __future__ import annotations
 
 from ktc.judge.serialize import FormatError, from_data
+from reference import model
 from reference.configs import effective_limits
-from reference.types import INT64_MAX, CreateTopic, Produce, clock_states
+from reference.types import (
+    INT64_MAX,
+    Advance,
+    CreateTopic,
+    ElectLeader,
+    Produce,
+    RetentionPass,
+    StepClock,
+    clock_states,
+)
 from specs.profiles import ProfileError
 from specs.profiles import get as get_profile
 
 
 def timeline(counterexample: dict) -> dict | None:
-    """``{"produces": [{op_index, topic, now, before, after, timestamps, timestamp_type}], "mismatch_op"}``.
+    """``{"produces": [{op_index, topic, now, before, after, timestamps, timestamp_type}], "clock": [...],
+    "mismatch_op"}`` (``clock``: see ``clock_rows``).
 
     ``before``/``after`` are None when unbounded (Long.MAX); None overall when the history cannot
     be read (a counterexample from another ktc version) or has no Produce.
@@ -32,7 +43,34 @@ def timeline(counterexample: dict) -> dict | None:
             produces.append(produce_row(index, op, configs[op.topic], profile, snap.leader_now(op.topic, op.partition)))
     if not produces:
         return None
-    return {"produces": produces, "mismatch_op": (counterexample.get("mismatch") or {}).get("op_index")}
+    return {"produces": produces, "clock": clock_rows(history),
+            "mismatch_op": (counterexample.get("mismatch") or {}).get("op_index")}
+
+
+def clock_rows(history) -> list[dict]:
+    """Per operation, as the model runs it: the leader's clock (ms after the history's start) and, for
+    the partition it touches, the segments' base offsets after it, which one it rolled and which it deleted.
+    Drawn only when the history moves a clock or has segments to show (a roll or a retention pass)."""
+    trace, segments, rows = model.run(history), {}, []
+    for index, (op, snap, result) in enumerate(zip(history.ops, clock_states(history), trace)):
+        key = (getattr(op, "topic", None), getattr(op, "partition", 0))
+        rolled, deleted = step_segments(op, result, segments.setdefault(key, [0]))
+        rows.append({"op_index": index, "kind": type(op).__name__, "at": snap.leader_now(*key) - history.start_ms
+                     if key[0] else snap.real_ms + snap.offsets[0] - history.start_ms,
+                     "segments": list(segments[key]) if key[0] else [], "rolled": rolled, "deleted": deleted})
+    moving = any(isinstance(op, (Advance, StepClock, ElectLeader, RetentionPass)) for op in history.ops)
+    return rows if moving or any(r["rolled"] is not None for r in rows) else []
+
+
+def step_segments(op, result, bases: list[int]) -> tuple[int | None, list[int]]:
+    """Apply one operation's answer to a partition's segment bases: (the base it rolled, the bases it deleted)."""
+    if isinstance(op, Produce) and result.error_code == 0 and result.rolled and result.base_offset not in bases:
+        bases.append(result.base_offset)
+        return result.base_offset, []
+    if isinstance(op, RetentionPass) and result.error_code == 0 and result.deleted_base_offsets:
+        bases[:] = [b for b in bases if b not in result.deleted_base_offsets] or [result.log_start_offset]
+        return None, list(result.deleted_base_offsets)
+    return None, []
 
 
 def produce_row(index: int, op: Produce, config, profile, now: int) -> dict:

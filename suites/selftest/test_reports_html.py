@@ -87,3 +87,19 @@ def test_headless_chromium_renders_the_matrix_and_opens_the_first_failure():
     assert shown == len({r["clause"] for r in rows})
     panel = dom[dom.index('<aside id="detail"'):]
     assert panel.index("KIP-937.int64-wraparound") < panel.index("<svg") < panel.index("</aside>")
+
+
+def test_a_counterexample_with_time_jumps_draws_the_clock_and_the_segments_it_rolled_and_deleted():
+    from ktc.judge.serialize import to_data
+    from reference.types import Advance, Batch, CreateTopic, History, Produce, Record, RetentionPass, TopicConfig
+    start, segment_ms = 1_760_000_000_000, 60_000
+    history = History("kafka-4", (CreateTopic("t", TopicConfig(segment_ms=segment_ms, retention_ms=segment_ms)),
+                                  Produce("t", Batch((Record(start),))), Advance(segment_ms + 1),
+                                  Produce("t", Batch((Record(start + segment_ms + 1),))), Advance(segment_ms),
+                                  RetentionPass("t")), start)
+    drawn = timeline({"history": to_data(history), "mismatch": {"op_index": 5}})
+    rows = {row["op_index"]: row for row in drawn["clock"]}
+    assert (rows[3]["rolled"], rows[3]["at"]) == (1, segment_ms + 1)
+    assert (rows[5]["deleted"], rows[5]["segments"]) == ([0], [1])
+    svg = timeline_svg(drawn)
+    assert 'class="seg rolled"' in svg and 'class="seg deleted"' in svg and "op #5 RetentionPass ◀" in svg

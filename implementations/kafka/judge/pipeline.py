@@ -22,8 +22,8 @@ An answer that cannot be read cuts its history as ``error``.  Other histories ca
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import replace
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from reference.types import (
     CreateTopic,
