@@ -24,6 +24,7 @@ from .judge.retention import BROKER_CONFIG as RETENTION_ON_DEMAND
 from .judge.retention import Canary, Retention
 from .judge.topics import TopicNamer
 from .processes import lifecycle, provision, scratch
+from .processes.broker import BrokerError
 from .processes.clock import ControlledClock, HostClock
 
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
@@ -45,6 +46,7 @@ class KafkaImplementation:
     connections = int(os.environ.get("KTC_KAFKA_CONNECTIONS", "4"))  # for operations (plus one for admin)
     depth = int(os.environ.get("KTC_KAFKA_DEPTH", "2"))  # operations in flight per connection
     ready_s = float(os.environ.get("KTC_KAFKA_READY_S", "60"))  # base deadline for new partitions to answer
+    reconnect_s = float(os.environ.get("KTC_KAFKA_RECONNECT_S", "30"))  # a broker unreachable this long ends the run
 
     def __init__(self, version: str | None = None, bootstrap: str | None = None,
                  profile: str | None = None, security: Security | None = None, clock: str | None = None):
@@ -163,10 +165,21 @@ class KafkaImplementation:
     def pipeline(self, connections: int, depth: int) -> Pipeline:
         return Pipeline(address_of(self.address()), self.limit_defaults(), namer=self.namer, ready_s=self.ready_s,
                         connections=connections, depth=depth, security=self.security, clock=self.clock,
-                        log_dir=self.log_dir)
+                        log_dir=self.log_dir, reconnect_s=self.reconnect_s)
 
     def run(self, histories) -> list[JudgedTrace]:
-        """Many histories at once on a few pipelined connections (judge/pipeline.py)."""
+        """Many histories at once on a few pipelined connections (judge/pipeline.py); a broker ktc started
+        that died meanwhile is named, with its exit code and the end of its log."""
+        try:
+            return self.run_histories(histories)
+        except (wire.WireError, OSError) as error:  # the blocking client's socket errors are OSErrors
+            code = self._process.exit_code() if hasattr(self._process, "exit_code") else None
+            if code is None:
+                raise
+            raise BrokerError(f"the Kafka {self.kafka_version} broker ktc started exited with code {code} "
+                              f"({error}):\n{self._process.log_tail()}") from None
+
+    def run_histories(self, histories) -> list[JudgedTrace]:
         if self._pipeline is None:
             self._pipeline = self.pipeline(self.connections, self.depth)
             keep_clean(self)

@@ -199,6 +199,14 @@ class LocalBroker:
             shutil.rmtree(self.tmpdir, ignore_errors=True)
         release(self)
 
+    def exit_code(self, wait_s: float = 2.0) -> int | None:
+        """The JVM's exit code once it has exited (killed by a signal: minus its number), else None.  Waits
+        up to ``wait_s``: a dying JVM resets its connections before it can be reaped."""
+        try:
+            return self.process.wait(wait_s) if self.process is not None else None
+        except subprocess.TimeoutExpired:
+            return None
+
     def log_tail(self, lines: int = 30) -> str:
         if self.tmpdir is None:
             return ""
