@@ -42,11 +42,12 @@ class KafkaImplementation:
 
     xdist_group = "kafka"  # one pytest-xdist worker talks to the brokers
     bulk = True  # the harness hands run() every history of a test at once
-    chunk = int(os.environ.get("KTC_KAFKA_CHUNK", "128"))  # histories per CreateTopics request
-    connections = int(os.environ.get("KTC_KAFKA_CONNECTIONS", "4"))  # for operations (plus one for admin)
-    depth = int(os.environ.get("KTC_KAFKA_DEPTH", "2"))  # operations in flight per connection
-    ready_s = float(os.environ.get("KTC_KAFKA_READY_S", "60"))  # base deadline for new partitions to answer
-    reconnect_s = float(os.environ.get("KTC_KAFKA_RECONNECT_S", "30"))  # a broker unreachable this long ends the run
+    # Tuning defaults; each one's KTC_KAFKA_<NAME> overrides it (``tuned``).
+    chunk = 128  # histories per CreateTopics request
+    connections = 4  # for operations (plus one for admin)
+    depth = 2  # operations in flight per connection
+    ready_s = 60.0  # base deadline for new partitions to answer
+    reconnect_s = 30.0  # a broker unreachable this long ends the run
 
     def __init__(self, version: str | None = None, bootstrap: str | None = None,
                  profile: str | None = None, security: Security | None = None, clock: str | None = None):
@@ -61,6 +62,7 @@ class KafkaImplementation:
         self.clock_mode = clock or clocked.clock_mode(os.environ)  # for a broker ktc starts
         self.log_dir: LogDir | None = None  # the partitions on disk: a broker ktc started on a clock it sets
         self.namer = TopicNamer()  # one per implementation: every pipeline it makes draws fresh names
+        tuned(self, os.environ)
 
     @property
     def version(self) -> str:
@@ -233,6 +235,29 @@ class KafkaImplementation:
         scratch.remove(self._data)
         if isinstance(self.clock, ControlledClock):
             self.clock.remove()
+
+
+TUNING = {"chunk": int, "connections": int, "depth": int, "ready_s": float, "reconnect_s": float}
+
+
+def tuned(impl, environ) -> None:
+    """Apply ``KTC_KAFKA_CHUNK``, ``_CONNECTIONS``, ``_DEPTH``, ``_READY_S``, ``_RECONNECT_S`` where set;
+    a value that is not a positive number is a one-line ValueError naming the variable."""
+    for attr, kind in TUNING.items():
+        name = f"KTC_KAFKA_{attr.upper()}"
+        raw = environ.get(name, "").strip()
+        if raw:
+            setattr(impl, attr, positive(name, raw, kind))
+
+
+def positive(name: str, raw: str, kind: type):
+    try:
+        value = kind(raw)
+    except ValueError:
+        value = None
+    if value is None or not value > 0:
+        raise ValueError(f"{name}={raw!r}: expected a positive {'whole number' if kind is int else 'number'}")
+    return value
 
 
 def extra_broker_config() -> dict[str, str]:

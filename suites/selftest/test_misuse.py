@@ -234,6 +234,18 @@ def test_an_unknown_clock_in_the_environment_is_a_usage_error(workdir, capsys, m
     assert (code, err.count("\n")) == (2, 1) and "KTC_KAFKA_CLOCK='frozen': expected one of controlled, host" in err
 
 
+@pytest.mark.parametrize(("name", "value", "expected"), [
+    ("KTC_KAFKA_CHUNK", "x", "a positive whole number"), ("KTC_KAFKA_DEPTH", "0", "a positive whole number"),
+    ("KTC_KAFKA_RECONNECT_S", "abc", "a positive number"), ("KTC_KAFKA_READY_S", "-1", "a positive number"),
+])
+def test_a_broker_tuning_variable_that_is_not_a_positive_number_is_a_usage_error(workdir, capsys, monkeypatch,
+                                                                                 name, value, expected):
+    monkeypatch.setenv(name, value)
+    code = main(["run", "--impl", "kafka-3.9"])
+    err = capsys.readouterr().err
+    assert (code, err.count("\n")) == (2, 1) and f"{name}={value!r}: expected {expected}" in err
+
+
 PROCESS_CASES = [["frobnicate"], ["clauses", "--chek"], ["profiles", "x"], ["run", "--workers", "-1"],
                  ["run", "--", "--bogus"], ["clean"], ["report", "missing.json"], ["replay", "missing.json"],
                  ["diff", "a"], ["failures"], ["expectations", "update", "good.json"]]
