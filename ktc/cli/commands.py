@@ -39,7 +39,8 @@ def build_parser() -> Parser:
                           "to it (default ./ktc-report)")
     run.add_argument("--workers", default="2", type=cli_run.workers, help="pytest-xdist workers (0 for none)")
     run.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
-                     help="bound on each call of an implementation's run() (default 300; 0 for none)")
+                     help="bound on each call of an implementation's run(), per 100 histories it is given "
+                          "(default 300; 0 for none)")
     run.add_argument("--self-checks", action="store_true",
                      help="also run ktc's own quick self-checks (tests that judge no implementation)")
     run.add_argument("--spark-master", help="Spark master URL for --impl spark (default local[*])")

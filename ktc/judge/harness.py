@@ -19,7 +19,7 @@ from ktc.judge.divergence import attribute, first_divergence, owned_by, same_pla
 from ktc.judge.scenario import Scenario
 from ktc.judge.serialize import dump_history, load_history, to_data
 from ktc.judge.steering import steer
-from ktc.judge.timeout import TimedOut, call_with_timeout
+from ktc.judge.timeout import TimedOut, bulk_timeout, call_with_timeout
 from ktc.judge.verdicts import Divergence, Validity, Verdict, render_mismatch
 from reference.configs import effective_limits
 from reference.types import CreateTopic, History, Produce, TimestampType, clock_states
@@ -113,7 +113,7 @@ def run_checked(impl: Implementation, histories: list[History], context: RunCont
     if impl.name in context.broken:
         raise ContractError(impl.name, context.broken[impl.name])
     try:
-        observed = call_with_timeout(impl.run, histories, context.timeout_s)
+        observed = call_with_timeout(impl.run, histories, bulk_timeout(context.timeout_s, len(histories)))
     except TimedOut as error:
         context.broken[impl.name] = str(error)
         raise ContractError(impl.name, str(error)) from None

@@ -35,7 +35,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--ktc-clause", action="append", metavar="ID",
                     help="only run tests citing this clause id or KIP prefix (repeatable)")
     group.addoption("--impl-timeout", dest="ktc_impl_timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                    metavar="SECONDS", help="bound on each call of an implementation's run() "
+                    metavar="SECONDS", help="bound on each call of an implementation's run(), per 100 histories "
                                             f"(default {DEFAULT_TIMEOUT_S:g}; 0 for none)")
     group.addoption("--kafka-version", dest="ktc_kafka_version", metavar="VERSION",
                     help="for --impl kafka / kafka-cluster / kafka-container: the Apache Kafka version to start")

@@ -8,8 +8,9 @@ timestamp, int32 offset relative to the base, big-endian).  Segments marked ``.d
 
 Only the active segment's time index is preallocated (zero-filled past its entries); a rolled one is
 trimmed to its entries.  Its entries are read up to the first all-zero entry after the first, and a
-first entry of (0, 0) counts only when the segment holds a batch whose header max is 0 -- the one
-case the zero fill cannot tell apart from an entry.
+first entry of (0, 0) counts only when the segment's batch ending at its base offset has header max 0
+(an entry names the last offset of the batch with the max) -- the one case the zero fill cannot tell
+apart from an entry.  Seen in CI: one batch [0, 0] read as the entry (0, 0) Kafka never wrote.
 """
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ def segment(path: Path, following: Path | None) -> SegmentInfo:
     batches = decode_batches(path.read_bytes())
     end = int(following.stem) if following is not None else \
         (batches[-1].base_offset + batches[-1].last_offset_delta + 1 if batches else base)
-    index = time_index(path.with_suffix(".timeindex"), base, any(b.max_timestamp == 0 for b in batches))
+    zero_entry = any(b.max_timestamp == 0 and b.base_offset + b.last_offset_delta == base for b in batches)
+    index = time_index(path.with_suffix(".timeindex"), base, zero_entry)
     return SegmentInfo(base, end, max([-1, *(b.max_timestamp for b in batches)]), index)
 
 
