@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from specs.profiles import Profile, get
 
+from . import configs
 from .append import AppendRules
 from .configs import config_error
 from .offsets import OffsetRules
@@ -118,7 +119,8 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         rolled = self.should_roll(partition.active, stored.max_timestamp, now, partition.leader, config)
         if rolled:
             partition.segments.append(self.new_segment(cluster, partition.next_offset))
-        self.write(cluster, partition, stored)
+        in_place = batch.codec == "none" and not configs.rebuilds(config, "none")
+        self.write(cluster, partition, stored, self.shallow_offset_of_max(records, config.timestamp_type, in_place))
         return ProduceResult(0, None, (), stored.base_offset, self.response_log_append_time(lat, now),
                              partition.log_start_offset, rolled, warnings)
 
@@ -133,13 +135,13 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         clocks = cluster.clocks()
         return Segment(base_offset, dict(clocks), dict(clocks))
 
-    def write(self, cluster: Cluster, partition: Partition, stored: StoredBatch) -> None:
+    def write(self, cluster: Cluster, partition: Partition, stored: StoredBatch, offset_of_max: int) -> None:
         segment = partition.active
         if segment.empty:
             segment.roll_base = self.roll_base(stored)
         segment.batches.append(stored)
         segment.mtime_ms.update(cluster.clocks())
-        self.track_max(segment, stored)
+        self.track_max(segment, stored, offset_of_max)
         self.track_event_time(partition, segment, stored)
         partition.next_offset += len(stored.records)
 
@@ -166,7 +168,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         partition = self.partition(cluster, op.topic, op.partition)
         if partition is None:
             return ListOffsetsResult(-1, -1, UNKNOWN_TOPIC_OR_PARTITION)
-        return self.list_offsets(partition, op.target)
+        return self.list_offsets(partition, op.target, op.version)
 
     def op_RetentionPass(self, cluster: Cluster, op) -> RetentionResult:
         partition = self.partition(cluster, op.topic, op.partition)

@@ -37,14 +37,16 @@ class SegmentRules:
             return ts >= 0
         return ts != self.sentinel
 
-    def track_max(self, segment: Segment, batch: StoredBatch) -> None:
-        """Running max and the time index: a new entry only when the max strictly increases."""
+    def track_max(self, segment: Segment, batch: StoredBatch, offset_of_max: int) -> None:
+        """Running max and the time index: a new entry only when the max strictly increases, at the offset
+        LogValidator reported with the max (the batch's last offset from 3.7 on; MAX_TIMESTAMP's answer
+        before 3.8)."""
         top = batch.max_timestamp
         if not self.counts_for_max(top):
             return
         if segment.max_timestamp is None or top > segment.max_timestamp:
-            segment.max_timestamp, segment.offset_of_max = top, batch.records[-1].offset
-            segment.time_index.append((top, batch.records[-1].offset))
+            segment.max_timestamp, segment.offset_of_max = top, offset_of_max
+            segment.time_index.append((top, offset_of_max))
 
     # -- retention ------------------------------------------------------------------------
     def retention_basis(self, segment: Segment, broker: int) -> int:

@@ -148,11 +148,20 @@ class RetentionPass:
     partition: int = 0
 
 
+LIST_OFFSETS_MAX_VERSION = 10  # the newest ListOffsets version ktc's client sends (v10: KIP-1075)
+
+
 @dataclass(frozen=True)
 class ListOffsets:
+    """ListOffsets for one partition: a timestamp (>= 0) or a special target (-1 LATEST, -2 EARLIEST,
+    -3 MAX_TIMESTAMP, -4 EARLIEST_LOCAL, -5 LATEST_TIERED, any other negative), at request ``version``
+    (None: the newest the implementation and ktc both speak, up to 10), read uncommitted or committed."""
+
     topic: str
     target: int
     partition: int = 0
+    version: int | None = None
+    read_committed: bool = False
 
 
 @dataclass(frozen=True)

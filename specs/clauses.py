@@ -19,6 +19,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .profiles import get as get_profile
 from .profiles import names as profile_names
 
 HERE = Path(__file__).parent
@@ -53,6 +54,10 @@ class Clause:
     deviations: tuple[Deviation, ...] = field(default=())
     quote_kind: str = "kip"
     quote_url: str = ""
+
+    def holds_in(self, profile: str) -> bool:
+        """Whether the clause holds in ``profile``: listed for it or for a profile it extends."""
+        return any(p in self.profiles for p in get_profile(profile).lineage)
 
     @property
     def quoted_from(self) -> str:

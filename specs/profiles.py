@@ -1,8 +1,10 @@
 """Profiles as data: load ``profiles.toml`` into frozen, validated switch sets.
 
 A profile names the semantics an implementation is judged by (``kip``, ``kafka-3.5``,
-``kafka-3.6``, ``kafka-4``).  Code reads switches (``profile.arithmetic == "wrapping"``), never
-profile names, so a new Kafka version is a new table in the TOML file, not new code.
+``kafka-3.6`` ... ``kafka-4``).  Code reads switches (``profile.arithmetic == "wrapping"``), never
+profile names, so a new Kafka version is a new table in the TOML file, not new code.  A table may
+``extends`` another and list only what differs; ``lineage`` is the profile and its ancestors, which
+is where a clause listed for an ancestor also holds.
 """
 from __future__ import annotations
 
@@ -24,6 +26,8 @@ CHOICES = {
     "roll_basis": {"first-record", "first-batch-max"},
     "retention_basis": {"last-record", "segment-max"},
     "list_offsets_scope": {"all-segments", "first-segment"},
+    "max_timestamp_offset": {"first-record-with-max", "record-level-in-place", "batch-last"},
+    "unknown_negative_target": {"search", "unsupported-version"},
 }
 
 
@@ -52,28 +56,53 @@ class Profile:
     retention_basis: str
     list_offsets_scope: str
     event_time_retention: bool
+    max_timestamp_offset: str
+    list_offsets_max_version: int
+    list_offsets_targets: tuple[tuple[int, int], ...]  # (special target, lowest request version)
+    unknown_negative_target: str
+    lineage: tuple[str, ...] = ()  # this profile, then what it extends, nearest first
 
     @property
     def wrapping(self) -> bool:
         return self.arithmetic == "wrapping"
 
+    def target_version(self, target: int) -> int | None:
+        """The lowest ListOffsets version at which this profile knows ``target``, or None."""
+        return dict(self.list_offsets_targets).get(target)
 
-def _build(name: str, table: dict) -> Profile:
-    expected = {f.name for f in fields(Profile)} - {"name"}
+
+def _build(name: str, table: dict, lineage: tuple[str, ...]) -> Profile:
+    expected = {f.name for f in fields(Profile)} - {"name", "lineage"}
     missing, extra = expected - table.keys(), table.keys() - expected
     if missing or extra:
         raise ProfileError(f"profile {name!r}: missing {sorted(missing)}, unknown {sorted(extra)}")
     for key, allowed in CHOICES.items():
         if table[key] not in allowed:
             raise ProfileError(f"profile {name!r}: {key} = {table[key]!r}, expected one of {sorted(allowed)}")
-    return Profile(name=name, **{**table, "configs": frozenset(table["configs"])})
+    targets = tuple(sorted(((int(k), int(v)) for k, v in table["list_offsets_targets"].items()), reverse=True))
+    return Profile(name=name, lineage=lineage, **{**table, "configs": frozenset(table["configs"]),
+                                                  "list_offsets_targets": targets})
+
+
+def resolved(name: str, data: dict, seen: tuple[str, ...] = ()) -> tuple[dict, tuple[str, ...]]:
+    """A table with what it ``extends`` filled in, and its lineage (itself first)."""
+    if name not in data:
+        raise ProfileError(f"profile {seen[-1]!r} extends unknown profile {name!r}")
+    if name in seen:
+        raise ProfileError(f"profiles extend each other in a circle: {' -> '.join((*seen, name))}")
+    table = dict(data[name])
+    parent = table.pop("extends", None)
+    if parent is None:
+        return table, (name,)
+    base, lineage = resolved(parent, data, (*seen, name))
+    return {**base, **table}, (name, *lineage)
 
 
 @functools.cache
 def all_profiles() -> dict[str, Profile]:
     """Every profile, by name, in file order."""
     data = tomllib.loads(PROFILES_FILE.read_text())
-    return {name: _build(name, table) for name, table in data.items()}
+    return {name: _build(name, *resolved(name, data)) for name in data}
 
 
 def get(name: str) -> Profile:

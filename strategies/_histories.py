@@ -6,6 +6,7 @@ from hypothesis import strategies as st
 from reference.types import (
     INT64_MAX,
     INT64_MIN,
+    LIST_OFFSETS_MAX_VERSION,
     NO_TIMESTAMP,
     ONE_HOUR_MS,
     Advance,
@@ -29,7 +30,8 @@ START_MS = 1_700_000_000_000
 ROUND_STARTS = (START_MS, 1_600_000_000_000, 1_800_000_000_000, 2_000_000_000_000)
 STARTS = st.one_of(st.sampled_from(ROUND_STARTS), st.integers(START_MS - 365 * DAY_MS, START_MS + 365 * DAY_MS))
 ADVANCES = st.one_of(st.sampled_from((1, ONE_HOUR_MS, DAY_MS, 2 * DAY_MS)), st.integers(1, 2 * DAY_MS))
-SPECIAL_TARGETS = (-1, -2, -3)  # latest, earliest, max timestamp
+SPECIAL_TARGETS = (-1, -2, -3, -4, -5)  # latest, earliest, max timestamp, earliest local, latest tiered
+OTHER_NEGATIVE_TARGETS = (-6, -7, -100, INT64_MIN)  # no special meaning (or only at a version ktc does not send)
 
 
 def sentinels(profile: str) -> st.SearchStrategy[int]:
@@ -92,8 +94,11 @@ def retention_pass(draw, sketch: Sketch, batches, skew_ms: int) -> RetentionPass
 def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
     topic, partition = where(draw, sketch, stray=True)
     near = st.sampled_from(sketch.produced or [0]).flatmap(lambda t: st.sampled_from((t, t + 1, max(0, t - 1))))
-    target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS), near, st.integers(0, INT64_MAX)))
-    return ListOffsets(topic, min(target, INT64_MAX), partition)
+    target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS + OTHER_NEGATIVE_TARGETS), near,
+                            st.integers(0, INT64_MAX)))
+    newest = min(sketch.profile.list_offsets_max_version, LIST_OFFSETS_MAX_VERSION)
+    version = draw(st.one_of(st.none(), st.integers(1, newest)))  # None: the newest both sides speak
+    return ListOffsets(topic, min(target, INT64_MAX), partition, version, draw(st.booleans()))
 
 
 def drawers(brokers: int, skew_ms: int) -> list:

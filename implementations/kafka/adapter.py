@@ -12,6 +12,7 @@ from pathlib import Path
 
 from implementations.protocol import Capabilities, JudgedTrace
 from reference.types import CreateTopic, History
+from specs import versions
 
 from .client import wire
 from .client.security import PLAINTEXT, Security
@@ -63,6 +64,8 @@ class KafkaImplementation:
         self.log_dir: LogDir | None = None  # the partitions on disk: a broker ktc started on a clock it sets
         self.namer = TopicNamer()  # one per implementation: every pipeline it makes draws fresh names
         tuned(self, os.environ)
+        if not self.bootstrap:
+            versions.line_of(self.kafka_version)  # a version ktc has no line for is refused here, in one line
 
     @property
     def version(self) -> str:
@@ -135,12 +138,17 @@ class KafkaImplementation:
         return self._found
 
     def _chosen_profile(self, found: Discovery | None) -> str | None:
-        return self.requested_profile or (found.profile if found else None)
+        return self.requested_profile or self.release_profile() or (found.profile if found else None)
+
+    def release_profile(self) -> str | None:
+        """For a broker ktc starts, its release line's profile (specs/kafka-versions.toml); else None."""
+        return None if self.bootstrap else versions.profile_for(self.kafka_version)
 
     def profile(self) -> str:
-        """The profile it is judged under: --profile when given, else what discovery observed."""
-        if self.requested_profile:
-            return self.requested_profile
+        """The profile it is judged under: --profile when given, else its release line's when ktc started
+        it, else what discovery observed."""
+        if self.requested_profile or self.release_profile():
+            return self.requested_profile or self.release_profile()
         found = self.discovery()
         if found.profile is None:
             raise unrecognised(found, self.address())
@@ -165,9 +173,11 @@ class KafkaImplementation:
 
     # -- running histories
     def pipeline(self, connections: int, depth: int) -> Pipeline:
-        return Pipeline(address_of(self.address()), self.limit_defaults(), namer=self.namer, ready_s=self.ready_s,
-                        connections=connections, depth=depth, security=self.security, clock=self.clock,
-                        log_dir=self.log_dir, reconnect_s=self.reconnect_s)
+        pipeline = Pipeline(address_of(self.address()), self.limit_defaults(), namer=self.namer,
+                            ready_s=self.ready_s, connections=connections, depth=depth, security=self.security,
+                            clock=self.clock, log_dir=self.log_dir, reconnect_s=self.reconnect_s)
+        pipeline.list_offsets_version = self.client().newest("ListOffsets", wire.LIST_OFFSETS_MAX)
+        return pipeline
 
     def run(self, histories) -> list[JudgedTrace]:
         """Many histories at once on a few pipelined connections (judge/pipeline.py); a broker ktc started

@@ -38,6 +38,7 @@ from reference.types import (
     StepClock,
     clock_states,
 )
+from specs import versions
 from specs.clauses import all_clauses
 
 from .adapter import KafkaImplementation
@@ -65,11 +66,8 @@ TOPIC_CONFIG = {"min.insync.replicas": 2}  # an acknowledged batch is on the suc
 
 
 def shipped_profile(version: str) -> str:
-    """The profile of a Kafka release family (kafka-3.6 covers 3.6-3.9)."""
-    major, minor = (int(p) for p in version.split(".")[:2])
-    if major >= 4:
-        return "kafka-4"
-    return "kafka-3.6" if (major, minor) >= (3, 6) else "kafka-3.5"
+    """The profile of a Kafka release line (specs/kafka-versions.toml)."""
+    return versions.profile_for(version)
 
 
 class KafkaClusterImplementation:
@@ -199,7 +197,10 @@ class Run:
 
     def list_offsets(self, op: ListOffsets) -> Observed:
         sent = wire.now_ms()
-        out = self.client(op).list_offsets(self.names[op.topic], op.target, partition=op.partition)
+        client = self.client(op)
+        version = client.newest("ListOffsets", wire.LIST_OFFSETS_MAX) if op.version is None else op.version
+        out = client.list_offsets(self.names[op.topic], op.target, partition=op.partition, version=version,
+                                  isolation_level=int(op.read_committed))
         return Observed(list_result(out), sent, wire.now_ms())
 
 

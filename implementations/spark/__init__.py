@@ -36,7 +36,9 @@ MISSING = {"Produce": ProduceResult(3), "Fetch": FetchResult((), 3), "ListOffset
            "RetentionPass": RetentionResult((), -1, 3), "DescribeLog": DescribeLogResult((), 3)}
 PROFILE_SWITCHES = ["arithmetic", "validation", "long_max_fallback", "default_before_max_ms", "default_after_max_ms",
                     "lat_batch_check", "future_warning", "negative_timestamps", "batch_max_floor", "dual_timestamps",
-                    "roll_basis", "retention_basis", "list_offsets_scope", "event_time_retention"]
+                    "roll_basis", "retention_basis", "list_offsets_scope", "event_time_retention",
+                    "max_timestamp_offset", "list_offsets_max_version", "list_offsets_targets",
+                    "unknown_negative_target"]
 
 
 class SparkImplementation:
@@ -109,7 +111,7 @@ def decode(kind: str, p: dict):
                                              tuple(StoredRecord(o, t, c) for o, t, c in b["records"]))
                                  for b in p["batches"]))
     if kind == "ListOffsets":
-        return ListOffsetsResult(p["offset"], p["timestamp"])
+        return ListOffsetsResult(p["offset"], p["timestamp"], p.get("error_code", 0))
     if kind == "RetentionPass":
         return RetentionResult(tuple(p["deleted"]), p["log_start_offset"])
     return DescribeLogResult(

@@ -29,7 +29,8 @@ RECORD_COLUMNS = {
 }
 EVENT_COLUMNS = {
     "scenario": pa.int64(), "batch_id": pa.int32(), "kind": pa.string(), "topic": pa.string(),
-    "partition": pa.int32(), "target": pa.int64(), "broker_id": pa.int32(), "clocks": pa.list_(pa.int64()),
+    "partition": pa.int32(), "target": pa.int64(), "version": pa.int32(), "broker_id": pa.int32(),
+    "clocks": pa.list_(pa.int64()),
 }
 TOPIC_COLUMNS = {
     "scenario": pa.int64(), "topic": pa.string(), "topic_type": pa.string(), "before_max_ms": pa.int64(),
@@ -93,6 +94,7 @@ def _route(flat: Flat, scenario: int, op_index: int, op, leader: int, clocks: li
     else:
         flat.events.append({"scenario": scenario, "batch_id": op_index, "kind": type(op).__name__,
                             "topic": op.topic, "partition": op.partition, "target": getattr(op, "target", None),
+                            "version": getattr(op, "version", None),
                             "broker_id": leader, "clocks": clocks})
 
 

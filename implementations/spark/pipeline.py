@@ -8,10 +8,11 @@ from . import append, contract, segments
 
 SEQUENTIAL_COLUMNS = ["scenario", "topic", "partition", "batch_id", "kind", "error_code", "record_errors", "lat",
                       "warnings", "control", "base_offset", "stored", "creates", "batch_max", "clocks",
-                      "broker_id", "broker_now_ms", "target", "topic_type"]
+                      "broker_id", "broker_now_ms", "target", "version", "topic_type", "codec", "rebuild"]
 PARTITION_CONSTANTS = ["segment_ms", "retention_ms", "retention_max_eventtime_ms", "created_clocks", "roll_basis",
                        "retention_basis", "list_offsets_scope", "batch_max_floor", "event_time_retention",
-                       "arithmetic", "sentinel", "dual_timestamps"]
+                       "arithmetic", "sentinel", "dual_timestamps", "max_timestamp_offset", "list_offsets_max_version",
+                       "list_offsets_targets", "unknown_negative_target"]
 
 
 def frame(spark, rows, columns):
@@ -25,6 +26,7 @@ def run_pipeline(spark, histories, flat, profile_rows, buckets: int) -> dict:
         .join(profiles, "scenario")
     produced = (
         append.evaluate(records).withColumn("kind", F.lit("Produce")).withColumn("target", F.lit(None).cast("bigint"))
+        .withColumn("version", F.lit(None).cast("int"))
     )
     events = frame(spark, flat.events, contract.EVENT_COLUMNS).join(topics.select("scenario", "topic", "topic_type"),
                                                                    ["scenario", "topic"])

@@ -12,6 +12,7 @@ from itertools import groupby
 
 import pyarrow as pa
 
+CLIENT_MAX_VERSION = 10  # ListOffsets: a request without a version goes out at min(broker's newest, this)
 OUTPUT = pa.schema([("scenario", pa.int64()), ("batch_id", pa.int32()), ("payload", pa.string())])
 
 
@@ -25,6 +26,7 @@ class Segment:
         self.base, self.created, self.mtime = base, list(clocks), list(clocks)
         self.batches: list[dict] = []
         self.max = None
+        self.max_offset = -1              # what MAX_TIMESTAMP answered before 3.8
         self.index: list[list[int]] = []
         self.roll_base = None
         self.event_max = None
@@ -68,7 +70,7 @@ class PartitionLog:
                             "stored": stored, "creates": [c["create_time"] for c in row["creates"]],
                             "type": row["topic_type"]})
         seg.mtime = list(row["clocks"])
-        self.index(seg, row["batch_max"], offsets[-1])
+        self.index(seg, row["batch_max"], self.recorded_offset(row, offsets, stored))
         self.event_time(seg, [c["create_time"] for c in row["creates"]])
         self.next_offset = offsets[-1] + 1
 
@@ -77,11 +79,18 @@ class PartitionLog:
             return None if stored[0] == self.p["sentinel"] else stored[0]
         return row["batch_max"] if row["batch_max"] >= 0 else None
 
-    def index(self, seg: Segment, top: int, last_offset: int) -> None:
+    def index(self, seg: Segment, top: int, recorded: int) -> None:
         counts = top >= 0 if self.p["batch_max_floor"] == "minus-one" else top != self.p["sentinel"]
         if counts and (seg.max is None or top > seg.max):
-            seg.max = top
-            seg.index.append([top, last_offset])
+            seg.max, seg.max_offset = top, recorded
+            seg.index.append([top, recorded])  # LogSegment indexes the offset LogValidator gave with the max
+
+    def recorded_offset(self, row: dict, offsets: list[int], stored: list[int]) -> int:
+        """LogValidator's offsetOfMaxTimestamp before 3.8: record-level only for an uncompressed CreateTime
+        batch kept as sent (3.0-3.6); the last offset otherwise, and always on 3.7."""
+        record_level = (self.p["max_timestamp_offset"] == "record-level-in-place" and row["codec"] == "none"
+                        and not row["rebuild"] and row["topic_type"] == "CreateTime")
+        return offsets[stored.index(max(stored))] if record_level else offsets[-1]
 
     def event_time(self, seg: Segment, creates) -> None:
         if not self.p["dual_timestamps"]:
@@ -140,13 +149,22 @@ class PartitionLog:
 
     def list_offsets(self, row: dict) -> dict:
         target = row["target"]
-        if target == -1:
-            return {"offset": self.next_offset, "timestamp": -1}
-        if target == -2:
-            return {"offset": self.segments[0].base, "timestamp": -1}
+        if target < 0 and not self.special(target, row["version"]):
+            if self.p["unknown_negative_target"] == "unsupported-version":
+                return {"offset": -1, "timestamp": -1, "error_code": 35}
+            return self.at_or_after(target, row["broker_id"])
         if target == -3:
             return self.max_timestamp()
+        if target < 0:  # -1 log end, -2 and -4 log start (nothing is tiered), -5 none
+            offset = {-1: self.next_offset, -2: self.segments[0].base, -4: self.segments[0].base}.get(target, -1)
+            return {"offset": offset, "timestamp": -1}
         return self.at_or_after(target, row["broker_id"])
+
+    def special(self, target: int, version) -> bool:
+        """A target the broker knows, at a request version that has it (before 3.9 any version will do)."""
+        version = min(self.p["list_offsets_max_version"], CLIENT_MAX_VERSION) if version is None else version
+        least = dict((t, v) for t, v in self.p["list_offsets_targets"]).get(target)
+        return least is not None and (self.p["unknown_negative_target"] == "search" or version >= least)
 
     def records(self, segments):
         return [(o, t) for s in segments for b in s.batches for o, t in zip(b["offsets"], b["stored"])]
@@ -158,13 +176,19 @@ class PartitionLog:
             segments = [next((s for s in self.segments if largest(s) >= target), None)]
             segments = [s for s in segments if s is not None]
         for offset, ts in self.records(segments):
-            if ts != self.p["sentinel"] and ts >= target:
+            if ts >= target and (target < 0 or ts != self.p["sentinel"]):
                 return {"offset": offset, "timestamp": ts}
         return {"offset": -1, "timestamp": -1}
 
     def max_timestamp(self) -> dict:
         if all(not s.batches for s in self.segments):
             return {"offset": -1, "timestamp": -1}
+        if self.p["max_timestamp_offset"] != "first-record-with-max":  # up to 3.7: what the segment recorded
+            best = max((s for s in self.segments if s.max is not None), key=lambda s: s.max, default=None)
+            if best is not None:
+                return {"offset": best.max_offset, "timestamp": best.max}
+            first = self.segments[0].base  # an empty time index's last entry: (-1, the segment's base)
+            return {"offset": first if first < self.next_offset else -1, "timestamp": -1}
         tops = [s.max for s in self.segments if s.max is not None]
         floor = -1 if self.p["batch_max_floor"] == "minus-one" else None
         top = max(tops) if tops else floor

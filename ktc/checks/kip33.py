@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import Scenario
+from reference.configs import rebuilds
 from reference.types import (
     DescribeLog,
     ListOffsets,
@@ -71,14 +72,69 @@ def list_offsets_segments_conformance(s: Scenario, c: Compare) -> None:
                                                                  s.ops_of(RetentionPass))
     list_offsets_where(s, c, lambda op, exp: rolled and op.target >= 0, "ListOffsets over several segments")
 
+# Kafka 3.9+'s timestampMinSupportedVersion: the request version each special target needs.  Which clause
+# an answer belongs to follows from the request alone; what the answer should be is the profile's business.
+SPECIAL = {-1: ("latest", 1), -2: ("earliest", 1), -3: ("max", 7), -4: ("earliest-local", 8),
+           -5: ("latest-tiered", 9)}
+
+
+def target_kind(op: ListOffsets) -> str:
+    """'timestamp' (>= 0), a special target's name, or 'unknown' (not special, or below its version)."""
+    if op.target >= 0:
+        return "timestamp"
+    name, least = SPECIAL.get(op.target, ("unknown", 0))
+    return "unknown" if op.version is not None and op.version < least else name
+
+
 @check("KIP-33.list-offsets-latest")
 def list_offsets_latest_conformance(s: Scenario, c: Compare) -> None:
-    list_offsets_where(s, c, lambda op, exp: op.target == -1, "ListOffsets LATEST")
+    list_offsets_where(s, c, lambda op, exp: target_kind(op) == "latest", "ListOffsets LATEST")
 
 @check("KIP-33.list-offsets-earliest")
 def list_offsets_earliest_conformance(s: Scenario, c: Compare) -> None:
-    list_offsets_where(s, c, lambda op, exp: op.target == -2, "ListOffsets EARLIEST")
+    list_offsets_where(s, c, lambda op, exp: target_kind(op) == "earliest", "ListOffsets EARLIEST")
+
+@check("KIP-33.list-offsets-earliest-local")
+def list_offsets_earliest_local_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: target_kind(op) == "earliest-local", "ListOffsets EARLIEST_LOCAL")
+
+@check("KIP-33.list-offsets-latest-tiered")
+def list_offsets_latest_tiered_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: target_kind(op) == "latest-tiered", "ListOffsets LATEST_TIERED")
+
+@check("KIP-33.list-offsets-unknown-negative-target")
+def list_offsets_unknown_target_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: target_kind(op) == "unknown", "ListOffsets of an unknown negative")
 
 @check("KIP-33.list-offsets-max-timestamp")
 def list_offsets_max_conformance(s: Scenario, c: Compare) -> None:
-    list_offsets_where(s, c, lambda op, exp: op.target == -3, "ListOffsets MAX_TIMESTAMP")
+    max_timestamp_where(s, c, "uncompressed")
+
+
+@check("KIP-33.list-offsets-max-timestamp-compressed")
+def list_offsets_max_compressed_conformance(s: Scenario, c: Compare) -> None:
+    max_timestamp_where(s, c, "compressed")
+
+
+@check("KIP-33.list-offsets-max-timestamp-log-append-time")
+def list_offsets_max_log_append_time_conformance(s: Scenario, c: Compare) -> None:
+    max_timestamp_where(s, c, "log-append-time")
+
+
+def max_timestamp_where(s: Scenario, c: Compare, kind: str) -> None:
+    """MAX_TIMESTAMP answers whose maximum sits in a batch written ``kind``-wise (see ``holder_kind``)."""
+    list_offsets_where(s, c, lambda op, exp: target_kind(op) == "max" and holder_kind(s, op, exp) == kind,
+                       f"ListOffsets MAX_TIMESTAMP, max in a {kind} batch")
+
+
+def holder_kind(s: Scenario, op: ListOffsets, exp) -> str:
+    """How the batch holding the expected answer was written: 'log-append-time' (the topic's type),
+    'compressed' (a codec, or rebuilt into the topic's), else 'uncompressed' (also when nothing is found)."""
+    view = next((v for v in s.produces() if v.op.topic == op.topic and v.op.partition == op.partition
+                 and v.expected.error_code == 0 and 0 <= exp.offset - v.expected.base_offset < len(v.batch.records)),
+                None)
+    if view is None:
+        return "uncompressed"
+    if view.on_log_append_time_topic:
+        return "log-append-time"
+    return "compressed" if view.batch.codec != "none" or rebuilds(view.config, "none") else "uncompressed"

@@ -186,12 +186,13 @@ def broker_profile(address: str, requested: str) -> str:
     """What discovery makes of the broker, in words; a broker it cannot place needs --profile (exit 2)."""
     from implementations.kafka.client import wire
     from implementations.kafka.judge.discovery import discover, unrecognised
+    from specs.profiles import names as profile_names
     try:
         with wire.Client(address, timeout_s=10.0) as client:
             found = discover(client)
     except Exception as error:  # WireError, a broker that lacks Metadata v9 / DescribeConfigs v4, ...
         raise UsageError(f"{address} answered ApiVersions but not discovery ({type(error).__name__}: {error}); "
-                         f"pass --profile kafka-3.5, kafka-3.6 or kafka-4") from None
+                         f"pass --profile, one of {', '.join(profile_names())}") from None
     if requested != "all":
         return f"judged as {requested} (given with --profile; detected {found.describe()})"
     if found.profile is None:

@@ -77,7 +77,7 @@ def scenarios(profile: str, total: int, seed: int, bases: int = 300) -> list[His
 def clauses_for(impl, profile: str) -> list[str]:
     """Every clause with a check that holds in ``profile`` and that ``impl`` does not declare unsupported."""
     caps, registry = impl.capabilities(), all_clauses()
-    return sorted(c for c in CHECKS if c in registry and profile in registry[c].profiles
+    return sorted(c for c in CHECKS if c in registry and registry[c].holds_in(profile)
                   and not caps.reason_unsupported(c))
 
 

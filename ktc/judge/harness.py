@@ -178,7 +178,7 @@ def owns(verdicts: list[Verdict], scenario: Scenario, divergence: Divergence) ->
 
 def clauses_holding(profile: str) -> list[str]:
     registry = all_clauses()
-    return [c for c in checks.CHECKS if c in registry and profile in registry[c].profiles]
+    return [c for c in checks.CHECKS if c in registry and registry[c].holds_in(profile)]
 
 
 def cut_verdicts(history: History, cut, clauses: tuple) -> list[Verdict]:

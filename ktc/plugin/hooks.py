@@ -22,6 +22,7 @@ from ktc.plugin.state import CITED, CONTRACT_KEY, ROWS_KEY, STATE, TARGET_KEY, K
 from reports import results
 from reports.verdicts import SHOWN
 from specs import clauses as clause_registry
+from specs.profiles import get as get_profile
 
 
 def cited(item_or_definition) -> tuple[str, ...]:
@@ -38,7 +39,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 def holds(clause_id: str, profile: str) -> bool:
     clause = clause_registry.all_clauses().get(clause_id)
-    return clause is not None and profile in clause.profiles
+    return clause is not None and clause.holds_in(profile)
 
 
 def wanted(item, state: KtcState) -> bool:
@@ -50,7 +51,7 @@ def wanted(item, state: KtcState) -> bool:
     if profile is not None and not any(holds(c, profile) for c in ids):
         return False
     only = [p for m in item.iter_markers("profiles") for p in m.args]
-    if profile is not None and only and profile not in only:
+    if profile is not None and only and not set(only) & set(get_profile(profile).lineage):
         return False
     return not state.clause_filter or any(c == f or c.startswith(f + ".") for c in ids for f in state.clause_filter)
 

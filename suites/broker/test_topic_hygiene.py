@@ -76,6 +76,24 @@ def wait_for_own_topics(bootstrap: str, proc: subprocess.Popen, timeout_s: float
     pytest.fail(f"the run made no ktc topic within {timeout_s} s (exit {proc.poll()})")
 
 
+def freeze_holding_own_topics(bootstrap: str, proc: subprocess.Popen, timeout_s: float = 300) -> list[str]:
+    """SIGSTOP the whole run at a moment its topics exist: a run deletes each batch's topics as it goes,
+    so topics seen a moment before may be gone when the kill lands (seen on a loaded CI machine)."""
+    import psutil
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        wait_for_own_topics(bootstrap, proc, max(1.0, deadline - time.monotonic()))
+        run = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
+        for process in run:
+            process.suspend()
+        own = [t for t in topics(bootstrap) if OWN_TOPIC.match(t)]
+        if own:
+            return own
+        for process in run:
+            process.resume()
+    pytest.fail(f"the run held no ktc topic at any moment it was stopped within {timeout_s} s")
+
+
 def kill_the_whole_run(proc: subprocess.Popen) -> None:
     """SIGKILL every process of the run at once, workers first (a crash, an OOM kill, a CI runner's
     timeout): nothing gets to clean up, so its topics stay behind."""
@@ -89,7 +107,7 @@ def test_a_sigkilled_run_leaves_topics_that_ktc_clean_removes_and_only_those(bro
     with wire.Client(broker.bootstrap) as client:
         assert client.create_topic("users-own-topic")[0] == 0
     proc = run_against(broker, tmp_path / "r", "--workers", "0")
-    left = wait_for_own_topics(broker.bootstrap, proc)
+    freeze_holding_own_topics(broker.bootstrap, proc)
     kill_the_whole_run(proc)
     proc.communicate(timeout=30)
     left = [t for t in topics(broker.bootstrap) if OWN_TOPIC.match(t)]

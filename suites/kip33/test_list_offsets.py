@@ -1,10 +1,15 @@
-"""KIP-33: the time index and ListOffsets by timestamp, over logs with several segments."""
+"""KIP-33: the time index and ListOffsets by timestamp, over logs with several segments, batches in every
+codec, every special target (-1 to -5), other negative targets, and every ListOffsets version."""
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
 from reference.types import (
+    CODECS,
+    INT64_MIN,
+    LIST_OFFSETS_MAX_VERSION,
+    TOPIC_COMPRESSION_TYPES,
     Advance,
     CreateTopic,
     DescribeLog,
@@ -15,6 +20,7 @@ from reference.types import (
     RetentionPass,
     TopicConfig,
 )
+from specs.profiles import get as get_profile
 from strategies import timestamps
 from suites._support import LAT, NOW, batch
 
@@ -24,18 +30,34 @@ STAMPS = st.one_of(st.lists(st.lists(timestamps(now=NOW, bounds=[SEGMENT_MS]), m
                    MISSING_ONLY)
 
 
-def searched_history(profile, batches, targets, timestamp_type=None, retention=False, gap=0) -> History:
+def searched_history(profile, batches, targets, timestamp_type=None, retention=False, gap=0, codecs=(),
+                     compression="producer") -> History:
+    """Batches of these timestamps (batch i in ``codecs[i]``, uncompressed past the end), then a
+    ListOffsets per target (an int, or a ready ListOffsets), a Fetch and a DescribeLog."""
     kwargs = {"timestamp_type": timestamp_type} if timestamp_type else {}
-    ops = [CreateTopic("t", TopicConfig(segment_ms=SEGMENT_MS, retention_ms=600_000, **kwargs))]
-    for stamps in batches:
-        ops += [Produce("t", batch(*stamps)), Advance(gap)]
+    config = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=600_000, compression_type=compression, **kwargs)
+    ops = [CreateTopic("t", config)]
+    for n, stamps in enumerate(batches):
+        ops += [Produce("t", batch(*stamps, codec=codecs[n] if n < len(codecs) else "none")), Advance(gap)]
     ops += [RetentionPass("t")] if retention else []
-    ops += [ListOffsets("t", target) for target in targets] + [Fetch("t"), DescribeLog("t")]
+    ops += [t if isinstance(t, ListOffsets) else ListOffsets("t", t) for t in targets] + [Fetch("t"), DescribeLog("t")]
     return History(profile, tuple(ops), start_ms=NOW)
 
 
 TARGETS = st.lists(st.one_of(st.sampled_from([-1, -2, -3]), timestamps(now=NOW, bounds=[SEGMENT_MS], min_value=0)),
                    min_size=1, max_size=6)
+CODEC_LISTS = st.lists(st.sampled_from(CODECS), max_size=6)
+NEGATIVE_TARGETS = (-1, -2, -3, -4, -5, -6, -7, -100, INT64_MIN)  # the special ones, then others
+
+
+@st.composite
+def probes(draw, profile: str):
+    """ListOffsets of any target (a timestamp, a special one, another negative), at no version (the newest
+    both sides speak) or any the profile's broker speaks, read uncommitted or committed.  Shrinks towards
+    ListOffsets LATEST at the newest version, read uncommitted."""
+    newest = min(get_profile(profile).list_offsets_max_version, LIST_OFFSETS_MAX_VERSION)
+    target = draw(st.one_of(st.sampled_from(NEGATIVE_TARGETS), timestamps(now=NOW, bounds=[SEGMENT_MS], min_value=0)))
+    return ListOffsets("t", target, 0, draw(st.one_of(st.none(), st.integers(1, newest))), draw(st.booleans()))
 
 
 @pytest.mark.clause("KIP-33.list-offsets-first-offset-at-or-after", "KIP-33.list-offsets-not-found",
@@ -67,3 +89,37 @@ def test_list_offsets_after_retention_and_mtime_qualified_segments(impl, profile
 @given(batches=STAMPS)
 def test_time_index_records_the_running_max_when_it_strictly_increases(impl, profile, batches):
     assert_conforms(impl, searched_history(profile, batches, []))
+
+
+@pytest.mark.clause("KIP-33.list-offsets-max-timestamp", "KIP-33.list-offsets-max-timestamp-compressed",
+                    "KIP-33.list-offsets-max-timestamp-log-append-time")
+@example(batches=[[NOW, NOW + 10, NOW + 10, NOW]], codecs=["gzip"], compression="producer")  # 3.0-3.7: offset 3
+@example(batches=[[NOW, NOW + 10, NOW + 10, NOW]], codecs=["none"], compression="producer")  # 3.7: offset 3
+@example(batches=[[NOW, NOW + 10, NOW]], codecs=["none"], compression="gzip")  # rebuilt: 3.0-3.7 answer offset 2
+@example(batches=[[NOW + 10, NOW], [NOW + 10]], codecs=["lz4", "none"], compression="producer")  # first batch wins
+@example(batches=[[-1, -1]], codecs=["zstd"], compression="producer")  # max -1: nothing recorded before 3.8
+@given(batches=STAMPS, codecs=CODEC_LISTS, compression=st.sampled_from(TOPIC_COMPRESSION_TYPES))
+def test_max_timestamp_names_the_earliest_record_with_the_max_in_every_codec(impl, profile, batches, codecs,
+                                                                           compression):
+    for timestamp_type, gap in ((None, 0), (None, SEGMENT_MS + 1), (LAT, 0)):
+        assert_conforms(impl, searched_history(profile, batches, [-3], timestamp_type, gap=gap, codecs=codecs,
+                                               compression=compression))
+
+
+@pytest.mark.clause("KIP-33.list-offsets-earliest-local", "KIP-33.list-offsets-latest-tiered",
+                    "KIP-33.list-offsets-unknown-negative-target", "KIP-33.list-offsets-latest",
+                    "KIP-33.list-offsets-earliest", "KIP-33.list-offsets-first-offset-at-or-after",
+                    "KIP-33.list-offsets-not-found", "KIP-33.list-offsets-max-timestamp",
+                    "KIP-33.list-offsets-max-timestamp-compressed", "KIP-33.list-offsets-max-timestamp-log-append-time")
+@example(batches=[[NOW, -1, -5]], codecs=[], data=None)  # every negative target at the newest version
+@example(batches=[[NOW]], codecs=["gzip"], data=None)
+@given(batches=STAMPS, codecs=CODEC_LISTS, data=st.data())
+def test_special_and_unknown_negative_targets_are_answered_as_the_version_says(impl, profile, batches, codecs,
+                                                                             data):
+    asked = [ListOffsets("t", target) for target in NEGATIVE_TARGETS] + [  # each below its version too
+        ListOffsets("t", target, 0, version) for target, version in ((-3, 6), (-4, 7), (-5, 8))]
+    if data is not None:
+        asked = data.draw(st.lists(probes(profile), min_size=1, max_size=8), label="probes")
+    newest = min(get_profile(profile).list_offsets_max_version, LIST_OFFSETS_MAX_VERSION)
+    asked = [a for a in asked if a.version is None or a.version <= newest]
+    assert_conforms(impl, searched_history(profile, batches, asked, codecs=codecs))

@@ -208,10 +208,10 @@ class MaxTimestampLastOffset(Model):
 
 class IndexAppendsOnEqualMax(Model):
     """The time index gets an entry whenever a batch reaches the running max, equal included."""
-    def track_max(self, segment, batch):
+    def track_max(self, segment, batch, offset_of_max):
         if segment.max_timestamp is not None and batch.max_timestamp == segment.max_timestamp:
             segment.time_index.append((batch.max_timestamp, batch.records[-1].offset))
-        super().track_max(segment, batch)
+        super().track_max(segment, batch, offset_of_max)
 
 
 class RejectsNegativesUnderKip(Model):

@@ -171,7 +171,7 @@ def test_topic_configs_rejects_invalid_arguments(kwargs):
 
 
 def test_topic_configs_lists_the_valid_profiles_when_the_name_is_unknown():
-    with pytest.raises(InvalidArgument, match="kafka-3.5, kafka-3.6, kafka-4"):
+    with pytest.raises(InvalidArgument, match="kafka-3.5, kafka-3.6, kafka-3.7, kafka-3.8, kafka-3.9, kafka-4"):
         topic_configs(profile="kafka-9")
 
 

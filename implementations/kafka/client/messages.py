@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from reference.types import RecordError
+from reference.types import LIST_OFFSETS_MAX_VERSION, RecordError
 
 from .records import DecodedBatch, WireError, decode_batches
 
@@ -40,7 +40,7 @@ VERSIONS = {
     "ApiVersions": 3,
     "Produce": 8,          # first version with record_errors + error_message (KIP-467)
     "Fetch": 11,           # last non-flexible version that names topics (13+ uses topic ids)
-    "ListOffsets": 7,      # MAX_TIMESTAMP (-3) needs v7 (KIP-734)
+    "ListOffsets": 7,      # MAX_TIMESTAMP (-3) needs v7 (KIP-734); judged histories ask for up to LIST_OFFSETS_MAX
     "CreateTopics": 5,
     "DeleteTopics": 4,     # first flexible version; still by name (6 adds topic ids)
     "DescribeConfigs": 4,
@@ -60,6 +60,7 @@ MESSAGES = {
     "Metadata": (MetadataRequest, MetadataResponse),
     "IncrementalAlterConfigs": (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
 }
+LIST_OFFSETS_MAX = LIST_OFFSETS_MAX_VERSION  # the newest ListOffsets version ktc sends (v10: KIP-1075's timeout_ms)
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
 TOPIC_ALREADY_EXISTS, OFFSET_OUT_OF_RANGE = 36, 1
 # Requests that may be sent again after a connection broke mid-request: reads, and admin requests
@@ -135,10 +136,11 @@ class Call:
     api: str
     fields: dict
     parse: Callable[[object], object]
+    at: int | None = None  # the request version, when not the one VERSIONS gives
 
     @property
     def version(self) -> int:
-        return VERSIONS[self.api]
+        return VERSIONS[self.api] if self.at is None else self.at
 
     @property
     def retry_safe(self) -> bool:
@@ -232,15 +234,19 @@ def parse_fetch(response) -> FetchOutcome:
     )
 
 
-def list_offsets(targets: Sequence[tuple[str, int, int]], isolation_level: int = 0) -> Call:
-    """ListOffsets for (topic, partition, target) triples, all in one request; parsed by (topic, partition)."""
-    req = ListOffsetsRequest[VERSIONS["ListOffsets"]]
+def list_offsets(targets: Sequence[tuple[str, int, int]], isolation_level: int = 0, version: int | None = None) -> Call:
+    """ListOffsets for (topic, partition, target) triples, all in one request; parsed by (topic, partition).
+    ``version``: the request version (default VERSIONS'); ``isolation_level`` 1 reads committed (v2+)."""
+    if version is not None and not 1 <= version <= LIST_OFFSETS_MAX:
+        raise ValueError(f"ListOffsets v{version}: ktc sends v1 to v{LIST_OFFSETS_MAX}")
+    req = ListOffsetsRequest[VERSIONS["ListOffsets"] if version is None else version]
     by_topic: dict[str, list] = {}
     for topic, partition, target in targets:
         by_topic.setdefault(topic, []).append(req.ListOffsetsTopic.ListOffsetsPartition(
             partition_index=partition, current_leader_epoch=-1, timestamp=target))
     topics = [req.ListOffsetsTopic(name=name, partitions=parts) for name, parts in by_topic.items()]
-    return Call("ListOffsets", dict(replica_id=-1, isolation_level=isolation_level, topics=topics), parse_list_offsets)
+    return Call("ListOffsets", dict(replica_id=-1, isolation_level=isolation_level, topics=topics), parse_list_offsets,
+                version)
 
 
 def parse_list_offsets(response) -> dict[tuple[str, int], ListOffsetsOutcome]:

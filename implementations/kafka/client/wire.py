@@ -26,6 +26,7 @@ from .messages import (  # noqa: F401
     API_KEYS,
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
+    LIST_OFFSETS_MAX,
     MAX_TIMESTAMP,
     RESOURCE_BROKER,
     RESOURCE_TOPIC,
@@ -131,9 +132,9 @@ class Client:
             raise WireError(f"correlation id {response.header.correlation_id} != {self._correlation}")
         return response
 
-    def version(self, api: str) -> int:
-        """The version of ``api`` this client speaks, after checking the broker supports it."""
-        wanted = VERSIONS[api]
+    def version(self, api: str, wanted: int | None = None) -> int:
+        """The version of ``api`` this client speaks (or ``wanted``), after checking the broker supports it."""
+        wanted = VERSIONS[api] if wanted is None else wanted
         if api != "ApiVersions":
             supported = self.supported_versions().get(API_KEYS[api])
             if supported is None or not supported[0] <= wanted <= supported[1]:
@@ -143,7 +144,7 @@ class Client:
     def call(self, call: Call):
         """Send one Call and return its parsed answer."""
         request_cls, response_cls = messages.MESSAGES[call.api]
-        return call.parse(self.request(request_cls, response_cls, self.version(call.api), **call.fields))
+        return call.parse(self.request(request_cls, response_cls, self.version(call.api, call.at), **call.fields))
 
     def perform(self, steps):
         """Run a multi-request operation of messages.py (a generator of Call / Pause) to its result."""
@@ -164,6 +165,10 @@ class Client:
 
     def supported_versions(self) -> dict[int, tuple[int, int]]:
         return self._versions if self._versions is not None else self.api_versions()
+
+    def newest(self, api: str, cap: int) -> int:
+        """The newest version of ``api`` the broker supports, at most ``cap``."""
+        return min(self.supported_versions().get(API_KEYS[api], (0, cap))[1], cap)
 
     def create_topic(self, name: str, configs: Mapping[str, object] = (), *, partitions: int = 1,
                      replication_factor: int = 1, timeout_ms: int = 30_000,
@@ -197,9 +202,10 @@ class Client:
         """Every batch from the log start to the high watermark (several Fetches if needed)."""
         return self.perform(messages.fetch_all(topic, partition))
 
-    def list_offsets(self, topic: str, target: int, *, partition: int = 0,
+    def list_offsets(self, topic: str, target: int, *, partition: int = 0, version: int | None = None,
                      isolation_level: int = 0) -> ListOffsetsOutcome:
-        return self.call(messages.list_offsets([(topic, partition, target)], isolation_level))[(topic, partition)]
+        call = messages.list_offsets([(topic, partition, target)], isolation_level, version)
+        return self.call(call)[(topic, partition)]
 
     def describe_configs(self, resource_type: int, name: str, keys: Sequence[str] | None = None
                          ) -> tuple[int, str | None, dict[str, ConfigEntry]]:

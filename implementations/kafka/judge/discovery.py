@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from specs import versions
+from specs.profiles import names
+
 from ..client import wire
 
 AFTER = "log.message.timestamp.after.max.ms"
@@ -49,6 +52,7 @@ class Discovery:
     api_max: dict[str, int] = field(default_factory=dict)
     profile: str | None = None
     by_api: bool = False  # the profile follows from ApiVersions alone (no config rule matched)
+    line: str | None = None  # the release line ApiVersions names among those of the config rule's profile
 
     @property
     def evidence(self) -> str:
@@ -56,7 +60,8 @@ class Discovery:
                             for k, v in sorted(self.limits.items())) or "no log.message.timestamp.* configs"
         apis = ", ".join(f"{api} v{v}" for api, v in self.api_max.items())
         where = f"broker {self.node}" if self.node is not None else "no broker answered DescribeConfigs"
-        how = "; profile from ApiVersions alone" if self.by_api else ""
+        how = "; profile from ApiVersions alone" if self.by_api else \
+            f"; line {self.line} by ApiVersions" if self.line else ""
         return (
             f"{configs} on {where} (of {len(self.brokers)}, controller {self.controller}); ApiVersions max {apis}{how}"
         )
@@ -76,13 +81,16 @@ def profile_for(limits: dict[str, str]) -> str | None:
 def discover(client: wire.Client) -> Discovery:
     """Ask the broker behind ``client``: Metadata, ApiVersions, and one real broker's configs."""
     view = client.call(wire.messages.metadata([]))
-    versions = client.supported_versions()
-    api_max = {api: versions[wire.API_KEYS[api]][1] for api in SHOWN_APIS if wire.API_KEYS[api] in versions}
+    supported = client.supported_versions()
+    api_max = {api: supported[wire.API_KEYS[api]][1] for api in SHOWN_APIS if wire.API_KEYS[api] in supported}
     node = own_node(view.brokers, client.address, view.controller)
     limits = broker_limits(client, node) if node is not None else {}
     profile = profile_for(limits)
     by_api = profile is None and profile_by_api(api_max) is not None
-    return Discovery(view.brokers, view.controller, node, limits, api_max, profile or profile_by_api(api_max), by_api)
+    line = versions.line_by_api(profile, api_max) if profile is not None else None
+    profile = line.profile if line is not None else profile or profile_by_api(api_max)
+    return Discovery(view.brokers, view.controller, node, limits, api_max, profile, by_api,
+                     line.line if line is not None else None)
 
 
 def profile_by_api(api_max: dict[str, int]) -> str | None:
@@ -116,4 +124,4 @@ def numeric_limits(limits: dict[str, str]) -> dict[str, int] | None:
 
 def unrecognised(found: Discovery, bootstrap: str) -> DiscoveryError:
     return DiscoveryError(f"cannot tell which Kafka behaviour {bootstrap} follows ({found.evidence}); "
-                          f"pass --profile kafka-3.5, kafka-3.6 or kafka-4")
+                          f"pass --profile, one of {', '.join(names())}")

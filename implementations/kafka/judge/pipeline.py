@@ -76,6 +76,7 @@ class Pipeline(Multiplexer):
         self.namer = namer or TopicNamer()
         self.live_topics: set[str] = set()  # created and not yet deleted (KafkaImplementation cleans up)
         self.ignored_configs: set[str] = set()  # config keys the broker accepted but did not apply
+        self.list_offsets_version = messages.VERSIONS["ListOffsets"]  # for ops that name none (set from ApiVersions)
 
     def run(self, histories: Sequence[History], batch: int) -> list[JudgedTrace]:
         traces = Session(self, histories, max(1, batch)).run()
@@ -271,7 +272,7 @@ class HistoryRun:
         steps = pipeline.retention.steps(self.names[op.topic], op.partition, config) \
             if isinstance(op, RetentionPass) else \
             operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s,
-                      configs=pipeline.creation_configs)
+                      configs=pipeline.creation_configs, list_offsets_version=pipeline.list_offsets_version)
         sent = pipeline.clock.now()
         segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
 
@@ -312,7 +313,8 @@ def leading_creates(history: History) -> list[CreateTopic]:
     return out
 
 
-def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, configs=kafka_configs):
+def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, configs=kafka_configs,
+              list_offsets_version: int | None = None):
     """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
     ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
     can only be our own resent request."""
@@ -322,7 +324,8 @@ def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, con
     if isinstance(op, Fetch):
         return fetch_result((yield from messages.fetch_all(topic, op.partition))), None
     if isinstance(op, ListOffsets):
-        answers = yield messages.list_offsets([(topic, op.partition, op.target)])
+        version = list_offsets_version if op.version is None else op.version
+        answers = yield messages.list_offsets([(topic, op.partition, op.target)], int(op.read_committed), version)
         return list_result(answers[(topic, op.partition)]), None
     new = messages.NewTopic(topic, configs(op.config), op.config.partitions)
     results = yield from messages.create_and_wait([new], wait_s, exists_ok=exists_ok)
