@@ -30,12 +30,16 @@ class Capabilities:
     inputs, no generation) judge it.  A broker is judged under ``kip`` that way: its known
     departures from the KIPs then fail the same rows on every run, as strict expectations need,
     instead of leaking into whichever clause a generated example happens to touch.
+    ``releases``: profiles under which Kafka's own changes (suites/pinned/test_kafka_changes.py,
+    ``@pytest.mark.kafka_change``) judge it although it does not implement them: an Apache Kafka
+    release is held to each change's profile, so the change shows red exactly where it did not hold.
     """
 
     profiles: frozenset[str]
     unsupported: Mapping[str, str] = field(default_factory=dict)
     cannot_run: Callable[[History], str | None] | None = None
     pinned_only: frozenset[str] = frozenset()
+    releases: frozenset[str] = frozenset()
 
     def reason_unsupported(self, clause_id: str) -> str | None:
         for key, reason in self.unsupported.items():

@@ -162,7 +162,8 @@ class KafkaImplementation:
         from specs.clauses import all_clauses
         ignored = self._pipeline.ignored_configs if self._pipeline is not None else set()
         profile = self.profile()
-        return with_observations(broker_capabilities(profile, self.log_dir is not None), ignored, all_clauses())
+        caps = broker_capabilities(profile, self.log_dir is not None, release=not self.bootstrap)
+        return with_observations(caps, ignored, all_clauses())
 
     def limit_defaults(self) -> dict[str, int] | None:
         """The broker's default timestamp limits, or None when they cannot be read."""

@@ -75,6 +75,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the clause ids a test checks (specs/kip-*.toml)")
     config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
     config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
+    config.addinivalue_line("markers", "kafka_change: one of Kafka's own changes, judged under its profile on every "
+                                       "Kafka release (Capabilities.releases)")
     if not hasattr(config, "workerinput") and not os.environ.get("KTC_RUN_ID"):
         from implementations.kafka.judge.topics import (
             new_run_id,  # pure: no broker extra needed

@@ -9,6 +9,7 @@ the departures are expected, listed per version with reason and source in
 from __future__ import annotations
 
 from implementations.protocol import Capabilities
+from specs.profiles import names
 
 KIP = "kip"
 SENTINEL_CHANGE = "KIP-228's sentinel change (Long.MIN_VALUE, isTimestampExtended) was never adopted by Kafka"
@@ -44,12 +45,14 @@ IN_THE_LOG_DIR = ("KIP-32.roll-by-first-timestamp", "KIP-32.future-timestamp-bre
                   "KIP-33.time-index-strictly-increasing", "KIP-33.time-index-skips-no-timestamp")
 
 
-def broker_capabilities(shipped_profile: str, reads_log_dir: bool = False) -> Capabilities:
+def broker_capabilities(shipped_profile: str, reads_log_dir: bool = False, release: bool = False) -> Capabilities:
     """The broker's own profile, and ``kip`` on pinned inputs; the unobservable clauses unsupported
-    (rolls, retention and the time index are observable on a broker ktc started on its clock)."""
+    (rolls, retention and the time index are observable on a broker ktc started on its clock).  An
+    Apache Kafka ``release`` ktc started is held to each of Kafka's own changes under its profile."""
     unsupported = {k: v for k, v in NOT_ON_A_BROKER.items() if not (reads_log_dir and k in IN_THE_LOG_DIR)}
+    releases = frozenset(p for p in names() if p != KIP) if release else frozenset()
     return Capabilities(profiles=frozenset({shipped_profile, KIP}), unsupported=unsupported,
-                        pinned_only=frozenset({KIP}) - {shipped_profile})
+                        pinned_only=frozenset({KIP}) - {shipped_profile}, releases=releases)
 
 
 # A topic config the broker accepted but did not apply (judge/pipeline.py: DescribeConfigs after
@@ -74,4 +77,5 @@ def with_observations(caps: Capabilities, ignored: set[str], clause_ids) -> Capa
     if not ignored:
         return caps
     return Capabilities(profiles=caps.profiles, unsupported={**observed_unsupported(ignored, clause_ids),
-                                                            **caps.unsupported}, pinned_only=caps.pinned_only)
+                                                            **caps.unsupported}, pinned_only=caps.pinned_only,
+                        releases=caps.releases)
