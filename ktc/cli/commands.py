@@ -18,6 +18,7 @@ import sys
 from pathlib import Path
 
 from ktc.cli import impl as cli_impl
+from ktc.cli import matrix as cli_matrix
 from ktc.cli import reports as cli_reports
 from ktc.cli import run as cli_run
 from ktc.cli.common import EXIT_USAGE, Parser, UsageError, reachable
@@ -63,6 +64,7 @@ def build_parser() -> Parser:
     clean.add_argument("--dry-run", action="store_true", help="list them, delete nothing")
     cli_reports.add_parsers(sub, run)
     cli_impl.add_parsers(sub)
+    cli_matrix.add_parser(sub)
     return parser
 
 
@@ -83,7 +85,7 @@ def parse(argv: list[str]):
     cut = argv.index("--") if "--" in argv else len(argv)
     args = build_parser().parse_args(argv[:cut])
     args.pytest_args = argv[cut + 1:]
-    if args.pytest_args and args.command != "run":
+    if args.pytest_args and args.command not in ("run", "matrix"):
         raise UsageError(f"ktc {args.command} takes no arguments after '--'")
     return args
 
@@ -288,7 +290,7 @@ EXIT_NO_TESTS = 5
 
 
 COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, "clean": cmd_clean,
-            **cli_reports.COMMANDS, **cli_impl.COMMANDS}
+            **cli_reports.COMMANDS, **cli_impl.COMMANDS, **cli_matrix.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

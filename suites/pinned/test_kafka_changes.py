@@ -103,4 +103,5 @@ def test_every_change_names_clauses_and_switches_that_exist_and_has_a_pin_or_a_r
         assert set(found.clauses) <= set(all_clauses()), f"{found.id}: unknown clauses {found.clauses}"
         assert set(found.switches) <= switches, f"{found.id}: unknown switches {found.switches}"
     unpinned = {c.id for c in versions.changes()} - {p.change for p in PINS}
-    assert unpinned == {"KAFKA-17997"}, unpinned  # no clause under kafka-4 tells a removed config from a refused one
+    # KAFKA-17997: no clause under kafka-4 tells a removed config from a refused one; KIP-1023: a v11 target
+    assert unpinned == {"KAFKA-17997", "KIP-1023"}, unpinned

@@ -1,0 +1,135 @@
+"""``ktc matrix``: Apache Kafka release after release, each fetched from Maven Central, started, judged
+under its own profile (specs/kafka-versions.toml) and stopped, by one ``ktc run`` child per release; then
+the version x clause table (reports/matrix.py) as matrix.txt, matrix.json and matrix.html.
+
+The default releases are the newest patch of every line from 3.5 on that Maven Central lists (asked once,
+remembered in the cache; offline, the last list seen or the table's own).  A progress line is printed per
+release with its wall time.  Ctrl-C stops the release in progress (its child cleans up its broker) and
+writes the table of the releases that finished.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+from ktc.cli import run as cli_run
+from ktc.cli.common import UsageError
+
+RELEASES_CACHE = "kafka/releases.json"
+
+
+def add_parser(sub) -> None:
+    matrix = sub.add_parser("matrix", help="judge every Kafka release line in turn; a version x clause table")
+    matrix.add_argument("--kafka-versions", metavar="LIST",
+                        help="comma-separated x.y.z releases (default: the newest patch of every line from 3.5 "
+                             "that Maven Central lists)")
+    matrix.add_argument("--report", default="ktc-report", metavar="DIR",
+                        help="report root: the matrix goes to DIR/<UTC time>-<id>/ (default ./ktc-report)")
+    matrix.add_argument("--workers", default="0", type=cli_run.workers, help="pytest-xdist workers per release")
+    matrix.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
+    matrix.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
+                        help="as for ktc run")
+
+
+def cmd_matrix(args) -> int:
+    root = cli_run.report_root(args.report)
+    chosen, source = chosen_versions(args.kafka_versions)
+    cli_run.check_pytest_args(args.pytest_args)
+    directory = cli_run.new_run_directory(root)
+    print(f"ktc matrix: {len(chosen)} releases ({source}): {', '.join(chosen)}; report {directory}", flush=True)
+    columns, code = run_all(args, chosen, directory)
+    return finish(directory, columns, code, len(chosen))
+
+
+def chosen_versions(given: str | None) -> tuple[list[str], str]:
+    """The releases to judge, and where the list came from; a bad one is a usage error naming it."""
+    from specs import versions
+    if given is None:
+        return default_versions()
+    chosen = [v.strip() for v in given.split(",") if v.strip()]
+    if not chosen:
+        raise UsageError("--kafka-versions: expected comma-separated releases, e.g. 3.7.2,3.9.2")
+    from implementations.kafka.processes import provision
+    for version in chosen:
+        try:
+            versions.line_of(version)
+            provision.check_release(version)
+        except (versions.VersionError, provision.ProvisionError) as error:
+            raise UsageError(f"--kafka-versions: {error}") from None
+    return chosen, "given with --kafka-versions"
+
+
+def default_versions() -> tuple[list[str], str]:
+    """The newest patch of every line from 3.5: Maven Central's list, else the cached one, else the table's."""
+    from implementations.kafka.processes import provision
+    from specs import versions
+    cache = provision.cache_root() / RELEASES_CACHE
+    try:
+        releases = provision.releases()
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_text(json.dumps(releases))
+        return versions.newest_patches(releases), "the newest patch of each line on Maven Central"
+    except provision.ProvisionError as error:
+        if cache.exists():
+            return versions.newest_patches(json.loads(cache.read_text())), f"Maven Central's list cached in {cache}"
+        return versions.last_known(), f"ktc's table of releases (Maven Central unreachable: {error})"
+
+
+def run_all(args, chosen: list[str], directory: Path) -> tuple[list, int]:
+    """One ``ktc run`` per release, in order; stops at the first that was interrupted."""
+    columns, code = [], 0
+    for n, version in enumerate(chosen, 1):
+        column, code = run_one(args, version, directory, f"[{n}/{len(chosen)}]")
+        columns.append(column)
+        if code >= 128:  # a signal: the user wants out
+            break
+    return columns, code
+
+
+def run_one(args, version: str, directory: Path, step: str):
+    from reports import matrix
+    from specs import versions
+    profile = versions.profile_for(version)
+    print(f"ktc matrix: {step} Kafka {version} under {profile} ...", flush=True)
+    runs = directory / "runs" / version
+    started = time.monotonic()
+    code = cli_run.Child(run_argv(args, version, runs), dict(os.environ)).wait()
+    wall = time.monotonic() - started
+    report = runs / "latest" if (runs / "latest").exists() else None
+    problem = None if code in cli_run.FINISHED else f"ktc run exited {code}"
+    column = matrix.column(version, profile, wall, report, problem)
+    print(f"ktc matrix: {step} Kafka {version}: {counts(column)} in {wall:.0f} s", flush=True)
+    return column, code
+
+
+def run_argv(args, version: str, runs: Path) -> list[str]:
+    return [sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-version", version, "--report", str(runs),
+            "--workers", args.workers, "--hypothesis-profile", args.hypothesis_profile,
+            f"--impl-timeout={args.impl_timeout:g}", *(["--", *args.pytest_args] if args.pytest_args else [])]
+
+
+def counts(column) -> str:
+    if column.problem:
+        return column.problem
+    tally: dict[str, int] = {}
+    for verdict in [*column.clauses.values(), *column.changes.values()]:
+        tally[verdict] = tally.get(verdict, 0) + 1
+    return ", ".join(f"{n} {verdict}" for verdict, n in sorted(tally.items()))
+
+
+def finish(directory: Path, columns: list, code: int, wanted: int) -> int:
+    from reports import matrix
+    table = matrix.build(columns)
+    paths = matrix.write(directory, table)
+    print(matrix.text(table), end="")
+    print("ktc matrix: wrote " + ", ".join(str(p) for p in paths))
+    if len(columns) < wanted:
+        print(f"ktc matrix: interrupted after {len(columns)} of {wanted} releases", file=sys.stderr)
+        return code
+    return 1 if table["unexplained"] or any(c["problem"] for c in table["versions"]) else 0
+
+
+COMMANDS = {"matrix": cmd_matrix}
