@@ -153,9 +153,11 @@ def validate_run(args) -> None:
 def known_kafka_version(version: str) -> None:
     """An unknown Kafka version is answered from Maven Central's metadata, in one request, before any work."""
     from implementations.kafka.processes.provision import ProvisionError, check_release
+    from specs.versions import VersionError, line_of
     try:
+        line_of(version)
         check_release(version)
-    except ProvisionError as error:
+    except (ProvisionError, VersionError) as error:
         raise UsageError(f"--kafka-version {version}: {error}") from None
 
 

@@ -109,6 +109,15 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["run", "--spark-conf", "spark.x"], "expected spark.KEY=VALUE"),
     (["run", "--spark-conf", "spark.x="], "expected spark.KEY=VALUE"),
     (["run", "--kafka-version", "0.0.1", "--impl", "kafka-3.9"], "not a release on Maven Central"),
+    (["run", "--kafka-version", "3.4.0", "--impl", "kafka"], "older than ktc's first line"),
+    (["matrix", "--kafka-versions", "3.4.0"], "older than ktc's first line"),
+    (["matrix", "--kafka-versions", "3.x"], "not a Kafka release: '3.x'"),
+    (["matrix", "--kafka-versions", ","], "expected comma-separated releases"),
+    (["matrix", "--kafka-versions", "3.7.99"], "not a release on Maven Central"),
+    (["matrix", "--kafka-verions", "3.7.2"], "unrecognized arguments"),
+    (["matrix", "--workers", "x"], "--workers 'x'"),
+    (["matrix", "--report", "a-file"], "is a file; give a directory"),
+    (["matrix", "--kafka-versions", "3.7.2", "--", "--bogus"], "pytest refused the arguments"),
     (["run", "--kafka-clock", "hots"], "invalid choice: 'hots'"),
     (["run", "--kafka-clock"], "expected one argument"),
     (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
@@ -248,7 +257,7 @@ def test_a_broker_tuning_variable_that_is_not_a_positive_number_is_a_usage_error
 
 PROCESS_CASES = [["frobnicate"], ["clauses", "--chek"], ["profiles", "x"], ["run", "--workers", "-1"],
                  ["run", "--", "--bogus"], ["clean"], ["report", "missing.json"], ["replay", "missing.json"],
-                 ["diff", "a"], ["failures"], ["expectations", "update", "good.json"]]
+                 ["diff", "a"], ["failures"], ["expectations", "update", "good.json"], ["matrix", "--kafka-versions", "2.8.0"]]
 
 
 @pytest.mark.parametrize("argv", PROCESS_CASES, ids=" ".join)

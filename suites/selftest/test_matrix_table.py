@@ -1,0 +1,64 @@
+"""reports/matrix.py: the version x clause table is data first; a cell that changes between neighbouring
+releases is annotated with the changes of specs/kafka-versions.toml that name its row."""
+from __future__ import annotations
+
+import json
+
+from reports import matrix
+
+
+def columns():
+    old = matrix.Column("3.7.2", "kafka-3.7", 40.0, {"KIP-33.list-offsets-max-timestamp": "pass", "KIP-X.a": "pass"},
+                        {"KAFKA-16341": "fail"})
+    new = matrix.Column("3.8.1", "kafka-3.8", 30.0, {"KIP-33.list-offsets-max-timestamp": "pass", "KIP-X.a": "fail"},
+                        {"KAFKA-16341": "pass"})
+    return [old, new]
+
+
+def test_a_change_row_that_turns_green_is_annotated_with_the_change_released_in_between():
+    table = matrix.build(columns())
+    row = next(r for r in table["rows"] if r["row"] == "KAFKA-16341")
+    assert row["cells"] == {"3.7.2": "fail", "3.8.1": "pass"} and row["notes"] == {"3.8.1": "KAFKA-16341"}
+
+
+def test_a_clause_that_changes_with_no_change_naming_it_says_so_and_counts_as_unexplained():
+    table = matrix.build(columns())
+    row = next(r for r in table["rows"] if r["row"] == "KIP-X.a")
+    assert "no change in kafka-versions.toml" in row["notes"]["3.8.1"]
+    assert table["unexplained"] == 2  # KIP-X.a on 3.8.1 and KAFKA-16341 on 3.7.2
+
+
+def test_an_undecided_cell_next_to_a_decided_one_is_not_a_change():
+    old, new = columns()
+    new.clauses["KIP-X.a"] = "unknown"
+    row = next(r for r in matrix.build([old, new])["rows"] if r["row"] == "KIP-X.a")
+    assert row["notes"] == {}
+
+
+def test_an_expected_failure_is_its_own_cell_and_not_unexplained():
+    row = {"clause": "c", "profile": "p", "verdict": "fail", "expected": {"verdict": "fail"}}
+    assert matrix.clause_cells([row], "p") == {"c": "expected"}
+    assert matrix.build([matrix.Column("3.7.2", "p", 1.0, {"c": "expected"})])["unexplained"] == 0
+
+
+def test_the_text_json_and_html_carry_every_release_and_its_wall_time(tmp_path):
+    table = matrix.build(columns())
+    paths = matrix.write(tmp_path, table)
+    assert json.loads(paths[0].read_text())["rows"] == table["rows"]
+    assert "3.7.2 40 s, 3.8.1 30 s" in paths[1].read_text()
+    assert paths[2].read_text().count("<td") == 2 * len(table["rows"])
+
+
+def test_a_release_whose_run_wrote_nothing_is_a_column_with_its_problem(tmp_path):
+    column = matrix.column("4.4.0", "kafka-4", 3.0, None, "ktc run exited 2")
+    assert column.problem == "ktc run exited 2" and matrix.build([column])["versions"][0]["problem"]
+
+
+def test_junit_outcomes_of_the_change_pins_become_change_cells(tmp_path):
+    name = matrix.CHANGE_TEST
+    (tmp_path / "junit.xml").write_text(
+        f'<testsuites><testsuite><testcase name="{name}[kafka-3.7.2-kafka-3.8-KAFKA-16341]"><failure/></testcase>'
+        f'<testcase name="{name}[kafka-3.7.2-kafka-3.9-KIP-1005]"><skipped type="pytest.xfail"/></testcase>'
+        f'<testcase name="{name}[kafka-3.7.2-kafka-3.6-KAFKA-14991]"/></testsuite></testsuites>')
+    assert matrix.change_cells(tmp_path / "junit.xml") == {"KAFKA-16341": "fail", "KIP-1005": "expected",
+                                                          "KAFKA-14991": "pass"}
