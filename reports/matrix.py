@@ -81,7 +81,16 @@ def column(version: str, profile: str, wall_s: float, report: Path | None, probl
     if report is None or not (report / "results.json").exists():
         return Column(version, profile, wall_s, problem=problem or "the run wrote no results.json")
     rows = json.loads((report / "results.json").read_text())["rows"]
-    return Column(version, profile, wall_s, clause_cells(rows, profile), change_cells(report / "junit.xml"), problem)
+    changes = undecided(change_cells(report / "junit.xml"), rows)
+    return Column(version, profile, wall_s, clause_cells(rows, profile), changes, problem)
+
+
+def undecided(changes: dict[str, str], rows: list[dict]) -> dict[str, str]:
+    """A change pin that passed without deciding any of its rows (an earlier divergence explained every
+    difference away) is ``unknown``, not ``pass``."""
+    decided = {change for change in changes for row in rows if row["verdict"] == "pass"
+               and any(test.endswith(f"-{change}]") and CHANGE_TEST in test for test in row.get("tests", ()))}
+    return {c: ("unknown" if verdict == "pass" and c not in decided else verdict) for c, verdict in changes.items()}
 
 
 # ---- the table ---------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import rootcause
+from . import coverage, rootcause
 from .dedupe import text_signature
 from .files import SCHEMA_VERSION, write_atomically
 from .verdicts import BAD, SHOWN, rank
@@ -22,8 +22,10 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
     for part in contributions:
         key = (part["clause"], part["implementation"], part["profile"])
         row = merged.setdefault(key, {**part, "examples": 0, "tests": [], "duration": 0.0, "signatures": {},
-                                       "signature": next(iter(_signatures(part)), None)})
+                                       "signature": next(iter(_signatures(part)), None), "features": {}})
         row["examples"] += part.get("examples") or 0
+        for name, count in (part.get("features") or {}).items():
+            row["features"][name] = row["features"].get(name, 0) + count
         row["duration"] = round(row["duration"] + (part.get("duration") or 0.0), 4)
         row["tests"] = sorted(set(row["tests"]) | set(part.get("tests", ())))
         for sig, count in _signatures(part).items():
@@ -81,6 +83,7 @@ def summary(doc: dict) -> str:
         lines += [summary_line(r) for r in rows if r["verdict"] != "unsupported"]
         lines += unsupported_lines(rows)
     lines += rootcause.text(doc)
+    lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(doc.get("provenance") or {}))
     return "\n".join(lines) + "\n"
 
 

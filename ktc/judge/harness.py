@@ -16,6 +16,7 @@ from ktc.checks import run_check
 from ktc.judge.context import RunContext, context_of
 from ktc.judge.contract import traces_problem
 from ktc.judge.divergence import attribute, first_divergence, owned_by, same_place
+from ktc.judge.features import features
 from ktc.judge.scenario import Scenario
 from ktc.judge.serialize import dump_history, load_history, to_data
 from ktc.judge.steering import steer
@@ -240,7 +241,7 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
         return []
     verdicts = judge(impl, [history], clauses, context)[0]
     for verdict in verdicts:
-        context.recorder.add(verdict)
+        context.recorder.add(verdict, features(history))
     failed = [v for v in verdicts if v.bad]
     if failed:
         raise ClauseViolation(failed, history, impl.name)
@@ -268,7 +269,7 @@ def flush_bulk(impl: Implementation) -> None:
     for (history, clauses), found in zip(pending, verdicts):
         cited = [v for v in found if v.clause in clauses]
         for verdict in cited:
-            context.recorder.add(verdict)
+            context.recorder.add(verdict, features(history))
         failed = [v for v in cited if v.bad]
         if failed and first is None:
             first = (history, failed)

@@ -1,7 +1,7 @@
 """Per-test statistics, keyed by clause id: examples, verdict counts, the first failure and notes."""
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
 from ktc.judge.verdicts import Verdict
@@ -14,6 +14,7 @@ class ClauseStats:
     first_failure_at: int | None = None
     first_notes: dict = field(default_factory=dict)  # validity -> the notes of its first verdict
     first_divergences: dict = field(default_factory=dict)  # validity -> the first divergence attributed to it
+    features: Counter = field(default_factory=Counter)  # input feature -> examples carrying it (judge/features.py)
 
 
 class Recorder:
@@ -22,9 +23,10 @@ class Recorder:
     def __init__(self) -> None:
         self.clauses: dict[str, ClauseStats] = defaultdict(ClauseStats)
 
-    def add(self, verdict: Verdict) -> None:
+    def add(self, verdict: Verdict, features=()) -> None:
         stats = self.clauses[verdict.clause]
         stats.examples += 1
+        stats.features.update(features)
         stats.validities[verdict.validity.value] += 1
         if verdict.notes:
             stats.first_notes.setdefault(verdict.validity.value, verdict.notes)

@@ -33,8 +33,15 @@ def rows_for(item, call, report, state) -> list[dict]:
             if clause is not None and clause.holds_in(profile):
                 row = base_row(clause, impl, profile, item.nodeid)
                 timing = {"seed": state.seed, "duration": round(report.duration, 4)}
-                rows.append({**row, **timing, **outcome(clause_id, impl, call, report, state.context.recorder)})
+                found = outcome(clause_id, impl, call, report, state.context.recorder)
+                rows.append({**row, **timing, **found, "features": features_of(clause_id, found, state)})
     return rows
+
+
+def features_of(clause_id: str, found: dict, state) -> dict[str, int]:
+    """Input feature -> examples of this clause that carried it (none for an unsupported clause)."""
+    stats = state.context.recorder.clauses.get(clause_id)
+    return dict(stats.features) if stats is not None and found.get("examples") else {}
 
 
 def base_row(clause, impl, profile: str, nodeid: str) -> dict:

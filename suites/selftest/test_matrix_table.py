@@ -62,3 +62,10 @@ def test_junit_outcomes_of_the_change_pins_become_change_cells(tmp_path):
         f'<testcase name="{name}[kafka-3.7.2-kafka-3.6-KAFKA-14991]"/></testsuite></testsuites>')
     assert matrix.change_cells(tmp_path / "junit.xml") == {"KAFKA-16341": "fail", "KIP-1005": "expected",
                                                           "KAFKA-14991": "pass"}
+
+
+def test_a_change_pin_that_passed_without_deciding_a_row_is_unknown():
+    test = f"suites/pinned/test_kafka_changes.py::{matrix.CHANGE_TEST}[kafka-3.5.2-kafka-3.6-KAFKA-14991]"
+    rows = [{"verdict": "unknown", "tests": [test]}]
+    assert matrix.undecided({"KAFKA-14991": "pass"}, rows) == {"KAFKA-14991": "unknown"}
+    assert matrix.undecided({"KAFKA-14991": "pass"}, [{"verdict": "pass", "tests": [test]}]) == {"KAFKA-14991": "pass"}

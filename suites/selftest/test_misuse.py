@@ -257,7 +257,8 @@ def test_a_broker_tuning_variable_that_is_not_a_positive_number_is_a_usage_error
 
 PROCESS_CASES = [["frobnicate"], ["clauses", "--chek"], ["profiles", "x"], ["run", "--workers", "-1"],
                  ["run", "--", "--bogus"], ["clean"], ["report", "missing.json"], ["replay", "missing.json"],
-                 ["diff", "a"], ["failures"], ["expectations", "update", "good.json"], ["matrix", "--kafka-versions", "2.8.0"]]
+                 ["diff", "a"], ["failures"], ["expectations", "update", "good.json"],
+                 ["matrix", "--kafka-versions", "2.8.0"]]
 
 
 @pytest.mark.parametrize("argv", PROCESS_CASES, ids=" ".join)

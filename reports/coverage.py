@@ -1,0 +1,57 @@
+"""Which inputs reached which implementation: per input feature (ktc/judge/features.py), the examples
+that carried it, per implementation, summed over clauses; and the gaps.  A feature the reference drew
+that an implementation never received is a gap in the evidence for that implementation, not a pass,
+unless its target says why it is not sent (``not_sent`` in the target of results.json)."""
+from __future__ import annotations
+
+REFERENCE = "reference"
+
+
+def table(rows: list[dict]) -> dict:
+    """{"implementations": [...], "features": {feature: {implementation: examples}},
+    "clauses": {clause: {feature: {implementation: examples}}}}"""
+    per_feature: dict[str, dict[str, int]] = {}
+    per_clause: dict[str, dict[str, dict[str, int]]] = {}
+    for row in rows:
+        impl = row["implementation"]
+        for name, count in (row.get("features") or {}).items():
+            bump(per_feature.setdefault(name, {}), impl, count)
+            bump(per_clause.setdefault(row["clause"], {}).setdefault(name, {}), impl, count)
+    return {"implementations": sorted({r["implementation"] for r in rows}),
+            "features": dict(sorted(per_feature.items())), "clauses": dict(sorted(per_clause.items()))}
+
+
+def bump(counts: dict[str, int], key: str, by: int) -> None:
+    counts[key] = counts.get(key, 0) + by
+
+
+def gaps(found: dict, not_sent: dict[str, dict[str, str]]) -> list[tuple[str, str, str | None]]:
+    """(feature, implementation, the reason it is not sent or None) for every feature the reference drew
+    and another implementation never received."""
+    drawn = [name for name, by in found["features"].items() if by.get(REFERENCE)]
+    others = [i for i in found["implementations"] if i != REFERENCE]
+    return [(name, impl, not_sent.get(impl, {}).get(name)) for impl in others for name in drawn
+            if not found["features"][name].get(impl)]
+
+
+def text(found: dict, not_sent: dict[str, dict[str, str]]) -> list[str]:
+    """The table as lines for summary.txt: features x implementations, then each gap."""
+    impls = found["implementations"]
+    if not found["features"] or len(impls) < 2:
+        return []
+    width = max(len(name) for name in found["features"])
+    lines = ["", "input features reaching each implementation (examples):",
+             f"  {'':<{width}} " + " ".join(f"{i:>14.14}" for i in impls)]
+    lines += [f"  {name:<{width}} " + " ".join(f"{by.get(i, 0):>14}" for i in impls)
+              for name, by in found["features"].items()]
+    missing = gaps(found, not_sent)
+    unexplained = [g for g in missing if g[2] is None]
+    lines.append(f"  gaps: {len(missing)} features the reference drew never reached an implementation; "
+                 f"{len(unexplained)} without a reason")
+    lines += [f"  gap {impl}: {name}" + (f" (not sent: {why})" if why else " (no reason: a gap in the evidence)")
+              for name, impl, why in missing]
+    return lines
+
+
+def not_sent_of(provenance: dict) -> dict[str, dict[str, str]]:
+    return {t.get("implementation"): t.get("not_sent") or {} for t in provenance.get("targets", ())}
