@@ -20,6 +20,7 @@ BUILTINS = {
     "kfake": "implementations.kafka.kfake_adapter:KfakeImplementation",  # franz-go's fake broker; needs Go
 }
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
+RELEASE = re.compile(r"^kafka-(\d+\.\d+\.\d+)$")  # kafka-3.7.2: that Apache Kafka release, started locally
 
 
 class ImplementationError(ValueError):
@@ -33,10 +34,13 @@ def load(spec: str, **settings) -> Implementation:
     ``bootstrap``: ``--kafka-version``, ``--kafka-bootstrap``) go to a built-in whose constructor takes
     them; given as None, or to anything else, they are dropped.
     """
+    if RELEASE.match(spec):
+        return release(spec)
     target = BUILTINS.get(spec, spec)
     if not _SPEC.match(target):
         raise ImplementationError(
-            f"unknown implementation {spec!r}: use a built-in ({', '.join(BUILTINS)}) or package.module:attribute")
+            f"unknown implementation {spec!r}: use a built-in ({', '.join(BUILTINS)}, or kafka-X.Y.Z for an "
+            "Apache Kafka release) or package.module:attribute")
     candidate = _import(spec, target)
     if inspect.isclass(candidate) or (callable(candidate) and not isinstance(candidate, Implementation)):
         try:
@@ -48,6 +52,15 @@ def load(spec: str, **settings) -> Implementation:
             f"{spec!r} is not an implementation: it needs name, version, capabilities() and run()"
         )
     return candidate
+
+
+def release(spec: str) -> Implementation:
+    """``kafka-X.Y.Z``: Apache Kafka X.Y.Z from Maven Central, started locally, under its line's profile."""
+    from .kafka import KafkaImplementation
+    try:
+        return KafkaImplementation(RELEASE.match(spec).group(1), bootstrap="")
+    except ValueError as error:
+        raise ImplementationError(f"--impl {spec}: {error}") from None
 
 
 def accepted(factory, settings: dict) -> dict:

@@ -120,7 +120,8 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         if rolled:
             partition.segments.append(self.new_segment(cluster, partition.next_offset))
         in_place = batch.codec == "none" and not configs.rebuilds(config, "none")
-        self.write(cluster, partition, stored, self.shallow_offset_of_max(records, config.timestamp_type, in_place))
+        shallow = self.shallow_offset_of_max(records, self.read_create_times(batch), config.timestamp_type, in_place)
+        self.write(cluster, partition, stored, shallow)
         return ProduceResult(0, None, (), stored.base_offset, self.response_log_append_time(lat, now),
                              partition.log_start_offset, rolled, warnings)
 

@@ -112,11 +112,11 @@ class OffsetRules:
         floor = -1 if self.profile.batch_max_floor == "minus-one" else None
         return max(tops, default=floor)
 
-    def shallow_offset_of_max(self, records, timestamp_type, in_place_uncompressed: bool) -> int:
-        """The offset a segment records with a new max, before 3.8: the record's own offset only for a
-        CreateTime batch appended in place uncompressed (3.0-3.6), else the batch's last offset."""
+    def shallow_offset_of_max(self, records, read: list[int], timestamp_type, in_place_uncompressed: bool) -> int:
+        """The offset a segment records with a new max, before 3.8: for a CreateTime batch appended in place
+        uncompressed (3.0-3.6), the first record whose timestamp *as the broker read it* is the max (a
+        LogAppendTime-typed batch reads its header max in every record); else the batch's last offset."""
         kept = self.profile.max_timestamp_offset == "record-level-in-place" and in_place_uncompressed
         if not kept or timestamp_type is not TimestampType.CREATE_TIME:
             return records[-1].offset
-        top = max(r.timestamp for r in records)
-        return next(r.offset for r in records if r.timestamp == top)
+        return records[read.index(max(read))].offset

@@ -81,7 +81,7 @@ def with_rebuild(df: DataFrame) -> DataFrame:
 
 
 BATCH_KEY = PARTITION_KEY + ["batch_id"]
-BATCH_CONSTANTS = ["topic_type", "broker_now_ms", "clocks", "broker_id", "control", "codec", "rebuild",
+BATCH_CONSTANTS = ["topic_type", "timestampType", "broker_now_ms", "clocks", "broker_id", "control", "codec", "rebuild",
                    "negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
 
 

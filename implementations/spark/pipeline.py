@@ -8,7 +8,8 @@ from . import append, contract, segments
 
 SEQUENTIAL_COLUMNS = ["scenario", "topic", "partition", "batch_id", "kind", "error_code", "record_errors", "lat",
                       "warnings", "control", "base_offset", "stored", "creates", "batch_max", "clocks",
-                      "broker_id", "broker_now_ms", "target", "version", "topic_type", "codec", "rebuild"]
+                      "broker_id", "broker_now_ms", "target", "version", "topic_type", "timestampType", "codec",
+                      "rebuild"]
 PARTITION_CONSTANTS = ["segment_ms", "retention_ms", "retention_max_eventtime_ms", "created_clocks", "roll_basis",
                        "retention_basis", "list_offsets_scope", "batch_max_floor", "event_time_retention",
                        "arithmetic", "sentinel", "dual_timestamps", "max_timestamp_offset", "list_offsets_max_version",

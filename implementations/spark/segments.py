@@ -90,7 +90,8 @@ class PartitionLog:
         batch kept as sent (3.0-3.6); the last offset otherwise, and always on 3.7."""
         record_level = (self.p["max_timestamp_offset"] == "record-level-in-place" and row["codec"] == "none"
                         and not row["rebuild"] and row["topic_type"] == "CreateTime")
-        return offsets[stored.index(max(stored))] if record_level else offsets[-1]
+        read = [row["batch_max"]] * len(stored) if row["timestampType"] == 1 else stored  # LAT-typed: header max
+        return offsets[read.index(max(read))] if record_level else offsets[-1]
 
     def event_time(self, seg: Segment, creates) -> None:
         if not self.p["dual_timestamps"]:

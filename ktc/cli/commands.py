@@ -144,6 +144,9 @@ def validate_run(args) -> None:
     use_kafka_clock(args.kafka_clock)
     if args.kafka_version:
         known_kafka_version(args.kafka_version)
+    for spec in args.impl or ():
+        if implementations.RELEASE.match(spec):
+            known_kafka_version(spec.removeprefix("kafka-"))
     if args.kafka_bootstrap:
         reachable(args.kafka_bootstrap)
         if any(spec == "kafka" for spec in args.impl or ()):

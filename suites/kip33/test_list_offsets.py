@@ -123,3 +123,13 @@ def test_special_and_unknown_negative_targets_are_answered_as_the_version_says(i
     newest = min(get_profile(profile).list_offsets_max_version, LIST_OFFSETS_MAX_VERSION)
     asked = [a for a in asked if a.version is None or a.version <= newest]
     assert_conforms(impl, searched_history(profile, batches, asked, codecs=codecs))
+
+
+@pytest.mark.clause("KIP-33.list-offsets-max-timestamp", "KIP-33.time-index-running-max")
+@pytest.mark.parametrize("stamps", [(NOW - 2, NOW), (NOW, NOW - 2), (NOW - 2, NOW, NOW)])
+def test_a_log_append_time_typed_batch_on_a_create_time_topic_is_searched_as_the_broker_read_it(impl, profile, stamps):
+    """Every record of a LogAppendTime-typed batch reads as its header max, so up to 3.6 the first record
+    holds the max (measured on 3.6.2: offset 0 where the stored timestamps put it at 1)."""
+    sent = batch(*stamps, timestamp_type=LAT, max_timestamp=max(stamps))
+    ops = (CreateTopic("t"), Produce("t", sent), ListOffsets("t", -3), Fetch("t"), DescribeLog("t"))
+    assert_conforms(impl, History(profile, ops, start_ms=NOW))
