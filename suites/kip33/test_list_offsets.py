@@ -63,24 +63,29 @@ def probes(draw, profile: str):
 @pytest.mark.clause("KIP-33.list-offsets-first-offset-at-or-after", "KIP-33.list-offsets-not-found",
                     "KIP-33.list-offsets-first-segment-only", "KIP-33.list-offsets-latest",
                     "KIP-33.list-offsets-earliest", "KIP-33.list-offsets-max-timestamp")
-@example(batches=[[NOW], [NOW + 2 * SEGMENT_MS], [NOW + SEGMENT_MS]], targets=[NOW + SEGMENT_MS, -3, -1, -2])
-@example(batches=[[-1], [-1], [NOW - 5]], targets=[0, -3])
-@example(batches=[[NOW], [NOW + SEGMENT_MS, NOW - 1]], targets=[-3])  # the max is not the batch's last record
-@example(batches=[], targets=[-3, -1, -2, 0])
-@example(batches=[[-1], [-1, -1]], targets=[-3, 0])  # a log without timestamps: its max is Kafka's -1 floor
-@example(batches=[[-509], [-1]], targets=[-3])  # the first batch's header max is the -1 floor: nothing found
-@example(batches=[[0], [NOW]], targets=[1])  # a largest timestamp of 0 is a timestamp, not a reason for the mtime
-@given(batches=STAMPS, targets=TARGETS)
-def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, profile, batches, targets):
+@example(batches=[[NOW], [NOW + 2 * SEGMENT_MS], [NOW + SEGMENT_MS]], targets=[NOW + SEGMENT_MS, -3, -1, -2], codecs=[])
+@example(batches=[[-1], [-1], [NOW - 5]], targets=[0, -3], codecs=[])
+# the max is not the batch's last record
+@example(batches=[[NOW], [NOW + SEGMENT_MS, NOW - 1]], targets=[-3], codecs=[])
+@example(batches=[], targets=[-3, -1, -2, 0], codecs=[])
+@example(batches=[[-1], [-1, -1]], targets=[-3, 0], codecs=[])  # a log without timestamps: its max is Kafka's -1 floor
+@example(batches=[[-509], [-1]], targets=[-3], codecs=[])  # the first batch's header max is the -1 floor: nothing found
+# a largest timestamp of 0 is a timestamp, not a reason for the mtime
+@example(batches=[[0], [NOW]], targets=[1], codecs=[])
+@example(batches=[[NOW, NOW + 5], [NOW + 2]], targets=[NOW + 1, -3], codecs=["gzip", "zstd"])
+@given(batches=STAMPS, targets=TARGETS, codecs=CODEC_LISTS)
+def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, profile, batches, targets, codecs):
     for timestamp_type, gap in ((None, 0), (None, SEGMENT_MS + 1), (LAT, SEGMENT_MS + 1)):
-        assert_conforms(impl, searched_history(profile, batches, targets, timestamp_type, gap=gap))
+        assert_conforms(impl, searched_history(profile, batches, targets, timestamp_type, gap=gap, codecs=codecs))
 
 
 @pytest.mark.clause("KIP-33.list-offsets-first-segment-only", "KIP-33.list-offsets-not-found")
-@example(batches=[[-1], [NOW]], targets=[0])
-@given(batches=STAMPS, targets=TARGETS)
-def test_list_offsets_after_retention_and_mtime_qualified_segments(impl, profile, batches, targets):
-    assert_conforms(impl, searched_history(profile, batches, targets, retention=True, gap=SEGMENT_MS + 1))
+@example(batches=[[-1], [NOW]], targets=[0], codecs=[])
+@example(batches=[[-1], [NOW - 5, NOW]], targets=[NOW - 5], codecs=["lz4", "snappy"])
+@given(batches=STAMPS, targets=TARGETS, codecs=CODEC_LISTS)
+def test_list_offsets_after_retention_and_mtime_qualified_segments(impl, profile, batches, targets, codecs):
+    assert_conforms(impl, searched_history(profile, batches, targets, retention=True, gap=SEGMENT_MS + 1,
+                                           codecs=codecs))
 
 
 @pytest.mark.clause("KIP-33.time-index-running-max", "KIP-33.time-index-strictly-increasing",
