@@ -86,6 +86,25 @@ def target_kind(op: ListOffsets) -> str:
     return "unknown" if op.version is not None and op.version < least else name
 
 
+CLAUSE_OF_KIND = {"latest": "latest", "earliest": "earliest", "max": "max-timestamp(-compressed, -log-append-time)",
+                  "earliest-local": "earliest-local", "latest-tiered": "latest-tiered",
+                  "unknown": "unknown-negative-target",
+                  "timestamp": "first-offset-at-or-after / not-found / first-segment-only"}
+
+
+def coverage_lines(newest_by_profile: dict[str, int], top: int = 10) -> list[str]:
+    """Which KIP-33.list-offsets-* clause judges each target at each request version, and the newest
+    version each profile's broker answers (ktc sends v1 to ``top``)."""
+    probes = [("target >= 0", 0), *((f"target {t}", t) for t in SPECIAL), ("other negative", -7)]
+    lines = [f"ListOffsets coverage (KIP-33.list-offsets-*; request v1-v{top}, a broker answers up to its newest):"]
+    for label, target in probes:
+        kinds = [target_kind(ListOffsets("t", target, 0, v)) for v in range(1, top + 1)]
+        runs = [(k, kinds.index(k) + 1, len(kinds) - kinds[::-1].index(k)) for k in dict.fromkeys(kinds)]
+        lines.append(f"  {label:<15} " + "; ".join(f"v{a}-v{b}: {CLAUSE_OF_KIND[k]}" for k, a, b in runs))
+    lines.append("  newest version per profile: " + ", ".join(f"{p} v{v}" for p, v in newest_by_profile.items()))
+    return lines
+
+
 @check("KIP-33.list-offsets-latest")
 def list_offsets_latest_conformance(s: Scenario, c: Compare) -> None:
     list_offsets_where(s, c, lambda op, exp: target_kind(op) == "latest", "ListOffsets LATEST")

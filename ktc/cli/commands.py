@@ -97,12 +97,19 @@ def cmd_clauses(args) -> int:
     for c in registry.all_clauses().values():
         print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {c.quote_kind:<12} {counts.get(c.id, 0):>3} tests")
     if not args.check:
+        print("\n".join(["", *list_offsets_coverage()]))
         return 0
     problems = registry_problems(registry, counts)
     for line in problems:
         print(f"PROBLEM: {line}", file=sys.stderr)
     print(f"{len(registry.all_clauses())} clauses, {len(problems)} problems", file=sys.stderr)
     return 1 if problems else 0
+
+
+def list_offsets_coverage() -> list[str]:
+    from ktc.checks.kip33 import coverage_lines
+    from specs.profiles import all_profiles
+    return coverage_lines({name: p.list_offsets_max_version for name, p in all_profiles().items()})
 
 
 def registry_problems(registry, counts) -> list[str]:

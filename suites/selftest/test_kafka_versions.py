@@ -42,3 +42,11 @@ def test_the_changes_between_two_releases_are_those_first_released_after_the_old
 def test_the_newest_patch_of_each_line_is_picked_and_candidates_and_old_lines_are_left_out():
     releases = ["3.4.1", "3.5.0", "3.5.2", "3.5.10", "3.9.2", "3.9.3-rc0", "4.0.0", "4.0.2", "10.1.0"]
     assert versions.newest_patches(releases) == ["3.5.10", "3.9.2", "4.0.2", "10.1.0"]
+
+
+def test_the_clause_list_shows_which_clause_judges_each_listoffsets_target_at_each_version():
+    from ktc.checks.kip33 import coverage_lines
+    lines = coverage_lines({"kafka-3.7": 8})
+    assert "target -3       v1-v6: unknown-negative-target; v7-v10: max-timestamp" in "\n".join(lines)
+    assert "target -5       v1-v8: unknown-negative-target; v9-v10: latest-tiered" in "\n".join(lines)
+    assert lines[-1].endswith("kafka-3.7 v8")
