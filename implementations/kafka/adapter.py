@@ -17,7 +17,7 @@ from specs import versions
 from .client import wire
 from .client.security import PLAINTEXT, Security
 from .judge import clocked
-from .judge.capabilities import broker_capabilities, with_observations
+from .judge.capabilities import NOT_SENT, broker_capabilities, with_observations
 from .judge.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
 from .judge.logdir import LogDir
 from .judge.pipeline import Pipeline
@@ -103,7 +103,7 @@ class KafkaImplementation:
                 "version": None if self.bootstrap else self.kafka_version,
                 "started": None if self.bootstrap else self.started_what(), "profile": self._chosen_profile(found),
                 "requested_profile": self.requested_profile, "evidence": found.evidence if found else None,
-                "security": self.security.describe(), "clock": self.clock_description()}
+                "security": self.security.describe(), "clock": self.clock_description(), "not_sent": NOT_SENT}
 
     def clock_description(self) -> dict:
         """How operations were judged: at the broker's clock ktc set (and how that was verified), or

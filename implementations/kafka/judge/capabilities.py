@@ -35,6 +35,15 @@ NOT_ON_A_BROKER = {
 }
 
 
+# Input features (ktc/judge/features.py) the reference tier draws that no history sent to a Kafka broker
+# carries, and why: shown beside the coverage table of every report (reports/coverage.py).
+NOT_SENT = {
+    "attribute:kip-228-extended": "KIP-228's isTimestampExtended bit is drawn only under the kip profile, which a "
+                                  "broker is judged under on pinned inputs only (KIP-228 was never adopted)",
+    "config:retention.max.eventtime.ms": "KIP-870 was never adopted: no Kafka broker has retention.max.eventtime.ms",
+}
+
+
 # Observed on a broker ktc started on a clock it sets: segments and time indexes in its log directory
 # (judge/logdir.py), retention run by the broker's own retention thread at the history's now
 # (judge/retention.py).
