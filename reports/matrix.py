@@ -107,8 +107,10 @@ def notes(columns: list[Column], kind: str, row: str) -> dict[str, str]:
     for left, right in zip(columns, columns[1:]):
         a, b = (getattr(col, kind).get(row, "missing") for col in (left, right))
         if a != b and a in DECIDED and b in DECIDED:
-            between = versions.changes_between(left.version, right.version)
-            named = [c.id for c in between if (row in c.clauses if kind == "clauses" else c.id == row)]
+            fixed = versions.changes_between(left.version, right.version)
+            broke = versions.introduced_between(left.version, right.version)
+            named = [f"{c.id}{suffix}" for found, suffix in ((fixed, ""), (broke, " (introduced)")) for c in found
+                     if (row in c.clauses if kind == "clauses" else c.id == row)]
             out[right.version] = ", ".join(named) or "changed (no change in kafka-versions.toml names it)"
     return out
 

@@ -99,6 +99,12 @@ def changes_between(older: str, newer: str) -> list[Change]:
     return [c for c in changes() if key(older) < key(c.first) <= key(newer)]
 
 
+def introduced_between(older: str, newer: str) -> list[Change]:
+    """The bugs (changes with an ``affected`` range) whose first affected release is after ``older`` and at or
+    before ``newer``: what made a release go wrong where the one before it was right."""
+    return [c for c in changes() if c.affected and key(older) < key(c.affected.split("-")[0]) <= key(newer)]
+
+
 def newest_patches(releases: list[str], oldest_line: str = "3.5") -> list[str]:
     """The newest x.y.z of every line from ``oldest_line`` on, among ``releases``."""
     best: dict[tuple[int, int], str] = {}

@@ -69,3 +69,10 @@ def test_a_change_pin_that_passed_without_deciding_a_row_is_unknown():
     rows = [{"verdict": "unknown", "tests": [test]}]
     assert matrix.undecided({"KAFKA-14991": "pass"}, rows) == {"KAFKA-14991": "unknown"}
     assert matrix.undecided({"KAFKA-14991": "pass"}, [{"verdict": "pass", "tests": [test]}]) == {"KAFKA-14991": "pass"}
+
+
+def test_a_regression_is_annotated_where_it_was_introduced_and_where_it_was_fixed():
+    cols = [matrix.Column(v, "p", 1.0, {}, {"KAFKA-16341": verdict})
+            for v, verdict in (("3.6.2", "pass"), ("3.7.2", "fail"), ("3.8.1", "pass"))]
+    row = next(r for r in matrix.build(cols)["rows"] if r["row"] == "KAFKA-16341")
+    assert row["notes"] == {"3.7.2": "KAFKA-16341 (introduced)", "3.8.1": "KAFKA-16341"}
