@@ -284,10 +284,10 @@ def keep_clean(impl: KafkaImplementation) -> None:
 
 
 def kafka_3_9() -> KafkaImplementation:
-    """Built-in ``kafka-3.9``: the latest 3.9.x from Maven Central, started locally."""
-    return KafkaImplementation(provision.DEFAULT_VERSIONS[0], bootstrap="")
+    """Built-in ``kafka-3.9``: the newest 3.9.x Maven Central lists (``provision.newest``), started locally."""
+    return KafkaImplementation(provision.newest("3.9"), bootstrap="")
 
 
 def kafka_4() -> KafkaImplementation:
-    """Built-in ``kafka-4``: the latest 4.x that resolves on Maven Central, started locally."""
-    return KafkaImplementation(provision.DEFAULT_VERSIONS[1], bootstrap="")
+    """Built-in ``kafka-4``: the newest 4.x Maven Central lists, started locally."""
+    return KafkaImplementation(provision.newest("4"), bootstrap="")

@@ -9,7 +9,6 @@ writes the table of the releases that finished.
 """
 from __future__ import annotations
 
-import json
 import os
 import sys
 import time
@@ -17,8 +16,6 @@ from pathlib import Path
 
 from ktc.cli import run as cli_run
 from ktc.cli.common import UsageError
-
-RELEASES_CACHE = "kafka/releases.json"
 
 
 def add_parser(sub) -> None:
@@ -66,16 +63,10 @@ def default_versions() -> tuple[list[str], str]:
     """The newest patch of every line from 3.5: Maven Central's list, else the cached one, else the table's."""
     from implementations.kafka.processes import provision
     from specs import versions
-    cache = provision.cache_root() / RELEASES_CACHE
-    try:
-        releases = provision.releases()
-        cache.parent.mkdir(parents=True, exist_ok=True)
-        cache.write_text(json.dumps(releases))
-        return versions.newest_patches(releases), "the newest patch of each line on Maven Central"
-    except provision.ProvisionError as error:
-        if cache.exists():
-            return versions.newest_patches(json.loads(cache.read_text())), f"Maven Central's list cached in {cache}"
-        return versions.last_known(), f"ktc's table of releases (Maven Central unreachable: {error})"
+    releases, source = provision.known_releases()
+    if not releases:
+        return versions.last_known(), f"the last known releases of specs/kafka-versions.toml: {source}"
+    return versions.newest_patches(releases), f"the newest patch of each line, from {source}"
 
 
 def run_all(args, chosen: list[str], directory: Path) -> tuple[list, int]:

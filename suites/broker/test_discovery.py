@@ -23,7 +23,7 @@ from implementations.kafka.processes.cluster import LocalCluster  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
-OLD, NEW = provision.DEFAULT_VERSIONS[0], provision.DEFAULT_VERSIONS[1]
+OLD, NEW = provision.newest("3.9"), provision.newest("4")
 
 
 def found_through(bootstrap: str):

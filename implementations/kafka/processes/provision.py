@@ -13,18 +13,22 @@ second call costs one ``stat``.  The cache root is ``$KTC_CACHE`` (default ``~/.
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import time
 import urllib.request
 from pathlib import Path
 
 DEFAULT_VERSIONS = (
     "3.9.2",
-    "4.3.1",
-)  # the releases the shipped expectations files describe; `ktc matrix` reaches every line, 4.4.0 included
+    "4.4.0",
+)  # the last known newest 3.9.x and 4.x: what ``newest`` answers when Maven Central cannot be asked
+RELEASES_CACHE = "kafka/releases.json"  # Maven Central's list of releases, as last read
+FRESH_S = 86_400.0  # a list read less than a day ago is used without asking again
 MAVEN_METADATA = "https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/maven-metadata.xml"
 STAMP = ".complete"
 _VERSION = re.compile(r"^\d+\.\d+\.\d+([.-][A-Za-z0-9.-]+)?$")
@@ -114,6 +118,31 @@ def releases(*, timeout_s: float = 10) -> list[str]:
         raise ProvisionError(f"cannot read {MAVEN_METADATA}: {error}") from None
     found = [v for v in re.findall(r"<version>([^<]+)</version>", text) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
     return sorted(set(found), key=lambda v: tuple(int(x) for x in v.split(".")))
+
+
+def known_releases() -> tuple[list[str], str]:
+    """Every release Maven Central lists, and where the list came from: asked at most once a day (the
+    answer is kept in the cache); offline, the list last read; never read, an empty list."""
+    cache = cache_root() / RELEASES_CACHE
+    if cache.exists() and time.time() - cache.stat().st_mtime < FRESH_S:
+        return json.loads(cache.read_text()), f"Maven Central's list as read within a day ({cache})"
+    try:
+        found = releases()
+    except ProvisionError as error:
+        if cache.exists():
+            return json.loads(cache.read_text()), f"Maven Central's list as last read ({cache}; now: {error})"
+        return [], f"no list of releases ({error})"
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(found))
+    return found, "Maven Central"
+
+
+def newest(line: str) -> str:
+    """The newest release of ``line`` ("3.9", or "4" for any 4.x) Maven Central lists; the last known
+    (``DEFAULT_VERSIONS``) when no list can be had."""
+    fallback = next(v for v in DEFAULT_VERSIONS if v.startswith(line + "."))
+    found = [v for v in known_releases()[0] if v.startswith(line + ".") and re.fullmatch(r"\d+\.\d+\.\d+", v)]
+    return max(found, key=lambda v: tuple(int(x) for x in v.split(".")), default=fallback)
 
 
 def check_release(version: str) -> None:
