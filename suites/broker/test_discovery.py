@@ -44,7 +44,7 @@ def test_each_node_of_a_cluster_is_placed_by_its_own_id_whoever_is_controller():
         seen = [found_through(node.bootstrap) for node in cluster.nodes]
     for index, found in enumerate(seen):
         print(found.describe())
-        assert (found.profile, found.node, sorted(found.brokers)) == ("kafka-3.6", index + 1, [1, 2, 3])
+        assert (found.profile, found.node, sorted(found.brokers)) == ("kafka-3.9", index + 1, [1, 2, 3])
     print("controllers as each node reported them:", [found.controller for found in seen])
 
 
@@ -57,6 +57,6 @@ def test_profile_given_on_the_command_line_wins_over_detection_on_an_external_br
     data = json.loads((tmp_path / "latest" / "results.json").read_text())
     targets = data["provenance"]["targets"]
     rows = [r for r in data["rows"] if r["implementation"] == "kafka" and r["profile"] == "kafka-4"]
-    assert "judged as kafka-4 (given with --profile; detected kafka-3.6" in proc.stderr, proc.stderr[-2000:]
+    assert "judged as kafka-4 (given with --profile; detected kafka-3.9" in proc.stderr, proc.stderr[-2000:]
     assert targets[0]["profile"] == "kafka-4" and targets[0]["requested_profile"] == "kafka-4"
     assert any(r["verdict"] in ("pass", "fail") for r in rows), [r["verdict"] for r in rows]

@@ -53,7 +53,7 @@ def wait_for_brokers(run: subprocess.Popen, seconds: float = 90) -> dict[int, st
 
 
 def test_sigint_to_a_ktc_run_on_a_broker_leaves_no_jvm_and_no_temp_dir(tmp_path):
-    argv = [sys.executable, "-m", "ktc", "run", "--impl", "kafka-3.9", "--profile", "kafka-3.6",
+    argv = [sys.executable, "-m", "ktc", "run", "--impl", "kafka-3.9", "--profile", "kafka-3.9",
             "--report", str(tmp_path / "report"), "--workers", "2"]
     run = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
                            preexec_fn=interruptible)
