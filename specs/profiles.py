@@ -61,10 +61,15 @@ class Profile:
     list_offsets_targets: tuple[tuple[int, int], ...]  # (special target, lowest request version)
     unknown_negative_target: str
     lineage: tuple[str, ...] = ()  # this profile, then what it extends, nearest first
+    differs_on: tuple[str, ...] = ()  # clause id prefixes where its answers can differ from its root's
 
     @property
     def wrapping(self) -> bool:
         return self.arithmetic == "wrapping"
+
+    def repeats_root_on(self, clause_ids) -> bool:
+        """Whether a test citing ``clause_ids`` would give the same answers under this profile's root."""
+        return len(self.lineage) > 1 and not any(c.startswith(p) for c in clause_ids for p in self.differs_on)
 
     def target_version(self, target: int) -> int | None:
         """The lowest ListOffsets version at which this profile knows ``target``, or None."""
@@ -72,8 +77,8 @@ class Profile:
 
 
 def _build(name: str, table: dict, lineage: tuple[str, ...]) -> Profile:
-    expected = {f.name for f in fields(Profile)} - {"name", "lineage"}
-    missing, extra = expected - table.keys(), table.keys() - expected
+    expected = {f.name for f in fields(Profile)} - {"name", "lineage", "differs_on"}
+    missing, extra = expected - table.keys(), table.keys() - expected - {"differs_on"}
     if missing or extra:
         raise ProfileError(f"profile {name!r}: missing {sorted(missing)}, unknown {sorted(extra)}")
     for key, allowed in CHOICES.items():
@@ -81,7 +86,8 @@ def _build(name: str, table: dict, lineage: tuple[str, ...]) -> Profile:
             raise ProfileError(f"profile {name!r}: {key} = {table[key]!r}, expected one of {sorted(allowed)}")
     targets = tuple(sorted(((int(k), int(v)) for k, v in table["list_offsets_targets"].items()), reverse=True))
     return Profile(name=name, lineage=lineage, **{**table, "configs": frozenset(table["configs"]),
-                                                  "list_offsets_targets": targets})
+                                                  "list_offsets_targets": targets,
+                                                  "differs_on": tuple(table.get("differs_on", ()))})
 
 
 def resolved(name: str, data: dict, seen: tuple[str, ...] = ()) -> tuple[dict, tuple[str, ...]]:
@@ -95,7 +101,7 @@ def resolved(name: str, data: dict, seen: tuple[str, ...] = ()) -> tuple[dict, t
     if parent is None:
         return table, (name,)
     base, lineage = resolved(parent, data, (*seen, name))
-    return {**base, **table}, (name, *lineage)
+    return {**base, "differs_on": (), **table}, (name, *lineage)
 
 
 @functools.cache

@@ -35,6 +35,7 @@ class KtcState:
         override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
         self.collected = Collected()
+        self.implemented: dict[str, frozenset] = {}  # implementation -> the profiles it implements (collection)
         self.shipped_targets: dict[str, dict] = {}
         self.seed = config.getoption("hypothesis_seed", None)
         self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
