@@ -167,7 +167,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
 
     def op_ListOffsets(self, cluster: Cluster, op) -> ListOffsetsResult:
         partition = self.partition(cluster, op.topic, op.partition)
-        if partition is None:
+        if partition is None and not self.refuses(op.target, op.version):
             return ListOffsetsResult(-1, -1, UNKNOWN_TOPIC_OR_PARTITION)
         return self.list_offsets(partition, op.target, op.version)
 

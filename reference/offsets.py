@@ -21,9 +21,10 @@ class OffsetRules:
     sentinel: int
 
     def list_offsets(self, partition: Partition, target: int, version: int | None = None) -> ListOffsetsResult:
+        if self.refuses(target, version):
+            return REFUSED
         if target < 0 and not self.knows(target, self.request_version(version)):
-            return REFUSED if self.profile.unknown_negative_target == "unsupported-version" else \
-                self.offset_for_timestamp(partition, target)
+            return self.offset_for_timestamp(partition, target)  # up to 3.8: searched as a timestamp
         if target in (LATEST, EARLIEST, EARLIEST_LOCAL, LATEST_TIERED):
             return self.special_offset(partition, target)
         if target == MAX_TIMESTAMP:
@@ -33,6 +34,12 @@ class OffsetRules:
     def request_version(self, version: int | None) -> int:
         """The version a request goes out at: the one asked for, else the newest both sides speak."""
         return version if version is not None else min(self.profile.list_offsets_max_version, LIST_OFFSETS_MAX_VERSION)
+
+    def refuses(self, target: int, version: int | None) -> bool:
+        """UNSUPPORTED_VERSION for a target the broker does not know at this version (3.9+): decided before
+        the partition is looked up, so a missing partition gets it too (measured on 4.4.0)."""
+        return self.profile.unknown_negative_target == "unsupported-version" and target < 0 and \
+            not self.knows(target, self.request_version(version))
 
     def knows(self, target: int, version: int) -> bool:
         """Whether the broker treats ``target`` as special: known to it, and (3.9+) at a version that has it."""

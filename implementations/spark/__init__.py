@@ -86,12 +86,24 @@ def assemble(scenario: int, history: History, flat: contract.Flat, payloads: dic
         if direct and direct[0] == "CreateTopic":
             out.append(CreateTopicResult(direct[1]))
         elif direct:
-            out.append(MISSING[direct[1]])
+            out.append(missing(op, get_profile(history.profile)))
         elif kind in ("Advance", "StepClock", "ElectLeader"):
             out.append(Ack())
         else:
             out.append(decode(kind, json.loads(payloads[(scenario, op_index)])))
     return tuple(out)
+
+
+def missing(op, profile):
+    """The answer for a topic or partition that does not exist; but a ListOffsets target the broker refuses
+    at this version is refused first (UNSUPPORTED_VERSION, 3.9+), whether or not the partition exists."""
+    kind = type(op).__name__
+    if kind == "ListOffsets" and profile.unknown_negative_target == "unsupported-version" and op.target < 0:
+        least = dict(profile.list_offsets_targets).get(op.target)
+        version = min(profile.list_offsets_max_version, 10) if op.version is None else op.version
+        if least is None or version < least:
+            return ListOffsetsResult(-1, -1, 35)
+    return MISSING[kind]
 
 
 def decode(kind: str, p: dict):
