@@ -29,9 +29,15 @@ def gaps(found: dict, not_sent: dict[str, dict[str, str]]) -> list[tuple[str, st
     """(feature, implementation, the reason it is not sent or None) for every feature the reference drew
     and another implementation never received."""
     drawn = [name for name, by in found["features"].items() if by.get(REFERENCE)]
-    others = [i for i in found["implementations"] if i != REFERENCE]
+    others = [i for i in found["implementations"] if i != REFERENCE and received_any(found, i)]
     return [(name, impl, not_sent.get(impl, {}).get(name)) for impl in others for name in drawn
             if not found["features"][name].get(impl)]
+
+
+def received_any(found: dict, impl: str) -> bool:
+    """Whether ``impl`` was judged on anything (an implementation that ran nothing, e.g. a container tier
+    without a Docker engine, says why in its rows; it has no gaps of its own)."""
+    return any(by.get(impl) for by in found["features"].values())
 
 
 def text(found: dict, not_sent: dict[str, dict[str, str]]) -> list[str]:
@@ -50,7 +56,8 @@ def text(found: dict, not_sent: dict[str, dict[str, str]]) -> list[str]:
                  f"{len(unexplained)} without a reason")
     lines += [f"  gap {impl}: {name}" + (f" (not sent: {why})" if why else " (no reason: a gap in the evidence)")
               for name, impl, why in missing]
-    return lines
+    idle = [i for i in impls if i != REFERENCE and not received_any(found, i)]
+    return lines + ([f"  judged on nothing (see its rows for why): {', '.join(idle)}"] if idle else [])
 
 
 def not_sent_of(provenance: dict) -> dict[str, dict[str, str]]:

@@ -37,3 +37,9 @@ def test_a_feature_never_sent_is_a_gap_and_a_reason_given_by_the_target_explains
     explained = coverage.gaps(table, {"kafka-3.9.2": {"attribute:control": "refused by Kafka"}})
     assert explained == [("attribute:control", "kafka-3.9.2", "refused by Kafka")]
     assert "1 without a reason" in "\n".join(coverage.text(table, {}))
+
+
+def test_an_implementation_judged_on_nothing_has_no_gaps_but_is_named():
+    table = coverage.table(rows() + [{"clause": "c", "implementation": "kafka-container", "features": {}}])
+    assert all(impl != "kafka-container" for _name, impl, _why in coverage.gaps(table, {}))
+    assert "  judged on nothing (see its rows for why): kafka-container" in coverage.text(table, {})
