@@ -31,6 +31,11 @@ from .processes.clock import ControlledClock, HostClock
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 # (On a clock ktc sets, the retention thread runs often and topics are held: judge/retention.py.)
 QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
+# On a clock ktc holds still, a connection the broker closes for idleness (measured in real time) is never
+# reopened: NetworkClient's reconnect backoff waits for the wall clock to move.  Seen in CI: the broker's
+# forwarding channel to its controller went idle 10 minutes, was closed, and the next forwarded request
+# (IncrementalAlterConfigs of a retention pass) waited forever at a frozen instant.  So nothing idles out.
+NEVER_IDLE = {"connections.max.idle.ms": 7 * 86_400_000}
 
 
 def address_of(bootstrap: str) -> tuple[str, int]:
@@ -80,7 +85,7 @@ class KafkaImplementation:
         extra = extra_broker_config()
         self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode, extra)
         clock = self.clock if isinstance(self.clock, ControlledClock) else None
-        retention = RETENTION_ON_DEMAND if clock is not None else QUIET
+        retention = {**RETENTION_ON_DEMAND, **NEVER_IDLE} if clock is not None else QUIET
         broker = LocalBroker(self.kafka_version, config={**retention, **data, **extra}, clock=clock).start()
         if clock is not None:  # rolls need time to pass on the broker: only on a clock ktc moves
             self.log_dir = LogDir(Path(self._data) if self._data is not None else broker.tmpdir / "data")
