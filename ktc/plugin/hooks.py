@@ -55,22 +55,9 @@ def wanted(item, state: KtcState) -> bool:
     reach = {profile} if exact or profile is None else set(get_profile(profile).lineage)
     if profile is not None and only and not set(only) & reach:
         return False
-    if profile is not None and not exact and repeats_root(params.params.get("impl"), get_profile(profile), ids, state):
+    if profile is not None and not exact and state.repeats_root(params.params.get("impl"), profile, ids):
         return False
     return not state.clause_filter or any(c == f or c.startswith(f + ".") for c in ids for f in state.clause_filter)
-
-
-def repeats_root(impl, profile, ids, state: KtcState) -> bool:
-    """A profile that extends another, on a test its own switches cannot change, for an implementation
-    that also implements the root: that run would repeat the root's (specs/profiles.toml ``differs_on``)."""
-    if impl is None or not profile.repeats_root_on(ids):
-        return False
-    if impl.name not in state.implemented:
-        try:
-            state.implemented[impl.name] = impl.capabilities().profiles
-        except Exception:  # an implementation that cannot say yet runs everything
-            state.implemented[impl.name] = frozenset()
-    return profile.lineage[-1] in state.implemented[impl.name]
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:

@@ -30,7 +30,7 @@ def rows_for(item, call, report, state) -> list[dict]:
     for clause_id in dict.fromkeys(c for m in item.iter_markers("clause") for c in m.args):
         clause = clause_registry.all_clauses().get(clause_id)
         for profile in profiles:
-            if clause is not None and clause.holds_in(profile):
+            if clause is not None and clause.holds_in(profile) and not state.repeats_root(impl, profile, [clause_id]):
                 row = base_row(clause, impl, profile, item.nodeid)
                 timing = {"seed": state.seed, "duration": round(report.duration, 4)}
                 found = outcome(clause_id, impl, call, report, state.context.recorder)

@@ -40,6 +40,19 @@ class KtcState:
         self.seed = config.getoption("hypothesis_seed", None)
         self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
 
+    def repeats_root(self, impl, profile: str, ids) -> bool:
+        """A profile that extends another, on clauses its own switches cannot change, for an implementation
+        that also implements the root: that run, or row, would repeat the root's (``differs_on``)."""
+        derived = get_profile(profile)
+        if impl is None or not derived.repeats_root_on(ids):
+            return False
+        if impl.name not in self.implemented:
+            try:
+                self.implemented[impl.name] = impl.capabilities().profiles
+            except Exception:  # an implementation that cannot say yet runs everything
+                self.implemented[impl.name] = frozenset()
+        return derived.lineage[-1] in self.implemented[impl.name]
+
 
 def split(values) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
