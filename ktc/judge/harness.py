@@ -240,8 +240,9 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
         context.pending.append((history, clauses))
         return []
     verdicts = judge(impl, [history], clauses, context)[0]
+    carried = features(history)
     for verdict in verdicts:
-        context.recorder.add(verdict, features(history))
+        context.recorder.add(verdict, carried)
     failed = [v for v in verdicts if v.bad]
     if failed:
         raise ClauseViolation(failed, history, impl.name)
@@ -268,8 +269,9 @@ def flush_bulk(impl: Implementation) -> None:
     first = None
     for (history, clauses), found in zip(pending, verdicts):
         cited = [v for v in found if v.clause in clauses]
+        carried = features(history)
         for verdict in cited:
-            context.recorder.add(verdict, features(history))
+            context.recorder.add(verdict, carried)
         failed = [v for v in cited if v.bad]
         if failed and first is None:
             first = (history, failed)
