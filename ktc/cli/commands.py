@@ -17,6 +17,7 @@ import os
 import sys
 from pathlib import Path
 
+from ktc.cli import audit as cli_audit
 from ktc.cli import impl as cli_impl
 from ktc.cli import matrix as cli_matrix
 from ktc.cli import reports as cli_reports
@@ -65,6 +66,7 @@ def build_parser() -> Parser:
     cli_reports.add_parsers(sub, run)
     cli_impl.add_parsers(sub)
     cli_matrix.add_parser(sub)
+    cli_audit.add_parser(sub)
     return parser
 
 
@@ -302,7 +304,8 @@ EXIT_NO_TESTS = 5
 
 
 COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, "clean": cmd_clean,
-            **cli_reports.COMMANDS, **cli_impl.COMMANDS, **cli_matrix.COMMANDS}
+            **cli_reports.COMMANDS, **cli_impl.COMMANDS, **cli_matrix.COMMANDS,
+            **cli_audit.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

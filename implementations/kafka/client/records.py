@@ -163,6 +163,7 @@ class DecodedBatch:
     producer_id: int
     records: tuple[StoredRecord, ...]  # timestamp = what a consumer sees; create_time = base + delta
     crc_ok: bool
+    leader_epoch: int = -1  # partitionLeaderEpoch: the leader epoch the batch was appended in
 
     @property
     def timestamp_type(self) -> TimestampType:
@@ -189,7 +190,7 @@ def decode_batches(data: bytes) -> list[DecodedBatch]:
         magic = view[pos + 16]
         if magic != 2:
             raise WireError(f"batch at offset {base_offset} has magic {magic}; only v2 is decoded")
-        (_, _, _, _, crc, attributes, last_delta, base_ts, max_ts, producer_id, _, _,
+        (_, _, epoch, _, crc, attributes, last_delta, base_ts, max_ts, producer_id, _, _,
          count) = BATCH_HEADER.unpack_from(view, pos)
         crc_ok = crc32c(bytes(view[pos + CRC_START:end])) == crc
         body = view[pos + BATCH_HEADER.size:end]
@@ -209,6 +210,6 @@ def decode_batches(data: bytes) -> list[DecodedBatch]:
             create = wrap64(base_ts + delta)
             records.append(StoredRecord(base_offset + offset_delta, max_ts if log_append else create, create))
         out.append(DecodedBatch(base_offset, attributes, last_delta, base_ts, max_ts, producer_id,
-                                tuple(records), crc_ok))
+                                tuple(records), crc_ok, epoch))
         pos = end
     return out

@@ -1,0 +1,121 @@
+"""``ktc audit`` after its options were checked: one Spark session, each topic read and audited,
+the report written, the violations kept as Parquet.  Spark's Kafka source refusing a record (a
+timestamp beyond Spark's microseconds) is not the end: the topic is read again with ktc's client."""
+from __future__ import annotations
+
+import os
+import sys
+from contextlib import nullcontext
+from dataclasses import replace
+
+from ktc.cli.common import UsageError
+
+
+def spark_session(plan):
+    try:
+        import pyspark
+    except ImportError:
+        raise UsageError("ktc audit needs Spark: pip install 'ktc[spark]' (and Java 17)") from None
+    from implementations.spark import session
+    from ktc.audit import connector
+    from ktc.audit.sources import KAFKA_SOURCE_NOTE
+    settings, note = {}, "no Kafka source"
+    if plan.source == "kafka":
+        cache = connector_cache()
+        settings["spark.jars.packages"], note = connector.coordinate(pyspark.__version__, cache)
+    session.configure(master=plan.spark_master, **settings)
+    return session.get(), f"{note}; {KAFKA_SOURCE_NOTE}" if plan.source == "kafka" else note
+
+
+def connector_cache():
+    from pathlib import Path
+    return Path(os.environ.get("KTC_CACHE", Path.home() / ".cache" / "ktc")) / "spark" / "connector-versions.json"
+
+
+def client_for(plan):
+    if not plan.bootstrap:
+        return nullcontext(None)
+    from implementations.kafka.client import wire
+    return wire.Client(plan.bootstrap, timeout_s=60)
+
+
+def asker(client, topic: str):
+    if client is None:
+        return None
+    def answer(partition: int, target: int) -> tuple[int, int, int]:
+        out = client.list_offsets(topic, target, partition=partition)
+        return out.error_code, out.timestamp, out.offset
+    return answer
+
+
+def read(spark, client, plan, topic: str):
+    """(records DataFrame, live, read_ms, source name) for one topic."""
+    from ktc.audit import sources
+    if plan.source == "ktc":
+        table, read_ms = sources.read_ktc(client, topic)
+        return spark.createDataFrame(table), False, read_ms, "ktc"
+    if plan.source == "kafka":
+        return sources.read_spark_kafka(spark, plan.bootstrap, topic), True, None, "Spark's Kafka source"
+    df = sources.read_file(spark, plan.source)
+    if "topic" in df.columns:
+        df = df.where(df.topic == topic)
+    return df, False, None, plan.source
+
+
+def audited(spark, client, plan, topic: str, facts):
+    """Audit one topic; a Kafka-source refusal of a record falls back to ktc's client (said on stderr)."""
+    from ktc.audit import audit, sources
+    records, live, read_ms, name = read(spark, client, plan, topic)
+    facts = facts if read_ms is None else replace(facts, read_ms=read_ms)
+    try:
+        return audit(records, facts, live=live, answer=asker(client, topic), samples=plan.samples,
+                     seed=plan.seed), name
+    except Exception as error:
+        refused = sources.overflowing_record(error) if live else None
+        if refused is None:
+            raise
+    print(f"ktc audit: Spark's Kafka source refused {topic} ({refused}); reading it with ktc's client",
+          file=sys.stderr, flush=True)
+    table, read_ms = sources.read_ktc(client, topic)
+    result = audit(spark.createDataFrame(table), replace(facts, read_ms=read_ms), answer=asker(client, topic),
+                   samples=plan.samples, seed=plan.seed)
+    return result, f"ktc (Spark's Kafka source refused: {refused})"
+
+
+def audit_topic(spark, client, plan, topic: str) -> tuple[dict, object]:
+    from ktc.audit.facts import FactsError, facts_from_configs
+    from ktc.audit.sources import SourceError
+    try:
+        facts = facts_from_configs(topic, plan.configs[topic], plan.profile, skew_ms=plan.skew_ms)
+        result, name = audited(spark, client, plan, topic, facts)
+    except (FactsError, SourceError) as error:
+        raise UsageError(str(error)) from None
+    return {**result.as_dict(), "source": name, "failed": len(result.failed)}, result.violations
+
+
+def run(plan) -> int:
+    from ktc.cli import run as cli_run
+    from ktc.cli.audit import write_report
+    from reports.audit import render_text
+    spark, note = spark_session(plan)
+    with client_for(plan) as client:
+        done = [audit_topic(spark, client, plan, t) for t in plan.topics]
+    directory = cli_run.new_run_directory(plan.report)
+    data = {"bootstrap": plan.bootstrap, "source": plan.source, "seed": plan.seed, "notes": note,
+            "topics": [d for d, _ in done], "failed": sum(d["failed"] for d, _ in done),
+            "violations": keep_violations(directory, [v for _, v in done])}
+    write_report(directory, data)
+    print(render_text(data), end="")
+    print(f"ktc audit: report {directory}/audit.html", flush=True)
+    return 1 if data["failed"] else 0
+
+
+def keep_violations(directory, frames) -> str:
+    """Every violating row of every topic, as one Parquet for further analysis."""
+    from functools import reduce
+    present = [f for f in frames if f is not None]
+    if not present:
+        return "none"
+    target = directory / "violations.parquet"
+    reduce(lambda a, b: a.unionByName(b), present).write.parquet(str(target))
+    return str(target)

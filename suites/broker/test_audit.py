@@ -1,0 +1,188 @@
+"""``ktc audit`` end to end: plant known-bad data on a local broker with ktc's own client, then audit.
+
+The broker runs on a clock ktc sets (processes/clock.py), so LogAppendTime can be made to go
+backwards or run ahead on purpose.  Each planted record is known by its offset from the
+ProduceResponse; the audit must report exactly those, per check, and nothing on a clean topic --
+through ktc's client and through Spark's own Kafka source.  Runs the real CLI in a child process,
+as a user would.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from collections import defaultdict
+
+import pytest
+
+pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
+pytest.importorskip("pyspark", reason="ktc audit needs the spark extra (pip install 'ktc[spark]')")
+
+from implementations.kafka.client import messages, wire  # noqa: E402
+from implementations.kafka.judge.clocked import Echo  # noqa: E402
+from implementations.kafka.judge.topics import TopicNamer  # noqa: E402
+from implementations.kafka.processes import clock_shim, provision  # noqa: E402
+from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
+from implementations.kafka.processes.clock import ControlledClock  # noqa: E402
+from reference.types import Batch, Record  # noqa: E402
+
+pytestmark = pytest.mark.xdist_group("broker")
+HOUR, MINUTE, LONG_MAX = 3_600_000, 60_000, 2**63 - 1
+ANCHOR = wire.now_ms() - 10 * MINUTE  # the broker's clock, frozen behind the host's: appends precede any read
+
+
+class Planted:
+    """What was produced, and which offsets each check must report."""
+
+    def __init__(self, client):
+        self.client = client
+        self.expected: dict[str, set] = defaultdict(set)
+        self.stamps: dict[tuple, int] = {}  # (topic, partition, offset) -> the timestamp produced
+
+    def produce(self, topic: str, stamps, partition: int = 0, plant: str | None = None, which=None) -> None:
+        out = self.client.produce(topic, Batch(tuple(Record(t) for t in stamps)), partition=partition)
+        assert out.error_code == 0, out
+        for i, t in enumerate(stamps):
+            self.stamps[(topic, partition, out.base_offset + i)] = t
+            if plant and (which is None or which(t)):
+                self.expected[plant].add((topic, partition, out.base_offset + i))
+
+    def create(self, topic: str, partitions: int = 1, **configs) -> None:
+        code, message = self.client.create_topic(topic, configs, partitions=partitions)
+        assert code == 0, message
+
+    def alter(self, topic: str, key: str, value) -> None:
+        assert self.client.call(messages.alter_topic_config(topic, key, value))[0] == 0
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    clock = ControlledClock(clock_shim.build(), directory=tmp_path_factory.mktemp("clock"), start_ms=ANCHOR)
+    try:
+        with LocalBroker(provision.DEFAULT_VERSIONS[0], clock=clock) as broker, \
+                wire.Client(broker.bootstrap) as client:
+            clock.observe = Echo(client, TopicNamer())
+            plan = Planted(client)
+            plant_all(plan, clock)
+            yield broker, plan
+    finally:
+        clock.remove()
+
+
+def plant_all(plan: Planted, clock) -> None:
+    clock.set(ANCHOR)
+    loose_then_tightened(plan)
+    became_log_append_time(plan, clock)
+    clean(plan)
+    nanoseconds(plan)
+
+
+def loose_then_tightened(plan: Planted) -> None:
+    """Future timestamps accepted while after.max.ms was Long.MAX, then the bound tightened to an hour."""
+    plan.create("audit-loosened", partitions=2, **{"message.timestamp.after.max.ms": LONG_MAX})
+    future = lambda t: t > ANCHOR + HOUR
+    for p in (0, 1):
+        plan.produce("audit-loosened", [ANCHOR - MINUTE, ANCHOR, ANCHOR + 2 * HOUR], p, "after", future)
+        plan.produce("audit-loosened", [ANCHOR + HOUR, -1, ANCHOR + 30 * MINUTE], p, "after", future)
+        plan.produce("audit-loosened", [-5, ANCHOR + 7 * 24 * HOUR], p, "after", future)
+    plan.alter("audit-loosened", "message.timestamp.after.max.ms", HOUR)
+
+
+def became_log_append_time(plan: Planted, clock) -> None:
+    """CreateTime data, then the topic turned LogAppendTime; the broker's clock stepped back, then ahead."""
+    topic = "audit-became-lat"
+    plan.create(topic)
+    plan.produce(topic, [ANCHOR - MINUTE, ANCHOR], plant="type")
+    plan.alter(topic, "message.timestamp.type", "LogAppendTime")
+    plan.produce(topic, [1, 2, 3])
+    clock.set(ANCHOR - MINUTE)
+    plan.produce(topic, [4, 5], plant="backwards")
+    clock.set(ANCHOR + MINUTE)
+    plan.produce(topic, [6])
+    clock.set(wire.now_ms() + HOUR)
+    plan.produce(topic, [7, 8], plant="ahead")
+    clock.set(ANCHOR)
+
+
+def clean(plan: Planted) -> None:
+    plan.create("audit-clean", partitions=2, **{"message.timestamp.after.max.ms": HOUR})
+    for p in (0, 1):
+        plan.produce("audit-clean", [ANCHOR - 5 * MINUTE, ANCHOR - MINUTE, ANCHOR], p)
+        plan.produce("audit-clean", [ANCHOR + 59 * MINUTE, ANCHOR + HOUR], p)
+
+
+def nanoseconds(plan: Planted) -> None:
+    """A timestamp in nanoseconds where milliseconds belong: Spark's Kafka source cannot hold it."""
+    plan.create("audit-nanoseconds", **{"message.timestamp.after.max.ms": LONG_MAX})
+    plan.produce("audit-nanoseconds", [ANCHOR, ANCHOR * 1_000_000], plant="after", which=lambda t: t > ANCHOR + HOUR)
+    plan.alter("audit-nanoseconds", "message.timestamp.after.max.ms", HOUR)
+
+
+CHECKS = {"after": "create-time-within-after-bound", "type": "timestamp-type-matches-config",
+          "backwards": "log-append-time-never-backwards", "ahead": "log-append-time-not-after-read"}
+NOTICES = {"no-timestamp-records": lambda t: t == -1, "negative-timestamps": lambda t: t < -1}
+TOPICS = ["audit-loosened", "audit-became-lat", "audit-clean", "audit-nanoseconds"]
+
+
+@pytest.fixture(scope="module", params=["ktc", "kafka"])
+def audited(planted, request, tmp_path_factory):
+    """One ``ktc audit`` child per source over every planted topic: (exit code, audit.json, violations)."""
+    broker, plan = planted
+    if shutil.which("java") is None:
+        pytest.fail("ktc audit runs Spark: it needs Java 17")
+    report = tmp_path_factory.mktemp(f"audit-{request.param}")
+    cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.bootstrap, "--source", request.param,
+           "--report", str(report), "--seed", "7", *[a for t in TOPICS for a in ("--topic", t)]]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    reports = list(report.glob("*/audit.json"))
+    assert reports, f"no report; exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    data = json.loads(reports[0].read_text())
+    return plan, done.returncode, data, found_offsets(reports[0].parent / "violations.parquet")
+
+
+def found_offsets(path) -> dict[str, set]:
+    import pyarrow.parquet as pq
+    table = pq.read_table(path).to_pydict() if path.exists() else {"check": []}
+    out = defaultdict(set)
+    for i, check in enumerate(table["check"]):
+        out[check].add((table["topic"][i], table["partition"][i], table["offset"][i]))
+    return out
+
+
+def rows_of(data: dict, topic: str) -> dict[str, dict]:
+    return {r["check"]: r for t in data["topics"] if t["topic"] == topic for r in t["rows"]}
+
+
+def test_audit_finds_every_planted_record_and_no_other(audited):
+    plan, code, data, found = audited
+    for name, check in CHECKS.items():
+        assert found[check] == plan.expected[name], f"{check}: found {sorted(found[check])}"
+    for notice, produced in NOTICES.items():
+        assert found[notice] == {key for key, t in plan.stamps.items() if produced(t)}, notice
+    unplanned = set(found) - set(CHECKS.values()) - set(NOTICES)
+    assert not unplanned, f"violations of checks nothing was planted for: {sorted(unplanned)}"
+    assert code == 1, "a failing check the profile promises (the timestamp type) makes the exit code 1"
+
+
+def test_audit_of_a_clean_topic_reports_zero_everywhere(audited):
+    _plan, _code, data, found = audited
+    rows = rows_of(data, "audit-clean")
+    assert not {c for c, offsets in found.items() if any(t == "audit-clean" for t, _, _ in offsets)}
+    assert all(r["violating"] in (0, None) for r in rows.values()), rows
+    assert rows["list-offsets-by-timestamp"]["verdict"] == "pass" and rows["list-offsets-by-timestamp"]["checked"] > 0
+
+
+def test_every_sampled_list_offsets_answer_agrees_with_the_stored_records(audited):
+    _plan, _code, data, _found = audited
+    probes = [rows_of(data, t)["list-offsets-by-timestamp"] for t in TOPICS]
+    assert all(p["verdict"] == "pass" for p in probes), probes
+    assert sum(p["checked"] for p in probes) >= 10
+
+
+def test_a_nanosecond_timestamp_spark_cannot_read_is_read_by_ktc_instead(audited):
+    _plan, _code, data, _found = audited
+    source = next(t["source"] for t in data["topics"] if t["topic"] == "audit-nanoseconds")
+    assert source.startswith("ktc"), source
+    if data["source"] == "kafka":
+        assert "refused" in source and "audit-nanoseconds" in source, source
