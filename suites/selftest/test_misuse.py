@@ -120,6 +120,19 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["matrix", "--workers", "x"], "--workers 'x'"),
     (["matrix", "--report", "a-file"], "is a file; give a directory"),
     (["matrix", "--kafka-versions", "3.7.2", "--", "--bogus"], "pytest refused the arguments"),
+    (["audit"], "the following arguments are required: --topic"),
+    (["audit", "--topic", "t", "--source", "kafka"], "--source kafka reads a broker: give --kafka-bootstrap"),
+    (["audit", "--topic", "t", "--source", "ktc"], "--source ktc reads a broker: give --kafka-bootstrap"),
+    (["audit", "--topic", "t", "--source", "missing.parquet"], "expected kafka, ktc or an existing"),
+    (["audit", "--topic", "t", "--source", "good.json", "--config", "x=1"], "--config 'x=1': expected KEY=VALUE"),
+    (["audit", "--topic", "t", "--source", "good.json", "--config", "compression.type"], "expected KEY=VALUE"),
+    (["audit", "--topic", "t", "--source", "good.json", "--profile", "kafka-5"], "--profile 'kafka-5'"),
+    (["audit", "--topic", "t", "--samples", "-1"], "--samples '-1': expected a whole number"),
+    (["audit", "--topic", "t", "--clock-skew-ms", "1s"], "--clock-skew-ms '1s'"),
+    (["audit", "--topic", "t", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
+    (["audit", "--topic", "t", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
+    (["audit", "--topic", "t", "--sorce", "ktc"], "unrecognized arguments"),
+    (["audit", "--topic", "t", "--source", "good.json", "--report", "a-file"], "is a file; give a directory"),
     (["run", "--kafka-clock", "hots"], "invalid choice: 'hots'"),
     (["run", "--kafka-clock"], "expected one argument"),
     (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
@@ -260,7 +273,7 @@ def test_a_broker_tuning_variable_that_is_not_a_positive_number_is_a_usage_error
 PROCESS_CASES = [["frobnicate"], ["clauses", "--chek"], ["profiles", "x"], ["run", "--workers", "-1"],
                  ["run", "--", "--bogus"], ["clean"], ["report", "missing.json"], ["replay", "missing.json"],
                  ["diff", "a"], ["failures"], ["expectations", "update", "good.json"],
-                 ["matrix", "--kafka-versions", "2.8.0"]]
+                 ["matrix", "--kafka-versions", "2.8.0"], ["audit", "--topic", "t", "--source", "ktc"]]
 
 
 @pytest.mark.parametrize("argv", PROCESS_CASES, ids=" ".join)
