@@ -70,9 +70,9 @@ class Topic:
         lat = kind in ("lat", "backwards")
         codec = "lz4" if kind == "rebuild" else "zstd"
         for i, t in enumerate(stamps):
-            for name, value in (("partition", p), ("offset", base + i), ("timestamp_ms", t), ("timestampType", int(lat)),
-                                ("batch_offset", base), ("batch_max_ms", header), ("leader_epoch", 0),
-                                ("control", False), ("codec", codec)):
+            for name, value in (("partition", p), ("offset", base + i), ("timestamp_ms", t),
+                                ("timestampType", int(lat)), ("batch_offset", base), ("batch_max_ms", header),
+                                ("leader_epoch", 0), ("control", False), ("codec", codec)):
                 self.columns[name].append(value)
 
     def table(self) -> pa.Table:
@@ -135,7 +135,8 @@ def test_every_planted_violation_is_reported_and_nothing_else(seed):
 def test_a_batch_whose_header_max_disagrees_with_its_records_is_counted_once_as_a_batch(seed):
     topic = Topic(seed)
     row = {r.check: r for r in audited(topic).rows}["batch-max-matches-records"]
-    assert (row.verdict, row.unit, row.violating) == ("fail", "batches", len(topic.planted["batch-max-matches-records"]))
+    planted = topic.planted["batch-max-matches-records"]
+    assert (row.verdict, row.unit, row.violating) == ("fail", "batches", len(planted))
 
 
 def test_each_wrong_list_offsets_answer_is_a_failure_and_each_answer_past_the_read_is_unknown(seed):
