@@ -4,7 +4,6 @@ rows as Parquet.  Every option, the broker, the topic and its configs are checke
 starts; a bad one is one line and exit 2.  Exit 1 when a check the profile promises fails."""
 from __future__ import annotations
 
-import json
 import os
 import random
 from dataclasses import dataclass
@@ -134,13 +133,6 @@ def broker_configs(bootstrap: str | None, topic: str, source: str) -> dict[str, 
         raise UsageError(f"--topic {topic!r}: {bootstrap} answered DescribeConfigs with error {code} "
                          f"({message or 'unknown topic?'})")
     return {k: entries[k].value for k in CONFIG_KEYS if k in entries}
-
-
-def write_report(directory: Path, data: dict) -> None:
-    from reports.audit import render_html, render_text
-    (directory / "audit.json").write_text(json.dumps(data, indent=2, default=str))
-    (directory / "audit.txt").write_text(render_text(data))
-    (directory / "audit.html").write_text(render_html(data))
 
 
 COMMANDS = {"audit": cmd_audit}

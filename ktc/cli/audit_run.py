@@ -3,6 +3,7 @@ the report written, the violations kept as Parquet.  Spark's Kafka source refusi
 timestamp beyond Spark's microseconds) is not the end: the topic is read again with ktc's client."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 from contextlib import nullcontext
@@ -95,7 +96,6 @@ def audit_topic(spark, client, plan, topic: str) -> tuple[dict, object]:
 
 def run(plan) -> int:
     from ktc.cli import run as cli_run
-    from ktc.cli.audit import write_report
     from reports.audit import render_text
     spark, note = spark_session(plan)
     with client_for(plan) as client:
@@ -119,3 +119,10 @@ def keep_violations(directory, frames) -> str:
     target = directory / "violations.parquet"
     reduce(lambda a, b: a.unionByName(b), present).write.parquet(str(target))
     return str(target)
+
+
+def write_report(directory, data: dict) -> None:
+    from reports.audit import render_html, render_text
+    (directory / "audit.json").write_text(json.dumps(data, indent=2, default=str))
+    (directory / "audit.txt").write_text(render_text(data))
+    (directory / "audit.html").write_text(render_html(data))

@@ -1,6 +1,7 @@
 """ARCHITECTURE.md's import rules, enforced: an implementation under test never imports the
 reference's rule logic (only reference.types), and nothing outside implementations/ imports
-pyspark or Kafka clients."""
+pyspark or Kafka clients -- except ``ktc audit`` (ktc/audit/, ktc/cli/audit_run.py), which judges a
+real topic's stored data with Spark."""
 import ast
 from pathlib import Path
 
@@ -28,6 +29,18 @@ def test_implementation_never_imports_reference_rules(path):
     bad = {m for m in imports(path) if m.split(".")[0] == "reference"
            and m not in ALLOWED_FROM_REFERENCE and not m.startswith("reference.types.")}
     assert not bad, f"{path.name} imports reference rule logic: {sorted(bad)}"
+
+
+SPARK_USERS = {"implementations", "ktc/audit", "ktc/cli/audit_run.py"}
+
+
+def test_only_implementations_and_the_audit_import_pyspark():
+    for package in ("ktc", "specs", "reference", "strategies", "reports"):
+        for path in (ROOT / package).rglob("*.py"):
+            where = str(path.relative_to(ROOT))
+            if any(where.startswith(allowed) for allowed in SPARK_USERS):
+                continue
+            assert not {m for m in imports(path) if m.split(".")[0] == "pyspark"}, f"{where} imports pyspark"
 
 
 @pytest.mark.parametrize("package", ["specs", "reference", "strategies", "reports"])
