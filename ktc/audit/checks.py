@@ -113,7 +113,7 @@ def lat_monotone(facts: TopicFacts, columns: frozenset) -> Rule:
              describe="no record below -1 sits in a batch the broker must rebuild (topic codec != batch codec)")
 def negative_rebuilt(facts: TopicFacts, columns: frozenset) -> Rule | str:
     if "codec" not in columns:
-        return "the source does not say each batch's codec (Spark's Kafka source; use --source ktc)"
+        return "the source has no codec column (Spark's Kafka source has none; --source ktc reads each batch's)"
     if get_profile(facts.profile).negative_timestamps != "rebuild-fails":
         return f"{facts.profile} does not refuse negative timestamps on a rebuild"
     if facts.compression_type == "producer":
@@ -127,7 +127,8 @@ def negative_rebuilt(facts: TopicFacts, columns: frozenset) -> Rule | str:
              describe="a CreateTime batch's header MaxTimestamp is the max of its records' timestamps")
 def batch_max(facts: TopicFacts, columns: frozenset) -> Rule | str:
     if not {"batch_offset", "batch_max_ms"} <= columns:
-        return "the source has no batch headers (Spark's Kafka source does not expose them; use --source ktc)"
+        return ("the source has no batch headers (batch_offset, batch_max_ms; Spark's Kafka source has none: "
+                "--source ktc reads them)")
     floored = get_profile(facts.profile).batch_max_floor == "minus-one"
     expected = F.greatest(F.lit(-1).cast("bigint"), F.col("record_max")) if floored \
         else F.coalesce(F.col("real_max"), F.lit(facts.sentinel).cast("bigint"))

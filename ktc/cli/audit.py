@@ -129,9 +129,10 @@ def broker_configs(bootstrap: str | None, topic: str, source: str) -> dict[str, 
     from ktc.audit.facts import CONFIG_KEYS
     with wire.Client(bootstrap) as client:
         code, message, entries = client.describe_topic_configs(topic)
+    if code == 3:
+        raise UsageError(f"--topic {topic!r}: no such topic on {bootstrap}")
     if code:
-        raise UsageError(f"--topic {topic!r}: {bootstrap} answered DescribeConfigs with error {code} "
-                         f"({message or 'unknown topic?'})")
+        raise UsageError(f"--topic {topic!r}: {bootstrap} answered DescribeConfigs with error {code} ({message})")
     return {k: entries[k].value for k in CONFIG_KEYS if k in entries}
 
 
