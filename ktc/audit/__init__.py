@@ -32,6 +32,12 @@ class Audit:
     seconds: float
     rows: list[AuditRow]
     violations: DataFrame | None
+    cached: DataFrame | None = None  # the records as read, persisted: ``violations`` reads them
+
+    def release(self) -> None:
+        """Drop the cached records (after ``violations`` was written or is no longer wanted)."""
+        if self.cached is not None:
+            self.cached.unpersist()
 
     @property
     def failed(self) -> list[AuditRow]:
@@ -53,4 +59,4 @@ def audit(records: DataFrame, facts: TopicFacts, *, live: bool = False, answer=N
     facts = replace(facts, read_ms=now_ms()) if live else facts
     rows, violations = engine.run_checks(base, facts)
     rows.append(offsets.audit_offsets(base, answer, samples, seed))
-    return Audit(facts, count, time.perf_counter() - started, rows, violations)
+    return Audit(facts, count, time.perf_counter() - started, rows, violations, base)

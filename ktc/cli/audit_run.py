@@ -83,7 +83,7 @@ def audited(spark, client, plan, topic: str, facts):
     return result, f"ktc (Spark's Kafka source refused: {refused})"
 
 
-def audit_topic(spark, client, plan, topic: str) -> tuple[dict, object]:
+def audit_topic(spark, client, plan, topic: str):
     from ktc.audit.facts import FactsError, facts_from_configs
     from ktc.audit.sources import SourceError
     try:
@@ -91,34 +91,40 @@ def audit_topic(spark, client, plan, topic: str) -> tuple[dict, object]:
         result, name = audited(spark, client, plan, topic, facts)
     except (FactsError, SourceError) as error:
         raise UsageError(str(error)) from None
-    return {**result.as_dict(), "source": name, "failed": len(result.failed)}, result.violations
+    return {**result.as_dict(), "source": name, "failed": len(result.failed)}, result
 
 
 def run(plan) -> int:
-    from ktc.cli import run as cli_run
+    """Audit each topic in turn; after each, its violating rows and the report so far are on disk."""
     from reports.audit import render_text
     spark, note = spark_session(plan)
+    directory, data = None, {"bootstrap": plan.bootstrap, "source": plan.source, "seed": plan.seed, "notes": note,
+                             "topics": [], "failed": 0, "violations": "none"}
     with client_for(plan) as client:
-        done = [audit_topic(spark, client, plan, t) for t in plan.topics]
-    directory = cli_run.new_run_directory(plan.report)
-    data = {"bootstrap": plan.bootstrap, "source": plan.source, "seed": plan.seed, "notes": note,
-            "topics": [d for d, _ in done], "failed": sum(d["failed"] for d, _ in done),
-            "violations": keep_violations(directory, [v for _, v in done])}
-    write_report(directory, data)
+        for topic in plan.topics:
+            row, result = audit_topic(spark, client, plan, topic)
+            directory = directory or new_directory(plan)
+            data["violations"] = keep_violations(directory, result.violations)
+            result.release()
+            data["topics"].append(row)
+            data["failed"] += row["failed"]
+            write_report(directory, data)
     print(render_text(data), end="")
     print(f"ktc audit: report {directory}/audit.html", flush=True)
     return 1 if data["failed"] else 0
 
 
-def keep_violations(directory, frames) -> str:
-    """Every violating row of every topic, as one Parquet for further analysis."""
-    from functools import reduce
-    present = [f for f in frames if f is not None]
-    if not present:
-        return "none"
+def new_directory(plan):
+    from ktc.cli import run as cli_run
+    return cli_run.new_run_directory(plan.report)
+
+
+def keep_violations(directory, frame) -> str:
+    """A topic's violating rows, appended to one Parquet dataset for further analysis."""
     target = directory / "violations.parquet"
-    reduce(lambda a, b: a.unionByName(b), present).write.parquet(str(target))
-    return str(target)
+    if frame is not None:
+        frame.write.mode("append").parquet(str(target))
+    return str(target) if target.exists() else "none"
 
 
 def write_report(directory, data: dict) -> None:
