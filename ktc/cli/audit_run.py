@@ -4,7 +4,9 @@ timestamp beyond Spark's microseconds) is not the end: the topic is read again w
 from __future__ import annotations
 
 import json
+import logging
 import os
+import signal
 import sys
 from contextlib import nullcontext
 from dataclasses import replace
@@ -25,7 +27,16 @@ def spark_session(plan):
         cache = connector_cache()
         settings["spark.jars.packages"], note = connector.coordinate(pyspark.__version__, cache)
     session.configure(master=plan.spark_master, **settings)
-    return session.get(), f"{note}; {KAFKA_SOURCE_NOTE}" if plan.source == "kafka" else note
+    spark = session.get()
+    quiet_interrupts()
+    return spark, f"{note}; {KAFKA_SOURCE_NOTE}" if plan.source == "kafka" else note
+
+
+def quiet_interrupts() -> None:
+    """Ctrl-C is a plain KeyboardInterrupt (ktc prints one line, atexit stops Spark): PySpark's own handler
+    calls into the JVM from inside a JVM call, and py4j logs that as tracebacks."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    logging.getLogger().setLevel(logging.CRITICAL)
 
 
 def connector_cache():
