@@ -49,3 +49,30 @@ def choose(installed: str, available: list[str]) -> tuple[str, str]:
 def coordinate(installed: str, cache: Path) -> tuple[str, str]:
     version, why = choose(installed, listed(cache))
     return f"{ARTIFACT}:{version}", why
+
+
+LOGIN_MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+                 "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+                 "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule"}
+
+
+def kafka_options(security) -> dict[str, str]:
+    """ktc's client security (implementations/kafka/client/security.py) as the Kafka source's ``kafka.*``
+    options: the Java client reads PEM files directly, and SASL logs in through a JAAS line."""
+    out = {"kafka.security.protocol": security.protocol}
+    if security.mechanism:
+        out["kafka.sasl.mechanism"] = security.mechanism
+        out["kafka.sasl.jaas.config"] = (f'{LOGIN_MODULES[security.mechanism]} required '
+                                         f'username="{security.username}" password="{security.password}";')
+    if security.ca_location:
+        out |= {"kafka.ssl.truststore.type": "PEM", "kafka.ssl.truststore.location": security.ca_location}
+    if security.certificate_location and security.key_location:
+        out |= {"kafka.ssl.keystore.type": "PEM",
+                "kafka.ssl.keystore.certificate.chain": Path(security.certificate_location).read_text(),
+                "kafka.ssl.keystore.key": Path(security.key_location).read_text()}
+        if security.key_password:
+            out["kafka.ssl.key.password"] = security.key_password
+    if security.protocol.endswith("SSL"):
+        out["kafka.ssl.endpoint.identification.algorithm"] = "" if security.endpoint_identification == "none" \
+            else security.endpoint_identification
+    return out

@@ -71,9 +71,11 @@ def read_ktc(client, topic: str) -> tuple[pa.Table, int]:
 
 # ---- Spark's Kafka source ------------------------------------------------------------------------
 
-def read_spark_kafka(spark, bootstrap: str, topic: str) -> DataFrame:
+def read_spark_kafka(spark, bootstrap: str, topic: str, options: dict[str, str] | None = None) -> DataFrame:
+    """The topic through Spark's Kafka source; ``options``: extra ``kafka.*`` settings (TLS, SASL)."""
     raw = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("subscribe", topic)
-           .option("startingOffsets", "earliest").option("endingOffsets", "latest").load())
+           .option("startingOffsets", "earliest").option("endingOffsets", "latest").options(**(options or {}))
+           .load())
     return raw.select(F.col("partition").cast("int"), "offset", F.unix_millis("timestamp").alias("timestamp_ms"),
                       F.col("timestampType").cast("int"), F.lit(False).alias("control"))
 

@@ -21,6 +21,9 @@ def add_parser(sub) -> None:
     a.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
                    help="the broker (default $KAFKA_BOOTSTRAP_SERVERS); with a file source, used for configs and "
                         "ListOffsets only")
+    a.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
+                   help="client properties for TLS/SASL, as for ktc run (default $KTC_KAFKA_CONFIG); the Spark "
+                        "Kafka source gets the same settings as kafka.* options")
     a.add_argument("--source", default="kafka", metavar="kafka|ktc|PATH",
                    help="kafka: Spark's Kafka source (default); ktc: ktc's client, with batch headers and leader "
                         "epochs; PATH: a Parquet/Delta export with the Kafka source's columns")
@@ -73,6 +76,7 @@ def checked_plan(args) -> Plan:
     """Every option checked, the broker asked, before any Spark starts."""
     source = checked_source(args.source, args.kafka_bootstrap)
     overrides = config_pairs(args.config)
+    use_security(args.kafka_config)
     if args.kafka_bootstrap:
         reachable(args.kafka_bootstrap)
     profile, note = chosen_profile(args.profile, args.kafka_bootstrap)
@@ -80,6 +84,18 @@ def checked_plan(args) -> Plan:
     seed = random.randrange(2**31) if args.seed is None else args.seed
     return Plan(args.topic, source, args.kafka_bootstrap, profile, configs, args.samples, seed,
                 args.clock_skew_ms, cli_run.report_root(args.report), args.spark_master, note)
+
+
+def use_security(path: str | None) -> None:
+    """Every client of this process (ktc's and, through kafka.* options, Spark's) uses ``path``'s settings."""
+    if not path:
+        return
+    from implementations.kafka.client.security import ENV_VARIABLE, Security, SecurityError
+    try:
+        Security.from_properties(path)
+    except SecurityError as error:
+        raise UsageError(f"--kafka-config: {error}") from None
+    os.environ[ENV_VARIABLE] = os.path.abspath(path)
 
 
 def checked_source(value: str, bootstrap: str | None) -> str:

@@ -67,7 +67,10 @@ def read(spark, client, plan, topic: str):
         table, read_ms = sources.read_ktc(client, topic)
         return spark.createDataFrame(table), False, read_ms, "ktc"
     if plan.source == "kafka":
-        return sources.read_spark_kafka(spark, plan.bootstrap, topic), True, None, "Spark's Kafka source"
+        from implementations.kafka.client.security import Security
+        from ktc.audit.connector import kafka_options
+        options = kafka_options(Security.from_env())
+        return sources.read_spark_kafka(spark, plan.bootstrap, topic, options), True, None, "Spark's Kafka source"
     df = sources.read_file(spark, plan.source)
     if "topic" in df.columns:
         df = df.where(df.topic == topic)

@@ -188,3 +188,26 @@ def test_a_whole_run_over_tls_and_scram_gives_the_verdicts_of_plaintext(broker, 
     assert plain.keys() == secure.keys() and decided
     differing = {k: (plain[k], secure[k]) for k in decided if plain[k] != secure[k]}
     assert not differing, f"verdicts differ (plaintext, TLS): {differing}"
+
+
+def test_ktc_audit_reads_a_topic_over_tls_and_scram_with_spark_s_kafka_source(broker, tmp_path):
+    """``ktc audit --kafka-config``: ktc's client and Spark's Kafka source (kafka.* options) log in alike."""
+    pytest.importorskip("pyspark", reason="ktc audit needs the spark extra (pip install 'ktc[spark]')")
+    security = broker.client_security("SCRAM-SHA-512")
+    topic, now = f"ktc-audit-tls-{next(_TOPICS)}", wire.now_ms()
+    with wire.Client(broker.secure_bootstrap, security=security) as client:
+        assert client.create_topic(topic, {"message.timestamp.after.max.ms": INT64_MAX})[0] == 0
+        assert client.produce(topic, Batch((Record(now), Record(now + 2 * HOUR), Record(-1)))).error_code == 0
+        assert client.call(messages.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
+    config = properties_file(security, tmp_path / "client.properties")
+    done = subprocess.run([sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.secure_bootstrap,
+                           "--kafka-config", str(config), "--topic", topic, "--source", "kafka",
+                           "--report", str(tmp_path / "report"), "--seed", "1"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+    reports = list((tmp_path / "report").glob("*/audit.json"))
+    assert reports, done.stdout[-2000:] + done.stderr[-3000:]
+    data = json.loads(reports[0].read_text())
+    rows = {r["check"]: r for r in data["topics"][0]["rows"]}
+    assert data["topics"][0]["source"] == "Spark's Kafka source" and data["topics"][0]["records"] == 3
+    assert (rows["create-time-within-after-bound"]["violating"], rows["no-timestamp-records"]["violating"]) == (1, 1)
+    assert rows["list-offsets-by-timestamp"]["verdict"] == "pass"
