@@ -186,3 +186,32 @@ def test_a_nanosecond_timestamp_spark_cannot_read_is_read_by_ktc_instead(audited
     assert source.startswith("ktc"), source
     if data["source"] == "kafka":
         assert "refused" in source and "audit-nanoseconds" in source, source
+
+
+# ---- a real leader change on skewed clocks ---------------------------------------------------------
+
+def test_audit_sees_log_append_time_go_backwards_across_a_leader_change(tmp_path):
+    """The 3-node cluster (libfaketime offsets +150 s / -150 s): records appended by the fast leader are
+    ahead of the read; after it halts, the slow leader's LogAppendTime lies behind them, in a new epoch."""
+    from implementations.kafka.cluster_histories import fastest_then_slowest
+    from implementations.kafka.processes.cluster import LocalCluster
+    with LocalCluster(provision.DEFAULT_VERSIONS[0]) as cluster:
+        fast, slow, _ = assignment = fastest_then_slowest(cluster.offsets_s)
+        cluster.create_topic("audit-leader-change", [assignment],
+                             {"message.timestamp.type": "LogAppendTime", "min.insync.replicas": 2})
+        first = cluster.client(fast).produce("audit-leader-change", Batch((Record(1), Record(2), Record(3))))
+        cluster.halt(fast)
+        cluster.wait_leader("audit-leader-change", 0, slow)
+        second = cluster.client(slow).produce("audit-leader-change", Batch((Record(4), Record(5))))
+        assert (first.error_code, second.error_code) == (0, 0)
+        cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", cluster.nodes[slow].bootstrap, "--source",
+               "ktc", "--topic", "audit-leader-change", "--report", str(tmp_path), "--seed", "3"]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    reports = list(tmp_path.glob("*/audit.json"))
+    assert reports, done.stdout[-2000:] + done.stderr[-3000:]
+    found = found_offsets(reports[0].parent / "violations.parquet")
+    topic = "audit-leader-change"
+    assert found["log-append-time-never-backwards"] == {(topic, 0, second.base_offset + i) for i in range(2)}
+    assert found["log-append-time-not-after-read"] == {(topic, 0, first.base_offset + i) for i in range(3)}
+    detail = rows_of(json.loads(reports[0].read_text()), topic)["log-append-time-never-backwards"]["samples"][0]
+    assert "leader epoch 1, earlier 0" in detail["detail"], detail
