@@ -141,18 +141,21 @@ def run_reference(table: pa.Table) -> dict:
 # ---- (b) the Spark implementation ------------------------------------------------------------
 
 def spark_pipeline(spark, source: str, target: str) -> None:
+    spark_result(spark, source).write.mode("overwrite").parquet(target)
+
+
+def spark_result(spark, source: str):
+    """The Spark implementation's per-batch result on the Parquet input, as a DataFrame (lazy)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     from implementations.spark import api
     raw = spark.read.parquet(source)
-    per_batch = Window.partitionBy("batch_id")
     null_long = F.lit(None).cast("bigint")
     records = raw.select(
         F.lit(0).cast("bigint").alias("scenario"), F.lit("t").alias("topic"), F.col("partition"),
         F.col("offset"), F.lit(None).cast("binary").alias("key"), F.lit(b"").cast("binary").alias("value"),
         F.lit(0).alias("timestampType"), F.col("timestamp_ms"), F.col("batch_id").cast("int").alias("batch_id"),
-        F.greatest(F.max("timestamp_ms").over(per_batch), F.lit(-1).cast("bigint")).alias("header_max"),
         F.lit("none").alias("codec"), F.lit(False).alias("control"), F.lit(False).alias("extended"),
         F.lit(0).alias("broker_id"), F.col("broker_now_ms"), F.array("broker_now_ms").alias("clocks"),
         F.lit("CreateTime").alias("topic_type"), F.lit(BEFORE_MS).cast("bigint").alias("before_max_ms"),
@@ -163,12 +166,11 @@ def spark_pipeline(spark, source: str, target: str) -> None:
     order = Window.partitionBy("scenario", "topic", "partition").orderBy("batch_id").rowsBetween(
         Window.unboundedPreceding, Window.currentRow)
     accepted = F.col("error_code") == 0
-    result = batches.select(
+    return batches.select(
         "partition", F.col("batch_id").cast("bigint").alias("batch_id"), (~accepted).alias("rejected"),
         F.when(accepted, F.col("batch_max")).alias("batch_max"),
         F.coalesce(F.max(F.when(accepted, F.col("batch_max"))).over(order), F.lit(-1).cast("bigint"))
          .alias("running_max"))
-    result.write.mode("overwrite").parquet(target)
 
 
 SPARK_BARE_SQL = """

@@ -6,14 +6,17 @@
     out.records   # one verdict row per input record: verdict, rule_id, error_code, reason, now_ms, ts_ms, lower, upper
 
 ``records_df`` carries contract.RECORD_COLUMNS plus the topic config columns of
-contract.TOPIC_COLUMNS (minus ``scenario``/``topic``).  Bad input (a missing or mistyped column,
+contract.TOPIC_COLUMNS (minus ``scenario``/``topic``).  ``header_max`` may be absent, as in Spark's
+Kafka source: the batch header's MaxTimestamp is then the producer's own, ``max(-1, timestamps)``
+of the batch, computed (one window) only over the records of LogAppendTime batches
+(``timestampType = 1``), the only ones whose verdict reads it.  Bad input (a missing or mistyped column,
 null timestamps, an unknown profile) raises ContractError naming it, before the evaluation runs.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from pyspark.sql import Column, DataFrame
+from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
 from specs.profiles import ProfileError
@@ -47,11 +50,21 @@ def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFra
 
 
 def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
-    contract.check_records(records, extra=CONFIG_COLUMNS)
-    joined = with_profile(records, profile, no_timestamp)
-    verdicts = append.with_record_verdicts(append.with_limits(append.with_rebuild(joined)))
-    batches = append.batches(verdicts, with_records=False)
+    contract.check_records(records, extra=CONFIG_COLUMNS, optional=("header_max",))
+    switches = lambda df: with_profile(df, profile, no_timestamp)
+    verdicts = append.verdicts(switches(with_header_max(records)))
+    batches = append.batches(verdicts, with_records=False, switches=switches)
     return Outputs(batches, record_rows(verdicts, batches))
+
+
+def with_header_max(records: DataFrame) -> DataFrame:
+    """The producer's header MaxTimestamp where the input has none; other batches never read it."""
+    if "header_max" in records.columns:
+        return records
+    stamped = F.col("timestampType").eqNullSafe(1)
+    own = F.greatest(F.max("timestamp_ms").over(Window.partitionBy(*append.BATCH_KEY)), F.lit(-1).cast("bigint"))
+    return (records.filter(~stamped).withColumn("header_max", F.lit(None).cast("bigint"))
+            .unionByName(records.filter(stamped).withColumn("header_max", own)))
 
 
 def record_rows(verdicts: DataFrame, batches: DataFrame) -> DataFrame:

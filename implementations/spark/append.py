@@ -37,16 +37,24 @@ def with_record_verdicts(df: DataFrame) -> DataFrame:
     df = df.withColumn("out_of_range", out_of_range())
     wrong_type = (F.col("timestampType") == 1) & (~F.col("checked") | (
         ~F.col("out_of_range") & (F.col("lat_batch_check") == "after-range-check")))
-    text = F.when(F.col("checked") & F.col("out_of_range"), range_message()) \
-            .when(wrong_type, type_message())
+    ranged = F.col("checked") & F.col("out_of_range")
+    text = F.when(ranged, range_message()).when(wrong_type, type_message())
     kept = F.when(F.col("rebuild"), F.col("seen_ms")).otherwise(F.col("timestamp_ms"))
     ahead = int64.sub_long("timestamp_ms", "broker_now_ms", F.lit(False))
     future = (F.col("topic_type") == "CreateTime") & F.col("future_warning") & ~F.col("control") & ~no_ts(
         F.col("timestamp_ms")) & F.when(ahead.isNull(), F.col("timestamp_ms") > 0).otherwise(ahead > 3_600_000)
-    return (df.withColumn("record_error", text)
+    return (df.withColumn("record_error", text).withColumn("errs", has_text(ranged, wrong_type))
               .withColumn("create_time", F.when(no_ts(kept), F.col("sentinel")).otherwise(kept))
               .withColumn("read_time", F.when(no_ts(F.col("seen_ms")), F.col("sentinel")).otherwise(F.col("seen_ms")))
-              .withColumn("warning", F.when(future, F.concat(F.lit("future-timestamp:"), F.col("offset")))))
+              .withColumn("warning", F.when(future, F.concat(F.lit("future-timestamp:"), F.col("offset"))))
+              .withColumn("warns", F.when(future, F.col("offset").isNotNull()).otherwise(False)))
+
+
+def has_text(ranged: Column, wrong_type: Column) -> Column:
+    """``record_error IS NOT NULL`` without building the text: which inputs each message needs non-null."""
+    named = F.col("offset").isNotNull() & F.col("seen_ms").isNotNull()
+    bounds = F.col("broker_now_ms").isNotNull() & F.col("eff_before").isNotNull() & F.col("eff_after").isNotNull()
+    return F.when(ranged, named & bounds).when(wrong_type, named).otherwise(False)
 
 
 def out_of_range() -> Column:
@@ -83,29 +91,66 @@ def with_rebuild(df: DataFrame) -> DataFrame:
 BATCH_KEY = PARTITION_KEY + ["batch_id"]
 BATCH_CONSTANTS = ["topic_type", "timestampType", "broker_now_ms", "clocks", "broker_id", "control", "codec", "rebuild",
                    "negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
+FIXED_WIDTH = ["timestampType", "broker_now_ms", "broker_id", "control", "rebuild"]   # max() of a constant
+SHOWN = ["topic_type", "codec", "clocks"]     # string/array constants: output only, from a side aggregate
+PROFILE_SWITCHES = ["negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
+LISTS = ["record_errors", "warnings"]
 
 
-def batches(records: DataFrame, with_records: bool = True) -> DataFrame:
+def batches(records: DataFrame, with_records: bool = True, switches=None) -> DataFrame:
     """One row per produce request: the response fields, then offsets and LogAppendTime in order.
 
-    ``with_records`` adds the per-record create times the segment stage and Fetch need.
+    The figures every response needs come from one HashAggregate grouped by the batch key alone
+    (fixed-width constants as ``max``; no ``first`` of strings, no lists).  What only some
+    queries read comes from side aggregates joined on after the positions, which Spark drops
+    when nothing above selects them: the string/array constants (``SHOWN``), and the lists
+    (record errors and warnings from only the records that have one; with ``with_records``
+    every record's create time, which the segment stage and Fetch need).  ``switches(batches)``
+    puts the profile's switches back on the per-batch rows (constant per scenario, they need not
+    ride through the shuffle); without it they are grouped on.
     """
-    only = lambda c, value: F.array_sort(F.collect_list(F.when(F.col(c).isNotNull(), value)))
-    real = F.when(F.col("read_time") != F.col("sentinel"), F.col("read_time"))  # the header is written from reads
-    aggregates = [
-        F.count("*").alias("size"),
-        only("record_error", F.struct("offset", "record_error")).alias("record_errors"),
-        F.max(F.when((F.col("seen_ms") < 0) & (F.col("seen_ms") != -1), 1).otherwise(0)).alias("has_negative"),
-        F.max(real).alias("max_create"),
-        only("warning", F.struct("offset", "warning")).alias("warnings")]
-    if with_records:
-        aggregates.append(F.array_sort(F.collect_list(F.struct("offset", "create_time"))).alias("creates"))
-    constants = [F.first(c).alias(c) for c in BATCH_CONSTANTS]  # equal on every record of a batch
-    grouped = records.groupBy(*BATCH_KEY).agg(*aggregates, *constants)
-    code = (F.when(F.col("control"), F.lit(87)).when(F.size("record_errors") > 0, F.lit(32))
+    keys = BATCH_KEY + (PROFILE_SWITCHES if switches is None else [])
+    grouped = records.groupBy(*keys).agg(*figures(), *(F.max(c).alias(c) for c in FIXED_WIDTH))
+    grouped = grouped if switches is None else switches(grouped)
+    code = (F.when(F.col("control"), F.lit(87)).when(F.col("any_error"), F.lit(32))
              .when((F.col("negative_timestamps") == "rebuild-fails") & F.col("rebuild") & (F.col("has_negative") == 1),
                    F.lit(-1)).otherwise(F.lit(0)))
-    return with_positions(grouped.withColumn("error_code", code))
+    positioned = with_positions(grouped.withColumn("error_code", code))
+    return with_sides(positioned, sides(records, with_records))
+
+
+def figures() -> list[Column]:
+    real = F.when(F.col("read_time") != F.col("sentinel"), F.col("read_time"))  # the header is written from reads
+    return [F.count("*").alias("size"), F.max("errs").alias("any_error"),
+            F.max(F.when((F.col("seen_ms") < 0) & (F.col("seen_ms") != -1), 1).otherwise(0)).alias("has_negative"),
+            F.max(real).alias("max_create"), F.max(F.col("topic_type") == "LogAppendTime").alias("lat_topic")]
+
+
+def sides(records: DataFrame, with_records: bool) -> list[DataFrame]:
+    """Per batch: the shown constants and the lists, in one aggregate over every record when every
+    record's create time is wanted anyway, else the lists from only the records that have an entry."""
+    only = lambda flag, value: F.array_sort(F.collect_list(F.when(F.col(flag), value)))
+    lists = [only("errs", F.struct("offset", "record_error")).alias("record_errors"),
+             only("warns", F.struct("offset", "warning")).alias("warnings")]
+    shown = [F.first(c).alias(c) for c in SHOWN]
+    if with_records:
+        creates = F.array_sort(F.collect_list(F.struct("offset", "create_time"))).alias("creates")
+        return [records.groupBy(*BATCH_KEY).agg(*shown, *lists, creates)]
+    return [records.groupBy(*BATCH_KEY).agg(*shown),
+            records.filter(F.col("errs") | F.col("warns")).groupBy(*BATCH_KEY).agg(*lists)]
+
+
+def with_sides(b: DataFrame, sides: list[DataFrame]) -> DataFrame:
+    """The side aggregates joined on; a batch without list entries gets empty lists, as ``collect_list`` gives."""
+    for side in sides:
+        b = b.join(side, BATCH_KEY, "left")
+    for name in LISTS:
+        b = b.withColumn(name, F.coalesce(F.col(name), F.array().cast(b.schema[name].dataType)))
+    creates = ["creates"] if "creates" in b.columns else []
+    if creates:
+        b = b.withColumn("stored", F.transform("creates", lambda c: F.coalesce(F.col("lat"), c["create_time"])))
+    return b.select(*BATCH_KEY, "size", "record_errors", "has_negative", "max_create", "warnings", *creates,
+                    *BATCH_CONSTANTS, "error_code", "base_offset", "lat", "batch_max", *(["stored"] if creates else []))
 
 
 def with_positions(b: DataFrame) -> DataFrame:
@@ -113,15 +158,12 @@ def with_positions(b: DataFrame) -> DataFrame:
     before = order.rowsBetween(Window.unboundedPreceding, -1)
     upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     accepted = F.col("error_code") == 0
-    lat_topic = F.col("topic_type") == "LogAppendTime"
+    lat_topic = F.col("lat_topic")
     running = F.max(F.when(accepted & lat_topic, F.col("broker_now_ms"))).over(upto)
     lat = F.when(accepted & lat_topic, F.when(F.col("log_append_time_rule") == "max-last-appended", running)
                  .otherwise(F.col("broker_now_ms")))
-    b = (b.withColumn("base_offset", F.coalesce(F.sum(F.when(accepted, F.col("size"))).over(before), F.lit(0)))
-          .withColumn("lat", lat).withColumn("batch_max", batch_max()))
-    if "creates" in b.columns:
-        b = b.withColumn("stored", F.transform("creates", lambda c: F.coalesce(F.col("lat"), c["create_time"])))
-    return b
+    return (b.withColumn("base_offset", F.coalesce(F.sum(F.when(accepted, F.col("size"))).over(before), F.lit(0)))
+             .withColumn("lat", lat).withColumn("batch_max", batch_max()))
 
 
 def batch_max() -> Column:
@@ -132,6 +174,11 @@ def batch_max() -> Column:
     return F.coalesce(F.col("lat"), by_profile)
 
 
-def evaluate(records: DataFrame) -> DataFrame:
+def verdicts(records: DataFrame) -> DataFrame:
+    """records (joined with topic configs and profile switches) -> the same rows with their verdict columns."""
+    return with_record_verdicts(with_limits(with_rebuild(records)))
+
+
+def evaluate(records: DataFrame, switches=None) -> DataFrame:
     """records (joined with topic configs and profile switches) -> one row per batch."""
-    return batches(with_record_verdicts(with_limits(with_rebuild(records))))
+    return batches(verdicts(records), switches=switches)

@@ -112,12 +112,17 @@ def table(rows: list[dict], columns: dict) -> pa.Table:
     return pa.Table.from_pylist(rows, schema=pa.schema(columns))
 
 
-def check_records(df, extra: dict | None = None) -> None:
-    """Fail before the evaluation when a DataFrame misses a column, mistypes one, or has null timestamps."""
+def check_records(df, extra: dict | None = None, optional: tuple = ()) -> None:
+    """Fail before the evaluation when a DataFrame misses a column, mistypes one, or has null timestamps.
+
+    A column named in ``optional`` may be absent; when present it must have its type.
+    """
     extra = extra or {}
     from pyspark.sql import functions as F
     fields = {f.name: f.dataType.simpleString() for f in df.schema.fields}
     for name, arrow_type in {**RECORD_COLUMNS, **extra}.items():
+        if name not in fields and name in optional:
+            continue
         if name not in fields:
             raise ContractError(f"input records are missing column {name!r}")
         expected = _spark_type(arrow_type)

@@ -26,7 +26,8 @@ def run_pipeline(spark, histories, flat, profile_rows, buckets: int) -> dict:
     records = frame(spark, flat.records, contract.RECORD_COLUMNS).join(topics, ["scenario", "topic"]) \
         .join(profiles, "scenario")
     produced = (
-        append.evaluate(records).withColumn("kind", F.lit("Produce")).withColumn("target", F.lit(None).cast("bigint"))
+        append.evaluate(records, lambda b: b.join(profiles.select("scenario", *append.PROFILE_SWITCHES), "scenario"))
+        .withColumn("kind", F.lit("Produce")).withColumn("target", F.lit(None).cast("bigint"))
         .withColumn("version", F.lit(None).cast("int"))
     )
     events = frame(spark, flat.events, contract.EVENT_COLUMNS).join(topics.select("scenario", "topic", "topic_type"),
