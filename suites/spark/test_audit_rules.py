@@ -39,12 +39,13 @@ class Topic:
             self.partition(p, batches)
 
     def partition(self, p: int, batches: int) -> None:
-        offset, lat, seen_lat = 0, READ_MS - 50 * HOUR, False
+        offset, clock, highest = 0, READ_MS - 50 * HOUR, None  # highest: the largest LogAppendTime so far
         for _ in range(batches):
             kind = self.rng.choice(["clean"] * 6 + ["future", "max", "rebuild", "lat", "backwards"])
-            kind = "lat" if kind == "backwards" and not seen_lat else kind  # backwards needs an earlier one
-            seen_lat |= kind == "lat"
-            lat += self.rng.randint(0, 60_000)
+            kind = "lat" if kind == "backwards" and highest is None else kind  # backwards needs an earlier one
+            clock += self.rng.randint(0, 60_000)
+            lat = clock if kind != "backwards" else highest - self.rng.randint(1, HOUR)
+            highest = clock if kind == "lat" else highest
             offset += self.batch(p, offset, kind, lat)
 
     def batch(self, p: int, base: int, kind: str, lat: int) -> int:
@@ -56,7 +57,7 @@ class Topic:
             stamps[0] = -self.rng.randint(2, HOUR)
             self.planted["negative-timestamp-not-rebuilt"].add((p, base))
         if kind in ("lat", "backwards"):
-            stamps = [lat - (HOUR if kind == "backwards" else 0)] * len(stamps)
+            stamps = [lat] * len(stamps)
             self.planted["timestamp-type-matches-config"] |= {(p, base + i) for i in range(len(stamps))}
             if kind == "backwards":
                 self.planted["log-append-time-never-backwards"] |= {(p, base + i) for i in range(len(stamps))}
