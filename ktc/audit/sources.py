@@ -80,13 +80,18 @@ def read_spark_kafka(spark, bootstrap: str, topic: str, options: dict[str, str] 
                       F.col("timestampType").cast("int"), F.lit(False).alias("control"))
 
 
-def overflowing_record(error: Exception) -> str | None:
-    """The Kafka source's refusal of a timestamp it cannot hold, as one line; None for any other error."""
+def kafka_source_failure(error: Exception) -> str | None:
+    """Why Spark's Kafka source could not read, as one line: a timestamp it cannot hold, or the JVM's root
+    cause (measured: kfake's DescribeTopicPartitions answer makes Kafka's AdminClient throw a
+    NullPointerException); None for an error that is not the JVM's (a Python bug stays loud)."""
     text = str(error)
-    if "KAFKA_MALFORMED_RECORD_TIMESTAMP" not in text and "overflows when converting" not in text:
-        return None
     start = text.find("Record at topic")
-    return text[start:text.find(".", text.find("TimestampType", start)) + 1] if start >= 0 else text.splitlines()[0]
+    if start >= 0 and "overflows when converting" in text:
+        return text[start:text.find(".", text.find("TimestampType", start)) + 1]
+    causes = [line.strip() for line in text.splitlines() if line.strip().startswith("Caused by:")]
+    if not causes and "Py4JJavaError" not in type(error).__name__ and "org.apache" not in text:
+        return None
+    return (causes[-1] if causes else text.strip().splitlines()[0])[:300]
 
 
 # ---- files ----------------------------------------------------------------------------------------

@@ -86,15 +86,15 @@ def audited(spark, client, plan, topic: str, facts):
         return audit(records, facts, live=live, answer=asker(client, topic), samples=plan.samples,
                      seed=plan.seed), name
     except Exception as error:
-        refused = sources.overflowing_record(error) if live else None
+        refused = sources.kafka_source_failure(error) if live else None
         if refused is None:
             raise
-    print(f"ktc audit: Spark's Kafka source refused {topic} ({refused}); reading it with ktc's client",
+    print(f"ktc audit: Spark's Kafka source could not read {topic} ({refused}); reading it with ktc's client",
           file=sys.stderr, flush=True)
     table, read_ms = sources.read_ktc(client, topic)
     result = audit(spark.createDataFrame(table), replace(facts, read_ms=read_ms), answer=asker(client, topic),
                    samples=plan.samples, seed=plan.seed)
-    return result, f"ktc (Spark's Kafka source refused: {refused})"
+    return result, f"ktc (Spark's Kafka source could not read it: {refused})"
 
 
 def audit_topic(spark, client, plan, topic: str):
