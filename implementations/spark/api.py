@@ -14,7 +14,7 @@ null timestamps, an unknown profile) raises ContractError naming it, before the 
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+import functools
 
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
@@ -28,10 +28,15 @@ from .contract import ContractError
 CONFIG_COLUMNS = {k: v for k, v in contract.TOPIC_COLUMNS.items() if k not in ("scenario", "topic", "created_clocks")}
 
 
-@dataclass
 class Outputs:
-    batches: DataFrame
-    records: DataFrame
+    """``batches`` and ``records``; the records' plan is built on first use, not for a caller of batches only."""
+
+    def __init__(self, batches: DataFrame, verdicts: DataFrame):
+        self.batches, self._verdicts = batches, verdicts
+
+    @functools.cached_property
+    def records(self) -> DataFrame:
+        return record_rows(self._verdicts, self.batches)
 
 
 def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFrame:
@@ -44,9 +49,7 @@ def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFra
                                           "negative_timestamps", "batch_max_floor", "dual_timestamps")}
     switches["log_append_time_rule"] = p.log_append_time
     switches["sentinel"] = no_timestamp if p.sentinel == "parameter" else -1
-    for name, value in switches.items():
-        df = df.withColumn(name, F.lit(value))
-    return df
+    return df.withColumns({name: F.lit(value) for name, value in switches.items()})
 
 
 def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
@@ -54,7 +57,7 @@ def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Output
     switches = lambda df: with_profile(df, profile, no_timestamp)
     verdicts = append.verdicts(switches(with_header_max(records)))
     batches = append.batches(verdicts, with_records=False, switches=switches)
-    return Outputs(batches, record_rows(verdicts, batches))
+    return Outputs(batches, verdicts)
 
 
 def with_header_max(records: DataFrame) -> DataFrame:

@@ -8,6 +8,8 @@ running max where the profile keeps it monotonic) and the stored timestamps and 
 """
 from __future__ import annotations
 
+import functools
+
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
@@ -18,36 +20,44 @@ BATCH_REJECTED = "One or more records have been rejected due to invalid timestam
 PARTITION_KEY = ["scenario", "topic", "partition"]
 
 
-def with_limits(df: DataFrame) -> DataFrame:
+def limits() -> dict[str, Column]:
     """Effective before/after: profile defaults, abs-difference, and the Long.MAX fallback."""
     difference = F.coalesce("difference_max_ms", F.lit(MAX))
     before = F.coalesce("before_max_ms", "default_before_max_ms")
     after = F.coalesce("after_max_ms", "default_after_max_ms")
     fallback = lambda v: F.when(F.col("long_max_fallback") & (v == F.lit(MAX)), difference).otherwise(v)
     legacy = F.col("validation") == "abs-difference"
-    return (df.withColumn("eff_before", F.when(legacy, difference).otherwise(fallback(before)))
-              .withColumn("eff_after", F.when(legacy, difference).otherwise(fallback(after))))
+    return {"eff_before": F.when(legacy, difference).otherwise(fallback(before)),
+            "eff_after": F.when(legacy, difference).otherwise(fallback(after))}
+
+
+def no_ts(ts: Column) -> Column:
+    return (ts == F.col("sentinel")) | ((F.col("sentinel") != -1) & (ts == -1) & ~F.col("extended"))
 
 
 def with_record_verdicts(df: DataFrame) -> DataFrame:
+    """Three projections: what the broker reads, whether it is checked and in range, then the verdict columns."""
     seen = F.when(F.col("timestampType") == 1, F.col("header_max")).otherwise(F.col("timestamp_ms"))
-    df = df.withColumn("seen_ms", seen)
-    no_ts = lambda ts: (ts == F.col("sentinel")) | ((F.col("sentinel") != -1) & (ts == -1) & ~F.col("extended"))
-    df = df.withColumn("checked", (F.col("topic_type") == "CreateTime") & ~no_ts(F.col("seen_ms")))
-    df = df.withColumn("out_of_range", out_of_range())
+    df = df.withColumns({"seen_ms": seen, "rebuild": rebuild(), **limits()})
+    df = df.withColumns({"checked": (F.col("topic_type") == "CreateTime") & ~no_ts(F.col("seen_ms")),
+                         "out_of_range": out_of_range()})
+    return df.withColumns(verdict_columns())
+
+
+def verdict_columns() -> dict[str, Column]:
     wrong_type = (F.col("timestampType") == 1) & (~F.col("checked") | (
         ~F.col("out_of_range") & (F.col("lat_batch_check") == "after-range-check")))
     ranged = F.col("checked") & F.col("out_of_range")
-    text = F.when(ranged, range_message()).when(wrong_type, type_message())
     kept = F.when(F.col("rebuild"), F.col("seen_ms")).otherwise(F.col("timestamp_ms"))
     ahead = int64.sub_long("timestamp_ms", "broker_now_ms", F.lit(False))
     future = (F.col("topic_type") == "CreateTime") & F.col("future_warning") & ~F.col("control") & ~no_ts(
         F.col("timestamp_ms")) & F.when(ahead.isNull(), F.col("timestamp_ms") > 0).otherwise(ahead > 3_600_000)
-    return (df.withColumn("record_error", text).withColumn("errs", has_text(ranged, wrong_type))
-              .withColumn("create_time", F.when(no_ts(kept), F.col("sentinel")).otherwise(kept))
-              .withColumn("read_time", F.when(no_ts(F.col("seen_ms")), F.col("sentinel")).otherwise(F.col("seen_ms")))
-              .withColumn("warning", F.when(future, F.concat(F.lit("future-timestamp:"), F.col("offset"))))
-              .withColumn("warns", F.when(future, F.col("offset").isNotNull()).otherwise(False)))
+    return {"record_error": F.when(ranged, range_message()).when(wrong_type, type_message()),
+            "errs": has_text(ranged, wrong_type),
+            "create_time": F.when(no_ts(kept), F.col("sentinel")).otherwise(kept),
+            "read_time": F.when(no_ts(F.col("seen_ms")), F.col("sentinel")).otherwise(F.col("seen_ms")),
+            "warning": F.when(future, F.concat(F.lit("future-timestamp:"), F.col("offset"))),
+            "warns": F.when(future, F.col("offset").isNotNull()).otherwise(False)}
 
 
 def has_text(ranged: Column, wrong_type: Column) -> Column:
@@ -83,9 +93,9 @@ def type_message() -> Column:
                     F.lit(" bytes). Producer should not set timestamp type to LogAppendTime."))
 
 
-def with_rebuild(df: DataFrame) -> DataFrame:
+def rebuild() -> Column:
     target = F.when(F.col("compression_type") == "uncompressed", F.lit("none")).otherwise(F.col("compression_type"))
-    return df.withColumn("rebuild", (target != "producer") & (target != F.col("codec")))
+    return (target != "producer") & (target != F.col("codec"))
 
 
 BATCH_KEY = PARTITION_KEY + ["batch_id"]
@@ -94,7 +104,9 @@ BATCH_CONSTANTS = ["topic_type", "timestampType", "broker_now_ms", "clocks", "br
 FIXED_WIDTH = ["timestampType", "broker_now_ms", "broker_id", "control", "rebuild"]   # max() of a constant
 SHOWN = ["topic_type", "codec", "clocks"]     # string/array constants: output only, from a side aggregate
 PROFILE_SWITCHES = ["negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
-LISTS = ["record_errors", "warnings"]
+LIST_TYPES = {"record_errors": "array<struct<offset:bigint,record_error:string>>",
+              "warnings": "array<struct<offset:bigint,warning:string>>"}
+LISTS = list(LIST_TYPES)
 
 
 def batches(records: DataFrame, with_records: bool = True, switches=None) -> DataFrame:
@@ -112,18 +124,30 @@ def batches(records: DataFrame, with_records: bool = True, switches=None) -> Dat
     keys = BATCH_KEY + (PROFILE_SWITCHES if switches is None else [])
     grouped = records.groupBy(*keys).agg(*figures(), *(F.max(c).alias(c) for c in FIXED_WIDTH))
     grouped = grouped if switches is None else switches(grouped)
-    code = (F.when(F.col("control"), F.lit(87)).when(F.col("any_error"), F.lit(32))
-             .when((F.col("negative_timestamps") == "rebuild-fails") & F.col("rebuild") & (F.col("has_negative") == 1),
+    code = (F.when(flag("control"), F.lit(87)).when(flag("any_error"), F.lit(32))
+             .when((F.col("negative_timestamps") == "rebuild-fails") & flag("rebuild") & flag("has_negative"),
                    F.lit(-1)).otherwise(F.lit(0)))
-    positioned = with_positions(grouped.withColumn("error_code", code))
+    positioned = with_positions(grouped.withColumns({"has_negative": flag("has_negative").cast("int"),
+                                                     "error_code": code}))
     return with_sides(positioned, sides(records, with_records))
 
 
+FLAGS = {"any_error": 1, "has_negative": 2, "control": 4, "rebuild": 8, "lat_topic": 16}
+
+
 def figures() -> list[Column]:
+    """Fixed-width aggregates only; the batch's yes/no facts as the bits of one ``bit_or``."""
+    lat_topic = F.col("topic_type") == "LogAppendTime"
+    facts = {"any_error": F.col("errs"), "has_negative": (F.col("seen_ms") < 0) & (F.col("seen_ms") != -1),
+             "control": F.col("control"), "rebuild": F.col("rebuild"), "lat_topic": lat_topic}
+    bits = [F.when(fact, F.lit(FLAGS[name])).otherwise(F.lit(0)) for name, fact in facts.items()]
     real = F.when(F.col("read_time") != F.col("sentinel"), F.col("read_time"))  # the header is written from reads
-    return [F.count("*").alias("size"), F.max("errs").alias("any_error"),
-            F.max(F.when((F.col("seen_ms") < 0) & (F.col("seen_ms") != -1), 1).otherwise(0)).alias("has_negative"),
-            F.max(real).alias("max_create"), F.max(F.col("topic_type") == "LogAppendTime").alias("lat_topic")]
+    return [F.count("*").alias("size"), F.bit_or(functools.reduce(Column.bitwiseOR, bits)).alias("flags"),
+            F.max(real).alias("max_create"), F.max(F.when(lat_topic, F.col("broker_now_ms"))).alias("lat_now")]
+
+
+def flag(name: str) -> Column:
+    return F.col("flags").bitwiseAND(FLAGS[name]) != 0
 
 
 def sides(records: DataFrame, with_records: bool) -> list[DataFrame]:
@@ -144,8 +168,7 @@ def with_sides(b: DataFrame, sides: list[DataFrame]) -> DataFrame:
     """The side aggregates joined on; a batch without list entries gets empty lists, as ``collect_list`` gives."""
     for side in sides:
         b = b.join(side, BATCH_KEY, "left")
-    for name in LISTS:
-        b = b.withColumn(name, F.coalesce(F.col(name), F.array().cast(b.schema[name].dataType)))
+    b = b.withColumns({name: F.coalesce(F.col(name), F.array().cast(LIST_TYPES[name])) for name in LISTS})
     creates = ["creates"] if "creates" in b.columns else []
     if creates:
         b = b.withColumn("stored", F.transform("creates", lambda c: F.coalesce(F.col("lat"), c["create_time"])))
@@ -158,12 +181,13 @@ def with_positions(b: DataFrame) -> DataFrame:
     before = order.rowsBetween(Window.unboundedPreceding, -1)
     upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     accepted = F.col("error_code") == 0
-    lat_topic = F.col("lat_topic")
-    running = F.max(F.when(accepted & lat_topic, F.col("broker_now_ms"))).over(upto)
+    lat_topic = flag("lat_topic")
+    running = F.max(F.when(accepted & lat_topic, F.col("lat_now"))).over(upto)
     lat = F.when(accepted & lat_topic, F.when(F.col("log_append_time_rule") == "max-last-appended", running)
-                 .otherwise(F.col("broker_now_ms")))
-    return (b.withColumn("base_offset", F.coalesce(F.sum(F.when(accepted, F.col("size"))).over(before), F.lit(0)))
-             .withColumn("lat", lat).withColumn("batch_max", batch_max()))
+                 .otherwise(F.col("lat_now")))
+    b = b.withColumns({"base_offset": F.coalesce(F.sum(F.when(accepted, F.col("size"))).over(before), F.lit(0)),
+                       "lat": lat})
+    return b.withColumn("batch_max", batch_max())
 
 
 def batch_max() -> Column:
@@ -176,7 +200,7 @@ def batch_max() -> Column:
 
 def verdicts(records: DataFrame) -> DataFrame:
     """records (joined with topic configs and profile switches) -> the same rows with their verdict columns."""
-    return with_record_verdicts(with_limits(with_rebuild(records)))
+    return with_record_verdicts(records)
 
 
 def evaluate(records: DataFrame, switches=None) -> DataFrame:
