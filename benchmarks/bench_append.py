@@ -1,28 +1,20 @@
 """Benchmark: the KIP-937 append path in the reference model, the Spark implementation and DuckDB.
 
-    python benchmarks/bench_append.py [--sizes 1000000,10000000] [--skip-reference]
+    python benchmarks/bench_append.py [--sizes 1000000,10000000] [--repeat 3] [--skip-reference]
 
-One run generates the inputs (numpy, fixed seed) once per size and writes them to Parquet in a
-temporary directory, then times, per size:
-
-  (a) the reference model (``reference.run`` over one History per partition; smallest size only),
-  (b) the Spark implementation (``implementations.spark.api.evaluate(df, "kafka-4").batches``),
-  (c) one DuckDB SQL query of the same rules,
-
-for the rules: KIP-937 per-record validation under CreateTime (reject when ``now - ts > before`` or
-``ts - now > after`` in Java long arithmetic; -1 exempt), whole-batch rejection, the batch max
-timestamp ``max(-1, ts)`` of accepted batches, and per partition the running max of the accepted
-batch maxima in arrival order.  Spark and DuckDB both read the same Parquet and write their per-batch
-result (partition, batch_id, rejected, batch_max, running_max) to Parquet, so each timing covers
-read -> rules -> materialised output.  Spark's JVM start and one warm-up run on a small input are
-timed separately and excluded.  On the smallest size the three results are compared batch by batch
-(and the final running max per partition); any difference prints the first one and exits 1.
-
-This is a script, not a test: run it on a quiet machine, the figures depend on load.
+The same rules (KIP-937 per-record validation under CreateTime in Java long arithmetic, -1 exempt;
+whole-batch rejection; the batch max of accepted batches; per partition the running max of accepted
+batch maxima) in the reference model (smallest size only), the Spark implementation (api.evaluate),
+one hand-written Spark SQL query and one DuckDB query, each from the same Parquet to Parquet.
+Engines run interleaved, --repeat times per size up to 10M (once above), best kept; Spark's event
+log gives each kept run's spill and executor CPU.  The smallest size is compared batch by batch (exit 1
+on a difference).  See benchmarks/README.md.
 """
 from __future__ import annotations
 
 import argparse
+import collections
+import json
 import os
 import platform
 import shutil
@@ -42,11 +34,9 @@ if str(ROOT) not in sys.path:
 SEED = 20240937
 PARTITIONS = 16
 START_MS = 1_700_000_000_000
-BEFORE_MS = 86_400_000
-AFTER_MS = 3_600_000
-PROFILE = "kafka-4"
+BEFORE_MS, AFTER_MS, PROFILE = 86_400_000, 3_600_000, "kafka-4"
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-WARMUP_RECORDS = 50_000
+WARMUP_RECORDS, REPEAT_UP_TO = 50_000, 10_000_000
 ENGINES = {
     "reference": "reference.run, one History per partition (pure Python)",
     "spark": "implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
@@ -55,8 +45,6 @@ ENGINES = {
 }
 OUTPUT_COLUMNS = ["partition", "batch_id", "rejected", "batch_max", "running_max"]
 
-
-# ---- input -----------------------------------------------------------------------------------
 
 def generate(n: int, seed: int = SEED) -> pa.Table:
     """n records in batches of 1..40 over PARTITIONS partitions, deterministic for (n, seed)."""
@@ -90,58 +78,39 @@ def generate(n: int, seed: int = SEED) -> pa.Table:
     extremes = [INT64_MIN, INT64_MAX, INT64_MIN + 1, 0, -2, -86_400_001]   # Java wrap-around and negatives
     for i, value in enumerate(extremes):
         ts[(i + 1) * (n // (len(extremes) + 1))] = value
-    return pa.table({
-        "partition": pa.array(batch_partition[batch_id], pa.int32()),
-        "batch_id": pa.array(batch_id, pa.int64()),
-        "offset": pa.array(offset, pa.int64()),
-        "timestamp_ms": pa.array(ts, pa.int64()),
-        "broker_now_ms": pa.array(now, pa.int64()),
-    })
+    columns = {"partition": batch_partition[batch_id], "batch_id": batch_id, "offset": offset, "timestamp_ms": ts,
+               "broker_now_ms": now}
+    return pa.table({name: pa.array(values) for name, values in columns.items()})
 
-
-# ---- (a) the reference model -----------------------------------------------------------------
 
 def run_reference(table: pa.Table) -> dict:
     """Per-batch (rejected, batch_max, running_max) from reference.run, one History per partition."""
     import reference
     from reference.types import Advance, Batch, CreateTopic, Fetch, History, Produce, ProduceResult, Record, TopicConfig
     config = TopicConfig(before_max_ms=BEFORE_MS, after_max_ms=AFTER_MS)
-    part = table["partition"].to_numpy()
-    bid = table["batch_id"].to_numpy()
+    part, bid, now = (table[c].to_numpy() for c in ("partition", "batch_id", "broker_now_ms"))
     ts = table["timestamp_ms"].to_numpy().tolist()
-    now = table["broker_now_ms"].to_numpy()
     starts = np.flatnonzero(np.r_[True, bid[1:] != bid[:-1]])
-    ends = np.r_[starts[1:], len(bid)]
-    ops = {p: [CreateTopic("t", config)] for p in range(PARTITIONS)}
-    ids = {p: [] for p in range(PARTITIONS)}
-    clock = {p: START_MS for p in range(PARTITIONS)}
-    for s, e in zip(starts.tolist(), ends.tolist()):
+    ops, ids, clock = {p: [CreateTopic("t", config)] for p in range(PARTITIONS)}, {}, {}
+    for s, e in zip(starts.tolist(), np.r_[starts[1:], len(bid)].tolist()):
         p, t = int(part[s]), int(now[s])
-        if t != clock[p]:
-            ops[p].append(Advance(t - clock[p]))
+        if t != clock.get(p, START_MS):
+            ops[p].append(Advance(t - clock.get(p, START_MS)))
             clock[p] = t
         ops[p].append(Produce("t", Batch(tuple(Record(x) for x in ts[s:e]))))
-        ids[p].append(int(bid[s]))
+        ids.setdefault(p, []).append(int(bid[s]))
     out = {}
     for p in range(PARTITIONS):
         trace = reference.run(History(PROFILE, tuple(ops[p]) + (Fetch("t"),)))
         stored = {b.base_offset: b.max_timestamp for b in trace[-1].batches}
         produced = [r for r in trace[:-1] if isinstance(r, ProduceResult)]
-        assert trace[0].error_code == 0 and len(produced) == len(ids[p])
+        assert trace[0].error_code == 0 and len(produced) == len(ids.get(p, []))
         running = -1
-        for batch_id, result in zip(ids[p], produced):
-            rejected = result.error_code != 0
-            batch_max = None if rejected else stored[result.base_offset]
-            if not rejected:
-                running = max(running, batch_max)
-            out[batch_id] = (p, rejected, batch_max, running)
+        for batch_id, result in zip(ids.get(p, []), produced):
+            batch_max = None if result.error_code else stored[result.base_offset]
+            running = running if batch_max is None else max(running, batch_max)
+            out[batch_id] = (p, result.error_code != 0, batch_max, running)
     return out
-
-
-# ---- (b) the Spark implementation ------------------------------------------------------------
-
-def spark_pipeline(spark, source: str, target: str) -> None:
-    spark_result(spark, source).write.mode("overwrite").parquet(target)
 
 
 def spark_result(spark, source: str):
@@ -150,18 +119,17 @@ def spark_result(spark, source: str):
     from pyspark.sql import functions as F
 
     from implementations.spark import api
-    raw = spark.read.parquet(source)
     null_long = F.lit(None).cast("bigint")
-    records = raw.select(
+    records = spark.read.parquet(source).select(
         F.lit(0).cast("bigint").alias("scenario"), F.lit("t").alias("topic"), F.col("partition"),
         F.col("offset"), F.lit(None).cast("binary").alias("key"), F.lit(b"").cast("binary").alias("value"),
         F.lit(0).alias("timestampType"), F.col("timestamp_ms"), F.col("batch_id").cast("int").alias("batch_id"),
         F.lit("none").alias("codec"), F.lit(False).alias("control"), F.lit(False).alias("extended"),
         F.lit(0).alias("broker_id"), F.col("broker_now_ms"), F.array("broker_now_ms").alias("clocks"),
         F.lit("CreateTime").alias("topic_type"), F.lit(BEFORE_MS).cast("bigint").alias("before_max_ms"),
-        F.lit(AFTER_MS).cast("bigint").alias("after_max_ms"), null_long.alias("difference_max_ms"),
-        null_long.alias("segment_ms"), null_long.alias("retention_ms"),
-        null_long.alias("retention_max_eventtime_ms"), F.lit("producer").alias("compression_type"))
+        F.lit(AFTER_MS).cast("bigint").alias("after_max_ms"), F.lit("producer").alias("compression_type"),
+        *(null_long.alias(c) for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms"))
+    )
     batches = api.evaluate(records, PROFILE).batches
     order = Window.partitionBy("scenario", "topic", "partition").orderBy("batch_id").rowsBetween(
         Window.unboundedPreceding, Window.currentRow)
@@ -200,16 +168,13 @@ def spark_bare_pipeline(spark, source: str, target: str) -> None:
         spark.conf.set("spark.sql.ansi.enabled", ansi)
 
 
-# ---- (c) DuckDB --------------------------------------------------------------------------------
-
 DUCKDB_SQL = """
 CREATE OR REPLACE MACRO jlong(x) AS                     -- the Java long with the low 64 bits of x
     CASE WHEN x > 9223372036854775807 THEN x - 18446744073709551616::HUGEINT
          WHEN x < -9223372036854775808 THEN x + 18446744073709551616::HUGEINT ELSE x END;
 COPY (
     WITH records AS (
-        SELECT partition, batch_id, timestamp_ms AS ts,
-               jlong(broker_now_ms::HUGEINT - timestamp_ms) AS diff
+        SELECT partition, batch_id, timestamp_ms AS ts, jlong(broker_now_ms::HUGEINT - timestamp_ms) AS diff
         FROM read_parquet('{source}')
     ), batches AS (
         SELECT partition, batch_id,
@@ -230,17 +195,45 @@ def duckdb_pipeline(con, source: str, target: str) -> None:
     con.execute(DUCKDB_SQL.format(source=source, target=target, before=BEFORE_MS, after=AFTER_MS))
 
 
-# ---- comparison --------------------------------------------------------------------------------
+def run_once(engine: str, pipeline, n: int, source: str, workdir: Path, rep: int, spark=None) -> tuple[float, str]:
+    """One timed run; a Spark job description names it (``engine n #rep``) in the event log."""
+    target = str(workdir / f"{engine}-{n}-{rep}{'.parquet' if engine == 'duckdb' else ''}")
+    if spark is not None:
+        spark.sparkContext.setJobDescription(f"{engine} {n} #{rep}")
+    t0 = time.perf_counter()
+    pipeline(source, target)
+    return time.perf_counter() - t0, target
 
-def timed(engine, pipeline, inputs, sizes, workdir, check_size, rows, outputs, suffix="") -> None:
-    """Run one engine on every size, append (engine, size, seconds), keep the checked size's output."""
+
+def time_engines(engines: dict, inputs, sizes, workdir, repeat, check_size, outputs, spark=None) -> dict:
+    """Per size, the engines interleaved ``repeat`` times (once above REPEAT_UP_TO): (engine, n) -> (best s, rep)."""
+    best = {}
     for n in sizes:
-        target = str(workdir / f"{engine}-{n}{suffix}")
-        t0 = time.perf_counter()
-        pipeline(inputs[n], target)
-        rows.append((engine, n, time.perf_counter() - t0))
-        if n == check_size:
-            outputs[engine] = load_output(target)
+        for rep in range(repeat if n <= REPEAT_UP_TO else 1):
+            for engine, pipeline in engines.items():
+                seconds, target = run_once(engine, pipeline, n, inputs[n], workdir, rep, spark)
+                if (engine, n) not in best or seconds < best[(engine, n)][0]:
+                    best[(engine, n)] = (seconds, rep)
+                if n == check_size and rep == 0:
+                    outputs[engine] = load_output(target)
+    return best
+
+
+def event_log_figures(log_dir: Path) -> dict:
+    """Per job description: bytes spilled (memory, disk) and executor CPU s, from the event log's task ends."""
+    stage_owner, figures = {}, collections.defaultdict(collections.Counter)
+    for path in sorted(p for p in log_dir.rglob("*") if p.is_file() and not p.name.startswith((".", "appstatus"))):
+        for line in path.read_text().splitlines():
+            event = json.loads(line)
+            if event["Event"] == "SparkListenerJobStart":
+                owner = (event.get("Properties") or {}).get("spark.job.description")
+                stage_owner.update((stage, owner) for stage in event["Stage IDs"])
+            elif event["Event"] == "SparkListenerTaskEnd":
+                metrics, counter = event.get("Task Metrics") or {}, figures[stage_owner.get(event["Stage ID"])]
+                counter["memory"] += metrics.get("Memory Bytes Spilled", 0)
+                counter["disk"] += metrics.get("Disk Bytes Spilled", 0)
+                counter["cpu"] += metrics.get("Executor CPU Time", 0) / 1e9
+    return figures
 
 
 def load_output(path: str) -> dict:
@@ -260,25 +253,23 @@ def first_difference(results: dict) -> str | None:
             if base[batch_id] != other[batch_id]:
                 return (f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
                         f"{base[batch_id]}, {name} = {other[batch_id]}")
-    finals = []
-    for name in names:
-        last = {}
-        for batch_id in sorted(results[name]):
-            partition, _, _, running = results[name][batch_id]
-            last[partition] = running
-        finals.append((name, last))
+    finals = [(name, {results[name][b][0]: results[name][b][3] for b in sorted(results[name])}) for name in names]
     for name, last in finals[1:]:
         if last != finals[0][1]:
             return f"final running max per partition: {finals[0][0]} {finals[0][1]} vs {name} {last}"
     return None
 
 
-# ---- driver -------------------------------------------------------------------------------------
-
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         print(f"bench_append: error: {message}", file=sys.stderr)
         sys.exit(2)
+
+
+def positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"--repeat wants a whole number >= 1, got {text!r}")
+    return int(text)
 
 
 def sizes_arg(text: str) -> list[int]:
@@ -291,102 +282,111 @@ def sizes_arg(text: str) -> list[int]:
     return sorted(set(values))
 
 
-def rate(n: int, seconds: float) -> str:
-    return f"{n / seconds:>12,.0f}"
+def parse(argv) -> argparse.Namespace:
+    parser = Parser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--sizes", type=sizes_arg, default=[1_000_000, 10_000_000], help="record counts")
+    parser.add_argument("--repeat", type=positive_int, default=3, help="timed runs per engine and size up to 10M")
+    parser.add_argument("--skip-reference", action="store_true", help="do not time the reference model")
+    return parser.parse_args(argv)
+
+
+def write_inputs(sizes: list[int], workdir: Path, notes: list) -> dict:
+    inputs = {}
+    for n in [WARMUP_RECORDS] + sizes:
+        t0, inputs[n] = time.perf_counter(), str(workdir / f"records-{n}.parquet")
+        pq.write_table(generate(n), inputs[n])
+        if n != WARMUP_RECORDS:
+            notes.append(f"generate + write {n:,} records: {time.perf_counter() - t0:.1f} s")
+    return inputs
+
+
+def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict, dict]:
+    from implementations.spark import session
+    log_dir = workdir / "spark-events"
+    log_dir.mkdir()
+    session.configure(master="local[2]", **{
+        "spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4", "spark.driver.memory": "4g",
+        "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(log_dir), "spark.eventLog.compress": "false"})
+    t0 = time.perf_counter()
+    spark, jvm_start = session.get(), time.perf_counter() - t0
+    t0 = time.perf_counter()  # the warm-up
+    engines = {"spark": lambda i, t: spark_result(spark, i).write.mode("overwrite").parquet(t),
+               "spark-sql": lambda i, t: spark_bare_pipeline(spark, i, t)}
+    try:
+        time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {}, spark)
+        notes.append(f"Spark JVM start {jvm_start:.1f} s, warm-up ({WARMUP_RECORDS:,} records) "
+                     f"{time.perf_counter() - t0:.1f} s (both excluded)")
+        best = time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs, spark)
+        info = {"java": spark.sparkContext._jvm.System.getProperty("java.version"),
+                "partitions": spark.conf.get("spark.sql.shuffle.partitions")}
+    finally:
+        session.stop()
+    return best, event_log_figures(log_dir), info
+
+
+def time_duckdb(inputs, args, workdir: Path, outputs) -> dict:
+    import duckdb
+    with duckdb.connect(config={"threads": 2}) as con:
+        engines = {"duckdb": lambda i, t: duckdb_pipeline(con, i, t)}
+        time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {})
+        return time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs)
+
+
+def report(rows, best, spilled, info, args, outputs, notes, load_before) -> None:
+    import duckdb
+    import pyspark
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}; "
+          f"load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {info['java']}, "
+          f"local[2], shuffle partitions {info['partitions']}), DuckDB {duckdb.__version__} (threads=2), "
+          f"pyarrow {pa.__version__}, numpy {np.__version__}")
+    batches, rejected = len(outputs["duckdb"]), sum(r for _, r, _, _ in outputs["duckdb"].values())
+    print(f"input: {PARTITIONS} partitions, batches of 1..40 records, CreateTime, before {BEFORE_MS} ms, "
+          f"after {AFTER_MS} ms, profile {PROFILE}; at {args.sizes[0]:,} records: {batches:,} batches, "
+          f"{rejected:,} rejected")
+    print("\n".join(notes) + f"\n\nbest of {args.repeat} interleaved runs per engine and size up to "
+          f"{REPEAT_UP_TO:,}, one run above")
+    print(f"{'engine':<10} {'records':>12} {'seconds':>9} {'records/s':>12}  what")
+    rows = rows + [(engine, n, seconds) for (engine, n), (seconds, _) in best.items()]
+    for engine, n, seconds in sorted(rows, key=lambda r: (r[1], list(ENGINES).index(r[0]))):
+        print(f"{engine:<10} {n:>12,} {seconds:>9.2f} {n / seconds:>12,.0f}  {ENGINES[engine]}")
+    print_ratios(best, spilled, args.sizes)
+
+
+def print_ratios(best, spilled, sizes) -> None:
+    run = lambda engine, n: spilled.get(f"{engine} {n} #{best[(engine, n)][1]}", collections.Counter())
+    print("\nSpark spill and executor CPU of each kept run, from Spark's event log (task metrics "
+          "'Memory/Disk Bytes Spilled', 'Executor CPU Time' summed over the run's jobs):")
+    for n, engine in ((n, engine) for n in sizes for engine in ("spark", "spark-sql")):
+        f = run(engine, n)
+        print(f"  {engine:<10} {n:>12,}: memory spilled {f['memory']:>14,} B, disk spilled {f['disk']:>14,} B, "
+              f"executor CPU {f['cpu']:7.1f} s")
+    print()
+    for n in sizes:
+        s, q, d = (best[(e, n)][0] for e in ("spark", "spark-sql", "duckdb"))
+        cpu = run("spark", n)["cpu"] / max(run("spark-sql", n)["cpu"], 1e-9)
+        print(f"at {n:>11,}: spark/spark-sql {s / q:.2f}x (target <= 1.3x at 10M), spark/duckdb {s / d:.1f}x, "
+              f"spark-sql/duckdb {q / d:.1f}x; executor CPU spark/spark-sql {cpu:.2f}x")
 
 
 def main(argv=None) -> int:
-    parser = Parser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=sizes_arg, default=[1_000_000, 10_000_000],
-                        help="comma-separated record counts (default 1000000,10000000)")
-    parser.add_argument("--skip-reference", action="store_true", help="do not time the reference model")
-    args = parser.parse_args(argv)
-
-    import duckdb
-    import pyspark
-
-    from implementations.spark import session
-
-    wall = time.perf_counter()
-    load_before = os.getloadavg()
+    args = parse(argv)
+    wall, load_before = time.perf_counter(), os.getloadavg()
     workdir = Path(tempfile.mkdtemp(prefix="ktc-bench-"))
-    rows = []          # (engine, size, seconds)
-    notes = []
+    rows, notes, outputs = [], [], {}   # reference timing, printed notes, per-batch results at the smallest size
     try:
-        inputs = {}
-        for n in [WARMUP_RECORDS] + args.sizes:
-            t0 = time.perf_counter()
-            path = workdir / f"records-{n}.parquet"
-            pq.write_table(generate(n), path)
-            inputs[n] = str(path)
-            if n != WARMUP_RECORDS:
-                notes.append(f"generate + write {n:,} records: {time.perf_counter() - t0:.1f} s")
-        check_size = args.sizes[0]
-        outputs: dict[str, dict] = {}
-
+        inputs = write_inputs(args.sizes, workdir, notes)
         if not args.skip_reference:
-            table = pq.read_table(inputs[check_size])
-            t0 = time.perf_counter()
+            table, t0 = pq.read_table(inputs[args.sizes[0]]), time.perf_counter()
             outputs["reference"] = run_reference(table)
-            rows.append(("reference", check_size, time.perf_counter() - t0))
-            del table
-
-        session.configure(master="local[2]", **{
-            "spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4", "spark.driver.memory": "4g"})
-        t0 = time.perf_counter()
-        spark = session.get()
-        jvm_start = time.perf_counter() - t0
-        try:
-            t0 = time.perf_counter()
-            spark_pipeline(spark, inputs[WARMUP_RECORDS], str(workdir / "spark-warmup"))
-            notes.append(f"Spark JVM start {jvm_start:.1f} s, warm-up ({WARMUP_RECORDS:,} records) "
-                         f"{time.perf_counter() - t0:.1f} s (both excluded)")
-            timed("spark", lambda i, t: spark_pipeline(spark, i, t), inputs, args.sizes, workdir, check_size,
-                  rows, outputs)
-            spark_bare_pipeline(spark, inputs[WARMUP_RECORDS], str(workdir / "spark-sql-warmup"))
-            timed("spark-sql", lambda i, t: spark_bare_pipeline(spark, i, t), inputs, args.sizes, workdir,
-                  check_size, rows, outputs)
-            java = spark.sparkContext._jvm.System.getProperty("java.version")
-            spark_conf = spark.conf.get("spark.sql.shuffle.partitions")
-        finally:
-            session.stop()
-
-        con = duckdb.connect()
-        con.execute("SET threads = 2")
-        duckdb_pipeline(con, inputs[WARMUP_RECORDS], str(workdir / "duckdb-warmup.parquet"))
-        timed("duckdb", lambda i, t: duckdb_pipeline(con, i, t), inputs, args.sizes, workdir,
-              check_size, rows, outputs, suffix=".parquet")
-        con.close()
-
+            rows.append(("reference", args.sizes[0], time.perf_counter() - t0))
+        best, spilled, info = time_spark(inputs, args, workdir, outputs, notes)
+        best.update(time_duckdb(inputs, args, workdir, outputs))
         difference = first_difference(outputs)
-        batches = len(outputs["duckdb"])
-        rejected = sum(r for _, r, _, _ in outputs["duckdb"].values())
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-
-    load_after = os.getloadavg()
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}; "
-          f"load avg (1 min) {load_before[0]:.2f} before, {load_after[0]:.2f} after")
-    print(f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {java}, local[2], "
-          f"shuffle partitions {spark_conf}), DuckDB {duckdb.__version__} (threads=2), "
-          f"pyarrow {pa.__version__}, numpy {np.__version__}")
-    print(f"input: {PARTITIONS} partitions, batches of 1..40 records, CreateTime, before {BEFORE_MS} ms, "
-          f"after {AFTER_MS} ms, profile {PROFILE}; at {check_size:,} records: {batches:,} batches, "
-          f"{rejected:,} rejected")
-    for note in notes:
-        print(note)
-    print()
-    print(f"{'engine':<10} {'records':>12} {'seconds':>9} {'records/s':>12}  what")
-    order = list(ENGINES)
-    for engine, n, seconds in sorted(rows, key=lambda r: (r[1], order.index(r[0]))):
-        print(f"{engine:<10} {n:>12,} {seconds:>9.2f} {rate(n, seconds)}  {ENGINES[engine]}")
-    print()
-    timing = {(e, n): s for e, n, s in rows}
-    for n in args.sizes:
-        print(f"Spark/DuckDB time ratio at {n:,}: {timing[('spark', n)] / timing[('duckdb', n)]:.1f}x "
-              f"(target <= 3x at 10M); spark-sql/DuckDB {timing[('spark-sql', n)] / timing[('duckdb', n)]:.1f}x")
-    engines = " = ".join(outputs)
-    print(f"agreement at {check_size:,} ({engines}): "
+    report(rows, best, spilled, info, args, outputs, notes, load_before)
+    print(f"agreement at {args.sizes[0]:,} ({' = '.join(outputs)}): "
           + ("OK" if difference is None else f"DIFFERENT: {difference}"))
     print(f"wall time: {time.perf_counter() - wall:.0f} s")
     return 0 if difference is None else 1
