@@ -68,9 +68,10 @@ def judge(asked, model: dict, answer: Callable[[int, int], tuple[int, int, int]]
 
 def audit_offsets(base: DataFrame, answer, per_partition: int, seed: int) -> AuditRow:
     """One row for the probe; ``answer(partition, target) -> (error, timestamp, offset)`` asks the broker."""
-    if answer is None:
-        return AuditRow(CHECK, (CLAUSE,), "check", "samples", DESCRIBE, "unknown",
-                        reason="no broker to ask (a file source without --kafka-bootstrap)")
+    if answer is None or not per_partition:
+        why = "not asked (--samples 0)" if answer is not None else "no broker to ask (a file source without " \
+            "--kafka-bootstrap)"
+        return AuditRow(CHECK, (CLAUSE,), "check", "samples", DESCRIBE, "unknown", reason=why)
     asked = targets(base, per_partition, seed)
     ends = {r[0]: r[1] for r in base.groupBy("partition").agg(F.max("offset")).collect()}
     checked, violating, unknown, samples = judge(asked, expected(base, asked) if asked else {}, answer, ends)
