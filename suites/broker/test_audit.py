@@ -156,6 +156,8 @@ def rows_of(data: dict, topic: str) -> dict[str, dict]:
 
 def test_audit_finds_every_planted_record_and_no_other(audited):
     plan, code, data, found = audited
+    print(f"\nktc audit ({data['source']}): planted/found " + ", ".join(
+        f"{check} {len(plan.expected[name])}/{len(found[check])}" for name, check in CHECKS.items()))
     for name, check in CHECKS.items():
         assert found[check] == plan.expected[name], f"{check}: found {sorted(found[check])}"
     for notice, produced in NOTICES.items():
