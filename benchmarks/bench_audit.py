@@ -130,7 +130,7 @@ def main(argv=None) -> int:
 
     from implementations.spark import session
     from ktc.audit import connector
-    coordinate, why = connector.coordinate(pyspark.__version__, Path(tempfile.gettempdir()) / "ktc-connector.json")
+    coordinate, why = connector.coordinate(pyspark.__version__)
     session.configure(master="local[2]", **{"spark.jars.packages": coordinate, "spark.driver.memory": "4g"})
     spark = session.get()
     print(f"Spark {pyspark.__version__} local[2]; {why}; seed {args.seed}")

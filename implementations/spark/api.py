@@ -55,7 +55,7 @@ def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFra
 def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
     contract.check_records(records, extra=CONFIG_COLUMNS, optional=("header_max",))
     switches = lambda df: with_profile(df, profile, no_timestamp)
-    verdicts = append.verdicts(switches(with_header_max(records)))
+    verdicts = append.with_record_verdicts(switches(with_header_max(records)))
     batches = append.batches(verdicts, with_records=False, switches=switches)
     return Outputs(batches, verdicts)
 

@@ -198,11 +198,6 @@ def batch_max() -> Column:
     return F.coalesce(F.col("lat"), by_profile)
 
 
-def verdicts(records: DataFrame) -> DataFrame:
-    """records (joined with topic configs and profile switches) -> the same rows with their verdict columns."""
-    return with_record_verdicts(records)
-
-
 def evaluate(records: DataFrame, switches=None) -> DataFrame:
     """records (joined with topic configs and profile switches) -> one row per batch."""
-    return batches(verdicts(records), switches=switches)
+    return batches(with_record_verdicts(records), switches=switches)

@@ -3,35 +3,16 @@ else the newest release of the same major below it (said in the report: Maven Ce
 4.3.0 of the connector on 2026-11-25, and 4.2.0 reads topics on PySpark 4.3.0)."""
 from __future__ import annotations
 
-import json
 import re
-import time
-import urllib.request
 from pathlib import Path
 
 ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_2.13"
 METADATA = "https://repo.maven.apache.org/maven2/org/apache/spark/spark-sql-kafka-0-10_2.13/maven-metadata.xml"
-FRESH_S = 86_400
+CACHED_AS = "spark/connector-versions.json"
 
 
 def key(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in version.split("."))
-
-
-def listed(cache: Path, timeout_s: float = 10) -> list[str]:
-    """The connector's x.y.z releases on Maven Central (asked at most once a day; offline, as last read)."""
-    if cache.exists() and time.time() - cache.stat().st_mtime < FRESH_S:
-        return json.loads(cache.read_text())
-    try:
-        with urllib.request.urlopen(METADATA, timeout=timeout_s) as response:
-            text = response.read().decode()
-    except OSError:
-        return json.loads(cache.read_text()) if cache.exists() else []
-    found = sorted({v for v in re.findall(r"<version>([^<]+)</version>", text) if re.fullmatch(r"\d+\.\d+\.\d+", v)},
-                   key=key)
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(found))
-    return found
 
 
 def choose(installed: str, available: list[str]) -> tuple[str, str]:
@@ -46,8 +27,10 @@ def choose(installed: str, available: list[str]) -> tuple[str, str]:
                        f"PySpark {installed}; the newest {base.split('.')[0]}.x below it")
 
 
-def coordinate(installed: str, cache: Path) -> tuple[str, str]:
-    version, why = choose(installed, listed(cache))
+def coordinate(installed: str) -> tuple[str, str]:
+    """The connector's Maven coordinate, and why that version (Maven Central's list, cached a day by provision)."""
+    from implementations.kafka.processes.provision import known_releases
+    version, why = choose(installed, known_releases(METADATA, CACHED_AS)[0])
     return f"{ARTIFACT}:{version}", why
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import signal
 import sys
 from contextlib import nullcontext
@@ -24,8 +23,7 @@ def spark_session(plan):
     from ktc.audit.sources import KAFKA_SOURCE_NOTE
     settings, note = {}, "no Kafka source"
     if plan.source == "kafka":
-        cache = connector_cache()
-        settings["spark.jars.packages"], note = connector.coordinate(pyspark.__version__, cache)
+        settings["spark.jars.packages"], note = connector.coordinate(pyspark.__version__)
     session.configure(master=plan.spark_master, **settings)
     spark = session.get()
     quiet_interrupts()
@@ -37,11 +35,6 @@ def quiet_interrupts() -> None:
     calls into the JVM from inside a JVM call, and py4j logs that as tracebacks."""
     signal.signal(signal.SIGINT, signal.default_int_handler)
     logging.getLogger().setLevel(logging.CRITICAL)
-
-
-def connector_cache():
-    from pathlib import Path
-    return Path(os.environ.get("KTC_CACHE", Path.home() / ".cache" / "ktc")) / "spark" / "connector-versions.json"
 
 
 def client_for(plan):

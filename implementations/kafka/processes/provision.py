@@ -109,25 +109,26 @@ def cache_size_bytes(version: str) -> int:
     return sum(p.stat().st_size for p in lib.glob("*.jar"))
 
 
-def releases(*, timeout_s: float = 10) -> list[str]:
-    """Every x.y.z Kafka release on Maven Central, oldest first (one request for the metadata)."""
+def releases(*, timeout_s: float = 10, metadata: str = MAVEN_METADATA) -> list[str]:
+    """Every x.y.z release of an artifact (Kafka's by default) on Maven Central, oldest first (one request
+    for its ``maven-metadata.xml``)."""
     try:
-        with urllib.request.urlopen(MAVEN_METADATA, timeout=timeout_s) as response:
+        with urllib.request.urlopen(metadata, timeout=timeout_s) as response:
             text = response.read().decode()
     except OSError as error:
-        raise ProvisionError(f"cannot read {MAVEN_METADATA}: {error}") from None
+        raise ProvisionError(f"cannot read {metadata}: {error}") from None
     found = [v for v in re.findall(r"<version>([^<]+)</version>", text) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
     return sorted(set(found), key=lambda v: tuple(int(x) for x in v.split(".")))
 
 
-def known_releases() -> tuple[list[str], str]:
+def known_releases(metadata: str = MAVEN_METADATA, cached_as: str = RELEASES_CACHE) -> tuple[list[str], str]:
     """Every release Maven Central lists, and where the list came from: asked at most once a day (the
-    answer is kept in the cache); offline, the list last read; never read, an empty list."""
-    cache = cache_root() / RELEASES_CACHE
+    answer is kept in the cache, under ``cached_as``); offline, the list last read; never read, an empty list."""
+    cache = cache_root() / cached_as
     if cache.exists() and time.time() - cache.stat().st_mtime < FRESH_S:
         return json.loads(cache.read_text()), f"Maven Central's list as read within a day ({cache})"
     try:
-        found = releases()
+        found = releases(metadata=metadata)
     except ProvisionError as error:
         if cache.exists():
             return json.loads(cache.read_text()), f"Maven Central's list as last read ({cache}; now: {error})"
