@@ -33,6 +33,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
+from implementations.kafka.processes.broker import free_port
 from implementations.kafka.processes.lifecycle import (
     child_setup,
     dead,
@@ -57,12 +58,6 @@ class ClusterError(RuntimeError):
 def spark_home() -> Path:
     import pyspark  # the installed distribution: bin/spark-class and the jars
     return Path(pyspark.__file__).resolve().parent
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def accepts(port: int) -> bool:
