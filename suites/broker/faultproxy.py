@@ -78,9 +78,13 @@ class FaultProxy:
         """Stop accepting, close every connection and socket, and wait for every thread."""
         self.stopping.set()
         self.sever()
-        for thread in list(self.threads):
-            if thread is not threading.current_thread():
-                thread.join(JOIN_S)
+        # by index, not a copy: the accepting thread (first) may still be spawning a connection's
+        # threads, and those land at the end of the list before it exits
+        i = 0
+        while i < len(self.threads):
+            if self.threads[i] is not threading.current_thread():
+                self.threads[i].join(JOIN_S)
+            i += 1
         self.listener.close()
 
     def alive_threads(self) -> list[str]:
@@ -162,13 +166,14 @@ class FaultProxy:
         link = Link(self, client, upstream)
         with self.lock:
             if self.stopping.is_set():
-                link.close()
+                client.close()
+                upstream.close()
                 return
             self.connections += 1
             self.links.add(link)
         n = self.connections
-        self.spawn(link.requests_loop, f"faultproxy-{n}-requests")
-        self.spawn(link.responses_loop, f"faultproxy-{n}-responses")
+        self.spawn(link.run(link.requests_loop), f"faultproxy-{n}-requests")
+        self.spawn(link.run(link.responses_loop), f"faultproxy-{n}-responses")
 
     def forget(self, link: Link) -> None:
         with self.lock:
@@ -185,6 +190,17 @@ class Link:
         self.doomed: tuple[int, str, bool, float] | None = None  # (response index, kind, reset, share)
         self.lock = threading.Lock()
         self.closed = False
+        self.loops = 2       # loop threads still using the sockets
+
+    def run(self, loop):
+        """``loop``, then ``close`` and ``leave``, however it ends."""
+        def body() -> None:
+            try:
+                loop()
+            finally:
+                self.close()
+                self.leave()
+        return body
 
     def requests_loop(self) -> None:
         """Client to broker, a frame at a time, each frame maybe the one that breaks the connection."""
@@ -220,20 +236,31 @@ class Link:
                 return self.close()
 
     def close(self, reset: bool = False) -> None:
+        """End the connection on both sides.  The sockets are only shut down here, which wakes the
+        other thread's blocking recv; the last loop to leave closes them (``leave``), so no thread
+        ever reads a descriptor number the process has already handed to another socket."""
         with self.lock:
             if self.closed:
                 return
             self.closed = True
         for sock in (self.client, self.upstream):
             try:
-                if reset:  # close() then sends an RST, not a FIN
+                if reset:  # the final close() then sends an RST, not a FIN
                     sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
-                # wakes the other thread's blocking recv (SHUT_RD sends nothing, so a reset stays a reset)
+                # SHUT_RD sends nothing, so a reset stays a reset
                 sock.shutdown(socket.SHUT_RD if reset else socket.SHUT_RDWR)
             except OSError:
                 pass
-            sock.close()
         self.proxy.forget(self)
+
+    def leave(self) -> None:
+        """A loop thread is done with the sockets; the last one out closes them."""
+        with self.lock:
+            self.loops -= 1
+            last = self.loops == 0
+        if last:
+            self.client.close()
+            self.upstream.close()
 
 
 def read_exactly(sock: socket.socket, n: int) -> bytes | None:
