@@ -10,7 +10,8 @@ contract.TOPIC_COLUMNS (minus ``scenario``/``topic``).  ``header_max`` may be ab
 Kafka source: the batch header's MaxTimestamp is then the producer's own, ``max(-1, timestamps)``
 of the batch, computed (one window) only over the records of LogAppendTime batches
 (``timestampType = 1``), the only ones whose verdict reads it.  Bad input (a missing or mistyped column,
-null timestamps, an unknown profile) raises ContractError naming it, before the evaluation runs.
+an unknown profile) raises ContractError naming it, before any job runs; a null timestamp fails the job
+that reads it with the same kind of message (no separate scan of the input first).
 """
 from __future__ import annotations
 
@@ -55,6 +56,7 @@ def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFra
 def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
     contract.check_records(records, extra=CONFIG_COLUMNS, optional=("header_max",))
     switches = lambda df: with_profile(df, profile, no_timestamp)
+    records = contract.refusing_null_timestamps(records)
     verdicts = append.with_record_verdicts(switches(with_header_max(records)))
     batches = append.batches(verdicts, with_records=False, switches=switches)
     return Outputs(batches, verdicts)

@@ -1,7 +1,7 @@
 """The single home of Spark configuration: one lazily built, reused session per process.
 
 Settings measured on this machine kind (research note A2): UI off, loopback, UTC, ANSI on,
-Arrow on with no silent fallback, few shuffle partitions.  ``--spark-master`` and any
+Arrow on with no silent fallback, few shuffle partitions, no Python call sites captured per Column.  ``--spark-master`` and any
 ``spark.*`` option pass through ``configure()`` before the first use, so the same code runs on
 a cluster.  The session is stopped at interpreter exit (normal exit, failure, Ctrl-C).
 """
@@ -25,6 +25,9 @@ DEFAULTS = {
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.sql.execution.arrow.pyspark.fallback.enabled": "false",
     "spark.driver.memory": "2g",
+    # PySpark's DataFrame debugging records the Python call site of every Column function: about five
+    # py4j round trips each, 4,800 of the 6,700 an evaluation's plan costs (benchmarks/README.md)
+    "spark.python.sql.dataFrameDebugging.enabled": "false",
 }
 _master = os.environ.get("KTC_SPARK_MASTER", "local[*]")
 _overrides: dict[str, str] = dict(

@@ -84,11 +84,15 @@ def test_bad_input_frames_are_refused_naming_the_column(mangle, needle):
         api.evaluate(mangle(df), "kafka-4")
 
 
-def test_null_timestamps_are_refused_not_dropped():
+@pytest.mark.parametrize("output", ["batches", "records"])
+def test_a_null_timestamp_fails_the_job_that_reads_it_instead_of_being_dropped(output):
+    from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
-    df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
-    with pytest.raises(ContractError, match="'timestamp_ms' has null values"):
-        api.evaluate(df.withColumn("timestamp_ms", F.lit(None).cast("bigint")), "kafka-4")
+    df, count = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
+    one_null = df.withColumn("timestamp_ms", F.when(F.col("offset") == 0, None).otherwise(F.col("timestamp_ms")))
+    out = api.evaluate(one_null, "kafka-4")   # lazy: no job has run yet
+    with pytest.raises(PySparkException, match="'timestamp_ms' has null values"):
+        getattr(out, output).collect()
 
 
 def test_unknown_profile_is_refused_naming_it():
