@@ -120,8 +120,8 @@ def spark_result(spark, source: str):
 
     from implementations.spark import api
     null_long = F.lit(None).cast("bigint")
-    records = spark.read.parquet(source).select(
-        F.lit(0).cast("bigint").alias("scenario"), F.lit("t").alias("topic"), F.col("partition"),
+    records = spark.read.parquet(source).select(   # one topic: no scenario or topic column, as in the SQL
+        F.col("partition"),
         F.col("offset"), F.lit(None).cast("binary").alias("key"), F.lit(b"").cast("binary").alias("value"),
         F.lit(0).alias("timestampType"), F.col("timestamp_ms"), F.col("batch_id").cast("int").alias("batch_id"),
         F.lit("none").alias("codec"), F.lit(False).alias("control"), F.lit(False).alias("extended"),
@@ -131,7 +131,7 @@ def spark_result(spark, source: str):
         *(null_long.alias(c) for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms"))
     )
     batches = api.evaluate(records, PROFILE).batches
-    order = Window.partitionBy("scenario", "topic", "partition").orderBy("batch_id").rowsBetween(
+    order = Window.partitionBy("partition").orderBy("batch_id").rowsBetween(
         Window.unboundedPreceding, Window.currentRow)
     accepted = F.col("error_code") == 0
     return batches.select(

@@ -6,7 +6,9 @@
     out.records   # one verdict row per input record: verdict, rule_id, error_code, reason, now_ms, ts_ms, lower, upper
 
 ``records_df`` carries contract.RECORD_COLUMNS plus the topic config columns of
-contract.TOPIC_COLUMNS (minus ``scenario``/``topic``).  ``header_max`` may be absent, as in Spark's
+contract.TOPIC_COLUMNS (minus ``scenario``/``topic``).  ``scenario`` and ``topic`` may be absent: the
+input is then one topic of one scenario, grouped by ``partition`` (and ``batch_id``) alone, and the
+outputs have no such columns either.  ``header_max`` may be absent, as in Spark's
 Kafka source: the batch header's MaxTimestamp is then the producer's own, ``max(-1, timestamps)``
 of the batch, computed (one window) only over the records of LogAppendTime batches
 (``timestampType = 1``), the only ones whose verdict reads it.  Bad input (a missing or mistyped column,
@@ -54,7 +56,7 @@ def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFra
 
 
 def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
-    contract.check_records(records, extra=CONFIG_COLUMNS, optional=("header_max",))
+    contract.check_records(records, extra=CONFIG_COLUMNS, optional=("header_max", "scenario", "topic"))
     switches = lambda df: with_profile(df, profile, no_timestamp)
     records = contract.refusing_null_timestamps(records)
     verdicts = append.with_record_verdicts(switches(with_header_max(records)))
@@ -67,13 +69,14 @@ def with_header_max(records: DataFrame) -> DataFrame:
     if "header_max" in records.columns:
         return records
     stamped = F.col("timestampType").eqNullSafe(1)
-    own = F.greatest(F.max("timestamp_ms").over(Window.partitionBy(*append.BATCH_KEY)), F.lit(-1).cast("bigint"))
+    batch = Window.partitionBy(*append.partition_key(records), "batch_id")
+    own = F.greatest(F.max("timestamp_ms").over(batch), F.lit(-1).cast("bigint"))
     return (records.filter(~stamped).withColumn("header_max", F.lit(None).cast("bigint"))
             .unionByName(records.filter(stamped).withColumn("header_max", own)))
 
 
 def record_rows(verdicts: DataFrame, batches: DataFrame) -> DataFrame:
-    keys = ["scenario", "topic", "partition", "batch_id"]
+    keys = append.partition_key(verdicts) + ["batch_id"]
     outcome = batches.select(*keys, F.col("error_code").alias("batch_error"), "lat")
     joined = verdicts.join(outcome, keys)
     wrapping = F.col("arithmetic") == "wrapping"

@@ -20,6 +20,12 @@ BATCH_REJECTED = "One or more records have been rejected due to invalid timestam
 PARTITION_KEY = ["scenario", "topic", "partition"]
 
 
+def partition_key(df: DataFrame) -> list[str]:
+    """The columns of PARTITION_KEY the input has: ``partition`` always; an input without ``scenario``
+    or ``topic`` holds one of each, and is not grouped on a column it does not have."""
+    return [c for c in PARTITION_KEY if c in df.columns or c == "partition"]
+
+
 def limits() -> dict[str, Column]:
     """Effective before/after: profile defaults, abs-difference, and the Long.MAX fallback."""
     difference = F.coalesce("difference_max_ms", F.lit(MAX))
@@ -98,7 +104,6 @@ def rebuild() -> Column:
     return (target != "producer") & (target != F.col("codec"))
 
 
-BATCH_KEY = PARTITION_KEY + ["batch_id"]
 BATCH_CONSTANTS = ["topic_type", "timestampType", "broker_now_ms", "clocks", "broker_id", "control", "codec", "rebuild",
                    "negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
 FIXED_WIDTH = ["timestampType", "broker_now_ms", "broker_id", "control", "rebuild"]   # max() of a constant
@@ -121,15 +126,16 @@ def batches(records: DataFrame, with_records: bool = True, switches=None) -> Dat
     puts the profile's switches back on the per-batch rows (constant per scenario, they need not
     ride through the shuffle); without it they are grouped on.
     """
-    keys = BATCH_KEY + (PROFILE_SWITCHES if switches is None else [])
+    batch_key = partition_key(records) + ["batch_id"]
+    keys = batch_key + (PROFILE_SWITCHES if switches is None else [])
     grouped = records.groupBy(*keys).agg(*figures(), *(F.max(c).alias(c) for c in FIXED_WIDTH))
     grouped = grouped if switches is None else switches(grouped)
     code = (F.when(flag("control"), F.lit(87)).when(flag("any_error"), F.lit(32))
              .when((F.col("negative_timestamps") == "rebuild-fails") & flag("rebuild") & flag("has_negative"),
                    F.lit(-1)).otherwise(F.lit(0)))
     positioned = with_positions(grouped.withColumns({"has_negative": flag("has_negative").cast("int"),
-                                                     "error_code": code}))
-    return with_sides(positioned, sides(records, with_records))
+                                                     "error_code": code}), batch_key[:-1])
+    return with_sides(positioned, sides(records, with_records, batch_key), batch_key)
 
 
 FLAGS = {"any_error": 1, "has_negative": 2, "control": 4, "rebuild": 8, "lat_topic": 16}
@@ -150,7 +156,7 @@ def flag(name: str) -> Column:
     return F.col("flags").bitwiseAND(FLAGS[name]) != 0
 
 
-def sides(records: DataFrame, with_records: bool) -> list[DataFrame]:
+def sides(records: DataFrame, with_records: bool, batch_key: list[str]) -> list[DataFrame]:
     """Per batch: the shown constants and the lists, in one aggregate over every record when every
     record's create time is wanted anyway, else the lists from only the records that have an entry."""
     only = lambda flag, value: F.array_sort(F.collect_list(F.when(F.col(flag), value)))
@@ -159,25 +165,25 @@ def sides(records: DataFrame, with_records: bool) -> list[DataFrame]:
     shown = [F.first(c).alias(c) for c in SHOWN]
     if with_records:
         creates = F.array_sort(F.collect_list(F.struct("offset", "create_time"))).alias("creates")
-        return [records.groupBy(*BATCH_KEY).agg(*shown, *lists, creates)]
-    return [records.groupBy(*BATCH_KEY).agg(*shown),
-            records.filter(F.col("errs") | F.col("warns")).groupBy(*BATCH_KEY).agg(*lists)]
+        return [records.groupBy(*batch_key).agg(*shown, *lists, creates)]
+    return [records.groupBy(*batch_key).agg(*shown),
+            records.filter(F.col("errs") | F.col("warns")).groupBy(*batch_key).agg(*lists)]
 
 
-def with_sides(b: DataFrame, sides: list[DataFrame]) -> DataFrame:
+def with_sides(b: DataFrame, sides: list[DataFrame], batch_key: list[str]) -> DataFrame:
     """The side aggregates joined on; a batch without list entries gets empty lists, as ``collect_list`` gives."""
     for side in sides:
-        b = b.join(side, BATCH_KEY, "left")
+        b = b.join(side, batch_key, "left")
     b = b.withColumns({name: F.coalesce(F.col(name), F.array().cast(LIST_TYPES[name])) for name in LISTS})
     creates = ["creates"] if "creates" in b.columns else []
     if creates:
         b = b.withColumn("stored", F.transform("creates", lambda c: F.coalesce(F.col("lat"), c["create_time"])))
-    return b.select(*BATCH_KEY, "size", "record_errors", "has_negative", "max_create", "warnings", *creates,
+    return b.select(*batch_key, "size", "record_errors", "has_negative", "max_create", "warnings", *creates,
                     *BATCH_CONSTANTS, "error_code", "base_offset", "lat", "batch_max", *(["stored"] if creates else []))
 
 
-def with_positions(b: DataFrame) -> DataFrame:
-    order = Window.partitionBy(*PARTITION_KEY).orderBy("batch_id")
+def with_positions(b: DataFrame, key: list[str]) -> DataFrame:
+    order = Window.partitionBy(*key).orderBy("batch_id")
     before = order.rowsBetween(Window.unboundedPreceding, -1)
     upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
     accepted = F.col("error_code") == 0

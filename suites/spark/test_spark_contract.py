@@ -99,3 +99,18 @@ def test_unknown_profile_is_refused_naming_it():
     df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 2, seed=1))
     with pytest.raises(ContractError, match="unknown profile 'kafka-9'"):
         api.evaluate(df, "kafka-9")
+
+
+@pytest.mark.parametrize("profile_name", ["kip", "kafka-4"])
+def test_one_topic_without_scenario_and_topic_columns_gets_the_same_verdicts(profile_name):
+    from pyspark.sql import functions as F
+    df, _ = records_frame(bulk.corpus(append_histories(profile=profile_name), 30, seed=11))
+    busiest = df.groupBy("scenario", "topic").count().orderBy(F.desc("count"), "scenario", "topic").first()
+    one = df.filter((F.col("scenario") == busiest.scenario) & (F.col("topic") == busiest.topic))
+    keyed, bare = api.evaluate(one, profile_name), api.evaluate(one.drop("scenario", "topic"), profile_name)
+    assert "topic" not in bare.batches.columns and "scenario" not in bare.records.columns
+    for side in ("batches", "records"):
+        columns = getattr(bare, side).columns
+        expected = getattr(keyed, side).select(*columns).orderBy("partition", "batch_id", *(["offset"] * (side == "records")))
+        got = getattr(bare, side).orderBy("partition", "batch_id", *(["offset"] * (side == "records")))
+        assert got.collect() == expected.collect() and busiest["count"] > 1, side
