@@ -1,9 +1,9 @@
 """The single home of Spark configuration: one lazily built, reused session per process.
 
 Settings measured on this machine kind (research note A2): UI off, loopback, UTC, ANSI on,
-Arrow on with no silent fallback, few shuffle partitions, no Python call sites captured per Column.  ``--spark-master`` and any
-``spark.*`` option pass through ``configure()`` before the first use, so the same code runs on
-a cluster.  The session is stopped at interpreter exit (normal exit, failure, Ctrl-C).
+Arrow on with no silent fallback, few shuffle partitions, no Python call sites captured per Column.
+``--spark-master`` and any ``spark.*`` option pass through ``configure()`` before the first use,
+so the same code runs on a cluster.  The session is stopped at interpreter exit (normal exit, failure, Ctrl-C).
 """
 from __future__ import annotations
 
