@@ -22,15 +22,22 @@ DESCRIBE = "ListOffsets(timestamp) answers the first stored offset at or after i
 NOT_FOUND = (-1, -1)
 
 
-def targets(base: DataFrame, per_partition: int, seed: int) -> list[tuple[int, int]]:
-    """(partition, target) pairs: ``per_partition`` per partition, half exact timestamps, half one past."""
-    stamps = base.where(F.col("timestamp_ms") >= 0).select("partition", "timestamp_ms")
-    total = stamps.count()
-    if not total:
+def partition_facts(base: DataFrame) -> dict[int, tuple[int, int]]:
+    """Per partition, in one job: (records with a timestamp >= 0, the last offset read)."""
+    stamped = F.count(F.when(F.col("timestamp_ms") >= 0, 1))
+    return {r[0]: (r[1], r[2]) for r in base.groupBy("partition").agg(stamped, F.max("offset")).collect()}
+
+
+def targets(base: DataFrame, per_partition: int, seed: int, stamped: dict[int, int]) -> list[tuple[int, int]]:
+    """(partition, target) pairs: ``per_partition`` per partition, half exact timestamps, half one past.
+
+    ``stamped`` counts each partition's timestamps >= 0; the sample is stratified by partition, so a
+    small partition beside a large one is asked about as often."""
+    fractions = {p: min(1.0, 4.0 * per_partition / n) for p, n in stamped.items() if n}
+    if not fractions:
         return []
-    partitions = base.select("partition").distinct().count()
-    fraction = min(1.0, 4.0 * per_partition * partitions / total)
-    drawn = sorted((r[0], r[1]) for r in stamps.sample(False, fraction, seed).collect())
+    stamps = base.where(F.col("timestamp_ms") >= 0).select("partition", "timestamp_ms")
+    drawn = sorted((r[0], r[1]) for r in stamps.sampleBy("partition", fractions, seed).collect())
     rng, out = random.Random(seed), []
     for p in sorted({p for p, _ in drawn}):
         mine = [t for q, t in drawn if q == p]
@@ -72,8 +79,9 @@ def audit_offsets(base: DataFrame, answer, per_partition: int, seed: int) -> Aud
         why = "not asked (--samples 0)" if answer is not None else "no broker to ask (a file source without " \
             "--kafka-bootstrap)"
         return AuditRow(CHECK, (CLAUSE,), "check", "samples", DESCRIBE, "unknown", reason=why)
-    asked = targets(base, per_partition, seed)
-    ends = {r[0]: r[1] for r in base.groupBy("partition").agg(F.max("offset")).collect()}
+    facts = partition_facts(base)
+    asked = targets(base, per_partition, seed, {p: n for p, (n, _) in facts.items()})
+    ends = {p: last for p, (_, last) in facts.items()}
     checked, violating, unknown, samples = judge(asked, expected(base, asked) if asked else {}, answer, ends)
     state = "fail" if violating else "pass" if checked else "unknown"
     reason = f"{unknown} answers past the last offset read (appended after the read?)" if unknown else \
