@@ -103,10 +103,10 @@ def audit_topic(spark, client, plan, topic: str):
 
 def run(plan) -> int:
     """Audit each topic in turn; after each, its violating rows and the report so far are on disk."""
-    from reports.audit import render_text
     spark, note = spark_session(plan)
-    directory, data = None, {"bootstrap": plan.bootstrap, "source": plan.source, "seed": plan.seed, "notes": note,
-                             "topics": [], "failed": 0, "violations": "none"}
+    directory, text = None, ""
+    data = {"bootstrap": plan.bootstrap, "source": plan.source, "seed": plan.seed, "notes": note,
+            "topics": [], "failed": 0, "violations": "none"}
     with client_for(plan) as client:
         for topic in plan.topics:
             row, result = audit_topic(spark, client, plan, topic)
@@ -115,8 +115,8 @@ def run(plan) -> int:
             result.release()
             data["topics"].append(row)
             data["failed"] += row["failed"]
-            write_report(directory, data)
-    print(render_text(data), end="")
+            text = write_report(directory, data)
+    print(text, end="")
     print(f"ktc audit: report {directory}/audit.html", flush=True)
     return 1 if data["failed"] else 0
 
@@ -134,8 +134,11 @@ def keep_violations(directory, frame) -> str:
     return str(target) if target.exists() else "none"
 
 
-def write_report(directory, data: dict) -> None:
+def write_report(directory, data: dict) -> str:
+    """The report so far, as JSON, text and HTML; returns the text."""
     from reports.audit import render_html, render_text
+    text = render_text(data)
     (directory / "audit.json").write_text(json.dumps(data, indent=2, default=str))
-    (directory / "audit.txt").write_text(render_text(data))
+    (directory / "audit.txt").write_text(text)
     (directory / "audit.html").write_text(render_html(data))
+    return text
