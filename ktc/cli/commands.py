@@ -26,8 +26,17 @@ from ktc.cli.common import EXIT_USAGE, Parser, UsageError, reachable
 from ktc.paths import suites_dir
 
 
+def installed_version() -> str:
+    from importlib import metadata
+    try:
+        return metadata.version("ktc")
+    except metadata.PackageNotFoundError:   # run from a checkout that was never installed
+        return "(not installed)"
+
+
 def build_parser() -> Parser:
     parser = Parser(prog="ktc", description="Conformance suite for Kafka record-timestamp semantics")
+    parser.add_argument("--version", action="version", version=f"ktc {installed_version()}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     clauses = sub.add_parser("clauses", help="list clauses; --check fails on registry gaps")
     clauses.add_argument("--check", action="store_true")

@@ -69,14 +69,17 @@ RUN = ["run", "--workers", "0"]
 CASES = [  # (argv, a phrase the one line must contain)
     ([], "the following arguments are required: command"),
     (["frobnicate"], "invalid choice: 'frobnicate'"),
-    (["--bogus"], "required: command"),
+    (["--bogus"], "unrecognized arguments: --bogus"),
     (["clauses", "--chek"], "unrecognized arguments: --chek"),
     (["clauses", "extra"], "unrecognized arguments: extra"),
     (["clauses", "--", "x"], "ktc clauses takes no arguments after '--'"),
     (["profiles", "--all"], "unrecognized arguments: --all"),
     (["profiles", "--", "-x"], "ktc profiles takes no arguments after '--'"),
     (["run", "reference"], "unrecognized arguments: reference"),
-    (["run", "--imp", "reference"], "unrecognized arguments"),
+    (["run", "--imp", "reference"], "unrecognized arguments: --imp reference; did you mean --impl?"),
+    (["run", "--impl", "reference", "--profil", "kafka-4"], "did you mean --profile?"),
+    (["audit", "--topc", "t"], "unrecognized arguments: --topc; did you mean --topic?"),   # not "--topic is required"
+    (["audit", "--topic=t", "--sampels", "3"], "did you mean --samples?"),
     (["run", "--impl"], "expected one argument"),
     (["run", "--impl", "nope"], "unknown implementation 'nope'"),
     (["run", "--impl", "Reference"], "unknown implementation 'Reference'"),
@@ -116,7 +119,7 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["matrix", "--kafka-versions", "3.x"], "not a Kafka release: '3.x'"),
     (["matrix", "--kafka-versions", ","], "expected comma-separated releases"),
     (["matrix", "--kafka-versions", "3.7.99"], "not a release on Maven Central"),
-    (["matrix", "--kafka-verions", "3.7.2"], "unrecognized arguments"),
+    (["matrix", "--kafka-verions", "3.7.2"], "--kafka-verions 3.7.2; did you mean --kafka-versions?"),
     (["matrix", "--workers", "x"], "--workers 'x'"),
     (["matrix", "--report", "a-file"], "is a file; give a directory"),
     (["matrix", "--kafka-versions", "3.7.2", "--", "--bogus"], "pytest refused the arguments"),
@@ -131,7 +134,7 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["audit", "--topic", "t", "--clock-skew-ms", "1s"], "--clock-skew-ms '1s'"),
     (["audit", "--topic", "t", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
     (["audit", "--topic", "t", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
-    (["audit", "--topic", "t", "--sorce", "ktc"], "unrecognized arguments"),
+    (["audit", "--topic", "t", "--sorce", "ktc"], "unrecognized arguments: --sorce ktc; did you mean --source?"),
     (["audit", "--topic", "t", "--source", "good.json", "--kafka-config", "missing.properties"], "--kafka-config"),
     (["audit", "--topic", "t", "--source", "good.json", "--kafka-config", "props-bad.properties"],
      "--kafka-config"),
@@ -287,6 +290,13 @@ def test_as_a_process_each_subcommand_misused_exits_2_with_one_line(workdir, arg
     assert done.returncode == 2 and done.stderr.startswith("ktc: error: "), done.stdout + done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stdout + done.stderr
     assert snapshot(workdir / "ktc-report") == before
+
+
+def test_version_prints_the_installed_version_and_exits_0(workdir):
+    from importlib import metadata
+    done = subprocess.run([sys.executable, "-m", "ktc", "--version"], cwd=workdir, capture_output=True, text=True,
+                          timeout=120)
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"ktc {metadata.version('ktc')}\n", "")
 
 
 def test_the_earlier_run_in_the_table_is_a_real_report_that_the_reports_commands_read(workdir, capsys):
