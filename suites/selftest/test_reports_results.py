@@ -55,23 +55,6 @@ def test_merging_sums_durations_and_counts_raw_failures_per_signature():
     assert [(g["signature"], g["raw"]) for g in dedupe.groups(rows)] == [("aaa", 2), ("bbb", 1)]
 
 
-def test_a_clause_one_test_ran_without_reaching_is_unknown_not_unsupported_by_another_tests_skip():
-    part = {"clause": "C", "implementation": "i", "profile": "p", "examples": 0}
-    skipped = {**part, "verdict": "unsupported", "reason": "unsupported: judges every clause at once", "tests": ["a"]}
-    unreached = {**part, "verdict": "unexercised", "reason": "no example exercised this clause", "tests": ["b"]}
-    for order in ([skipped, unreached], [unreached, skipped]):
-        row = merge_rows(order)[0]
-        assert (row["verdict"], row["reason"], row["tests"]) == ("unknown", unreached["reason"], ["a", "b"])
-
-
-def test_a_clause_no_test_could_run_stays_unsupported_and_a_decided_pass_outranks_an_unreached_one():
-    part = {"clause": "C", "implementation": "i", "profile": "p", "examples": 0, "tests": ["t"]}
-    skipped = {**part, "verdict": "unsupported", "reason": "unsupported: r"}
-    assert merge_rows([skipped, skipped])[0]["verdict"] == "unsupported"
-    unreached, passed = {**part, "verdict": "unexercised"}, {**part, "verdict": "pass", "examples": 3}
-    assert [merge_rows(order)[0]["verdict"] for order in ([unreached, passed], [passed, unreached])] == ["pass"] * 2
-
-
 def test_failures_command_prints_each_distinct_failure_once_with_its_raw_count():
     done = ktc("failures", mutant_run() / "results.json")
     assert done.returncode == 0
