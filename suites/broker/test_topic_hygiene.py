@@ -27,6 +27,7 @@ from suites._support import interruptible  # noqa: E402
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = "suites/kip937/test_validation.py"
+SETTLE_S = 3.0  # how long the stopped run stays stopped before its topics are counted
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +79,9 @@ def wait_for_own_topics(bootstrap: str, proc: subprocess.Popen, timeout_s: float
 
 def freeze_holding_own_topics(bootstrap: str, proc: subprocess.Popen, timeout_s: float = 300) -> list[str]:
     """SIGSTOP the whole run at a moment its topics exist: a run deletes each batch's topics as it goes,
-    so topics seen a moment before may be gone when the kill lands (seen on a loaded CI machine)."""
+    so topics seen a moment before may be gone when the kill lands (seen on a loaded CI machine), and a
+    deletion the run asked for just before the stop still completes: the topics are counted only after
+    the run has been stopped for SETTLE_S (a CI run at 4c26a56+1 found none left without it)."""
     import psutil
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -86,6 +89,7 @@ def freeze_holding_own_topics(bootstrap: str, proc: subprocess.Popen, timeout_s:
         run = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
         for process in run:
             process.suspend()
+        time.sleep(SETTLE_S)   # a DeleteTopics sent just before the stop still completes on the broker
         own = [t for t in topics(bootstrap) if OWN_TOPIC.match(t)]
         if own:
             return own
