@@ -73,6 +73,9 @@ class OptionalCapabilities(Protocol):
     ``target() -> dict | None``: where the results come from (bootstrap, version, detected profile), written
     into results.json and used by ``ktc replay``; ``retarget(target)`` points at it again.
     ``override_profile(profile)``: an explicit ``--profile`` wins over what the implementation detected.
+    ``describe() -> str``: what the target is, in one line, for the end-of-run table (default: name and
+    version).  ``unavailable() -> str | None``: why the target cannot run at all here (no Docker engine,
+    no Go toolchain), shown as its one "not run" row; default None.
     ``close()``: stop what it started (called once per worker at the end of the session).
     ``kip228_tables``: a module or object with KIP-228's table functions ``broker_records(sent, extended,
     broker)``, ``consumer_reads(ts, extended, consumer)`` and ``stored_as(ts, sentinel)``
@@ -88,6 +91,10 @@ class OptionalCapabilities(Protocol):
     def retarget(self, target: dict) -> None: ...
 
     def override_profile(self, profile: str) -> None: ...
+
+    def describe(self) -> str: ...
+
+    def unavailable(self) -> str | None: ...
 
     def close(self) -> None: ...
 

@@ -19,5 +19,8 @@ class ReferenceImplementation:
     def capabilities(self) -> Capabilities:
         return Capabilities(profiles=frozenset(names()))
 
+    def describe(self) -> str:
+        return "ktc's reference model (the oracle judged by its own suites)"
+
     def run(self, histories: Sequence[History]) -> list[Trace]:
         return [reference.run(h) for h in histories]

@@ -60,6 +60,7 @@ class KafkaImplementation:
         self.kafka_version = version or os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
         self.bootstrap = bootstrap if bootstrap is not None else os.environ.get("KAFKA_BOOTSTRAP_SERVERS")
         self.requested_profile = profile or os.environ.get("KTC_KAFKA_PROFILE") or None
+        self.profile_given = bool(os.environ.get("KTC_KAFKA_PROFILE"))  # by the user, not by a subclass
         # a broker ktc starts speaks plaintext; one given by address, what $KTC_KAFKA_CONFIG says
         self.security = security or (Security.from_env() if self.bootstrap else PLAINTEXT)
         self.name = "kafka" if self.bootstrap else f"kafka-{self.kafka_version}"
@@ -107,7 +108,7 @@ class KafkaImplementation:
         return {"implementation": self.name, "bootstrap": self.bootstrap or None,
                 "version": None if self.bootstrap else self.kafka_version,
                 "started": None if self.bootstrap else self.started_what(), "profile": self._chosen_profile(found),
-                "requested_profile": self.requested_profile, "evidence": found.evidence if found else None,
+                "requested_profile": self.requested_profile, "evidence": self.profile_evidence(found),
                 "security": self.security.describe(), "clock": self.clock_description(), "not_sent": NOT_SENT}
 
     def clock_description(self) -> dict:
@@ -129,6 +130,18 @@ class KafkaImplementation:
 
     def started_what(self) -> str:
         return f"Apache Kafka {self.kafka_version} (local KRaft broker from Maven Central)"
+
+    def describe(self) -> str:
+        """The target in one line, for the end-of-run table."""
+        return f"a broker at {self.bootstrap}" if self.bootstrap else self.started_what()
+
+    def profile_evidence(self, found: Discovery | None) -> str | None:
+        """Why it is judged under its profile, in a few words."""
+        if self.profile_given:
+            return "given with --profile"
+        if self.release_profile():
+            return f"release line {versions.line_of(self.kafka_version).line}"
+        return found.evidence if found else None
 
     # -- what it is
     def discovery(self) -> Discovery:
@@ -161,7 +174,7 @@ class KafkaImplementation:
 
     def override_profile(self, profile: str) -> None:
         """``--profile`` names the behaviour to judge this broker under: it wins over discovery."""
-        self.requested_profile = profile
+        self.requested_profile, self.profile_given = profile, True
 
     def capabilities(self) -> Capabilities:
         from specs.clauses import all_clauses

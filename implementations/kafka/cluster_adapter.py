@@ -82,6 +82,10 @@ class KafkaClusterImplementation:
         self._seen: dict[History, tuple] = {}
         self.namer = TopicNamer()
 
+    def describe(self) -> str:
+        offsets = ", ".join(f"{o:+g} s" for o in self.offsets_s)
+        return f"3-node Apache Kafka {self.version} KRaft cluster, clocks skewed {offsets}"
+
     def capabilities(self) -> Capabilities:
         unsupported = {c: ELSEWHERE for c in all_clauses() if c not in SUPPORTED}
         return Capabilities(profiles=frozenset({KIP, shipped_profile(self.version)}), unsupported=unsupported,

@@ -17,11 +17,11 @@ import time
 
 from implementations.protocol import Capabilities
 from specs.clauses import all_clauses
-from specs.profiles import names as profile_names
 
 from .adapter import QUIET, KafkaImplementation
 from .client import wire
 from .client.security import PLAINTEXT
+from .judge.capabilities import KIP
 from .processes import provision
 from .processes.broker import free_port
 
@@ -113,12 +113,15 @@ class KafkaContainerImplementation(KafkaImplementation):
         return f"{IMAGE}:{self.kafka_version} under testcontainers"
 
     def capabilities(self) -> Capabilities:
-        problem = docker_problem()
-        if problem is not None:
-            return Capabilities(
-                profiles=frozenset(profile_names()), unsupported={c.kip: problem for c in all_clauses().values()}
-            )
+        problem = self.unavailable()
+        if problem is not None:  # its own profiles, every clause unsupported with the reason: one "not run" row
+            return Capabilities(profiles=frozenset({self.profile(), KIP}), pinned_only=frozenset({KIP}),
+                                unsupported={c.kip: problem for c in all_clauses().values()})
         return super().capabilities()
+
+    def unavailable(self) -> str | None:
+        """Why this target cannot run at all (no Docker engine), or None."""
+        return docker_problem()
 
     def start_process(self) -> ContainerBroker:
         return ContainerBroker(self.kafka_version).start()

@@ -34,6 +34,12 @@ class KfakeImplementation(KafkaImplementation):
             f"franz-go kfake {self.kafka_version} (built from implementations/kafka/processes/kfake_go with go build)"
         )
 
+    def describe(self) -> str:
+        return f"franz-go kfake {self.kafka_version}"
+
+    def profile_evidence(self, found) -> str:
+        return "kfake follows the newest Apache Kafka"
+
     def start_process(self) -> kfake.KfakeBroker:
         return kfake.KfakeBroker().start()
 

@@ -54,6 +54,9 @@ class SparkImplementation:
     def capabilities(self) -> Capabilities:
         return Capabilities(profiles=frozenset(all_profiles()))
 
+    def describe(self) -> str:
+        return f"PySpark {self.version} (DataFrame plans, one job per test)"
+
     def run(self, histories: Sequence[History]) -> list[tuple]:
         histories = list(histories)
         flat = contract.flatten(histories, topics.config_error)

@@ -24,6 +24,7 @@ from ktc.cli import matrix as cli_matrix
 from ktc.cli import reports as cli_reports
 from ktc.cli import run as cli_run
 from ktc.cli.common import EXIT_USAGE, Parser, UsageError, reachable
+from ktc.cli.progress import Watcher
 from ktc.paths import suites_dir
 
 
@@ -55,7 +56,10 @@ def build_parser() -> Parser:
     sub.add_parser("profiles", help="list profiles and their switches")
     run = sub.add_parser("run", help="run the suites against an implementation")
     run.add_argument("--impl", action="append", help="built-in name or package.module:attribute (repeatable)")
-    run.add_argument("--profile", default="all", help="comma-separated profile names, or 'all'")
+    run.add_argument("--profile", default="own",
+                     help="'own' (default): each implementation under the profiles it implements (a broker: the one "
+                          "detected or given, and the KIP texts on pinned inputs); 'all': every implementation under "
+                          "every profile; or comma-separated profile names")
     run.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
     run.add_argument("--report", default="ktc-report", metavar="DIR",
                      help="report root: each run writes DIR/<UTC time>-<id>/ and, once finished, moves DIR/latest "
@@ -64,6 +68,9 @@ def build_parser() -> Parser:
     run.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
                      help="bound on each call of an implementation's run(), per 100 histories it is given "
                           "(default 300; 0 for none)")
+    run.add_argument("--show-pytest", action="store_true",
+                     help="show pytest's own output (progress characters, tracebacks) and the JVM and Spark logs on "
+                          "the terminal; by default they go to pytest.log in the report directory")
     run.add_argument("--self-checks", action="store_true",
                      help="also run ktc's own quick self-checks (tests that judge no implementation)")
     run.add_argument("--spark-master", help="Spark master URL for --impl spark (default local[*])")
@@ -164,7 +171,7 @@ def validate_run(args) -> None:
         key, sep, value = setting.partition("=")
         if not sep or not key.startswith("spark.") or not value:
             raise UsageError(f"--spark-conf {setting!r}: expected spark.KEY=VALUE")
-    if args.profile != "all":
+    if args.profile not in ("own", "all"):
         for name in args.profile.split(","):
             try:
                 get(name.strip())
@@ -230,7 +237,7 @@ def broker_profile(address: str, requested: str) -> str:
     except Exception as error:  # WireError, a broker that lacks Metadata v9 / DescribeConfigs v4, ...
         raise UsageError(f"{address} answered ApiVersions but not discovery ({type(error).__name__}: {error}); "
                          f"pass --profile, one of {', '.join(profile_names())}") from None
-    if requested != "all":
+    if requested not in ("own", "all"):
         return f"judged as {requested} (given with --profile; detected {found.describe()})"
     if found.profile is None:
         raise UsageError(str(unrecognised(found, address)))
@@ -273,10 +280,18 @@ def cmd_run(args) -> int:
     gate_inputs = cli_reports.load_gate_inputs(args)
     cli_run.check_pytest_args(args.pytest_args)
     report = cli_run.new_run_directory(root)
-    code = cli_run.Child(pytest_argv(args, report) + list(args.pytest_args), child_env(args)).wait()
+    log, watcher = (None, None) if args.show_pytest else (report / LOG_NAME, Watcher())
+    print(f"ktc run: {', '.join(args.impl or ['reference'])}; report in {report}", file=sys.stderr, flush=True)
+    child = cli_run.Child(pytest_argv(args, report) + list(args.pytest_args), child_env(args), log, watcher)
+    code = child.wait()
+    if watcher is not None:
+        watcher.stop()
     if code in cli_run.FINISHED:
         cli_run.point_latest(root, report)
-    return cli_reports.gate(args, report, finish_run(report, code), gate_inputs)
+    return cli_reports.gate(args, report, finish_run(report, code, log), gate_inputs)
+
+
+LOG_NAME = "pytest.log"
 
 
 def pytest_argv(args, report: Path) -> list[str]:
@@ -305,20 +320,40 @@ def settings_argv(args) -> list[str]:
     return argv + [f"--ktc-run-options={json.dumps(vars(args))}"]
 
 
-def finish_run(report: Path, code: int) -> int:
-    """Print the counts and every row that is not a pass; the full table is in summary.txt."""
-    summary = report / "summary.txt"
-    if summary.exists() and code in cli_run.FINISHED:
-        lines = summary.read_text().splitlines()
-        print("\n".join(line for line in lines if not line.startswith("  pass ")))
-        print(f"full table: {summary}")
+def finish_run(report: Path, code: int, log: Path | None) -> int:
+    """The answer: the table of targets and the root causes (reports' terminal format), rendered from
+    results.json alone; or, for a run that did not finish, why in one line and where pytest said more."""
+    results = report / "results.json"
+    if results.exists() and code in cli_run.FINISHED:
+        print(render_answer(results))
     if code == EXIT_NO_TESTS:
         print("ktc: error: no tests were collected; check the -k / --profile / --impl selection", file=sys.stderr)
         return 1
     if code not in cli_run.FINISHED:
-        print(f"ktc: the run did not finish (exit {code}); {report} holds what it wrote, latest was not moved",
-              file=sys.stderr)
+        said = f": {last_error(log)}" if log is not None and last_error(log) else ""
+        print(f"ktc: the run did not finish (exit {code}){said}; {report} holds what it wrote, latest was not moved"
+              + (f"; pytest's output: {log}" if log is not None else ""), file=sys.stderr)
+    elif code == 1 and log is not None:
+        print(f"pytest's output (tracebacks, JVM and Spark logs): {log}")
     return code
+
+
+def render_answer(results: Path) -> str:
+    try:
+        from reports.render import render_file
+    except ImportError:  # TEMPORARY until the renderer registry lands
+        return (results.parent / "summary.txt").read_text()
+    return render_file("terminal", results)
+
+
+def last_error(log: Path) -> str | None:
+    """The last line of the child's output that names an error, to say why a run stopped."""
+    try:
+        lines = log.read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    said = [line.strip() for line in lines if "error" in line.lower() and line.strip()]
+    return said[-1][:300] if said else None
 
 
 EXIT_NO_TESTS = 5

@@ -11,6 +11,7 @@ passes it on to its group.
 """
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import secrets
@@ -91,6 +92,7 @@ def check_pytest_args(args: list[str]) -> None:
         )
 
 
+PROGRESS_FD = "KTC_PROGRESS_FD"  # ktc/plugin/progress.py writes its events there
 SUPERVISED = "KTC_SUPERVISED"  # tells the pytest child to pass a SIGTERM on to its whole group
 
 
@@ -105,11 +107,22 @@ def die_with_parent() -> None:
 
 
 class Child:
-    """The pytest child, in its own process group; signals given to us are passed to that group."""
+    """The pytest child, in its own process group; signals given to us are passed to that group.
 
-    def __init__(self, argv: list[str], env: dict):
+    With ``log``, everything the child and what it starts print (pytest, Spark, the JVMs) goes to that
+    file, not to the terminal; with ``watcher`` (ktc/cli/progress.py) its progress events reach us
+    through a pipe."""
+
+    def __init__(self, argv: list[str], env: dict, log: Path | None = None, watcher=None):
         env = {**env, SUPERVISED: "1"}
-        self.process = subprocess.Popen(argv, env=env, start_new_session=True, preexec_fn=die_with_parent)
+        fds = (watcher.write_fd,) if watcher is not None else ()
+        if watcher is not None:
+            env[PROGRESS_FD] = str(watcher.write_fd)
+        with open(log, "ab") if log is not None else contextlib.nullcontext() as sink:
+            self.process = subprocess.Popen(argv, env=env, start_new_session=True, preexec_fn=die_with_parent,
+                                            pass_fds=fds, stdout=sink, stderr=subprocess.STDOUT if sink else None)
+        if watcher is not None:
+            watcher.start()
         self.signalled: int | None = None
         self.deadline: float | None = None
 

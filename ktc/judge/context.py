@@ -59,6 +59,16 @@ class UnderTest:
         target = getattr(self.implementation, "target", None)
         return target() if callable(target) else None
 
+    def describe(self) -> str:
+        """What the target is, in one line: the implementation's own words, else its name and version."""
+        describe = getattr(self.implementation, "describe", None)
+        return describe() if callable(describe) else f"{self.implementation.name} {self.implementation.version}"
+
+    def unavailable(self) -> str | None:
+        """Why the target cannot run at all (a missing engine or toolchain), or None."""
+        unavailable = getattr(self.implementation, "unavailable", None)
+        return unavailable() if callable(unavailable) else None
+
     def override_profile(self, profile: str) -> None:
         override = getattr(self.implementation, "override_profile", None)
         if callable(override):

@@ -16,8 +16,8 @@ import pytest
 
 from ktc.judge.context import DEFAULT_TIMEOUT_S
 from ktc.paths import suites_dir
-from ktc.plugin import hooks, hypothesis_profiles
-from ktc.plugin.state import STATE, KtcState
+from ktc.plugin import hooks, hypothesis_profiles, progress
+from ktc.plugin.state import OWN, STATE, KtcState
 from specs.profiles import names as profile_names
 
 SEED_KEY = "ktc-hypothesis-seed"
@@ -29,8 +29,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ktc", "ktc conformance")
     group.addoption("--impl", action="append", metavar="NAME|module:attr",
                     help="implementation under test (repeatable; default: reference)")
-    group.addoption("--profile", dest="ktc_profile", default="all", metavar="NAMES",
-                    help=f"comma-separated profiles or 'all' ({', '.join(profile_names())})")
+    group.addoption("--profile", dest="ktc_profile", default=OWN, metavar="NAMES",
+                    help="'own' (default: each implementation under the profiles it implements), 'all' (every "
+                         "implementation under every profile), or comma-separated names "
+                         f"({', '.join(profile_names())})")
     group.addoption("--ktc-report", metavar="DIR", help="write results.json and summary.txt into DIR")
     group.addoption("--ktc-clause", action="append", metavar="ID",
                     help="only run tests citing this clause id or KIP prefix (repeatable)")
@@ -59,7 +61,7 @@ def argparse_suppress() -> str:
 
 def is_ktc_session(config: pytest.Config) -> bool:
     """A ktc option was given, or the session collects ktc's own suites."""
-    if any(config.getoption(name) for name in KTC_OPTIONS) or config.getoption("ktc_profile") != "all":
+    if any(config.getoption(name) for name in KTC_OPTIONS) or config.getoption("ktc_profile") != OWN:
         return True
     suites = suites_dir()
     base = Path(config.invocation_params.dir)
@@ -87,6 +89,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = KtcState(config)
     config.pluginmanager.register(config.stash[STATE].collected, "ktc-collected")
     config.pluginmanager.register(hooks, "ktc-hooks")
+    out = progress.open_stream(config)
+    if out is not None:
+        config.pluginmanager.register(progress.Progress(out, [i.name for i in config.stash[STATE].impls]),
+                                      "ktc-progress")
 
 
 def pass_sigterm_to_the_group(config: pytest.Config) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from ktc.judge import harness
-from ktc.plugin import expected, failure_report, hypothesis_profiles
+from ktc.plugin import expected, failure_report, hypothesis_profiles, targets
 from ktc.plugin.headline import HEADLINE_KEY
 from ktc.plugin.provenance import provenance
 from ktc.plugin.rows import contract_error, rows_for, violations
@@ -56,6 +56,8 @@ def wanted(item, state: KtcState) -> bool:
     if profile is not None and only and not set(only) & reach:
         return False
     if profile is not None and not exact and state.repeats_root(params.params.get("impl"), profile, ids):
+        return False
+    if not state.judges(params.params.get("impl") if params else None, profile, item):
         return False
     return not state.clause_filter or any(c == f or c.startswith(f + ".") for c in ids for f in state.clause_filter)
 
@@ -134,14 +136,14 @@ def show_contract_error_alone(call, report) -> None:
 
 
 def ship_target(item, report, state: KtcState) -> None:
-    """The implementation's target (what it ran on, the profile chosen and why), once it is known."""
+    """The implementation's target record (what it is, the profile it is judged under and why:
+    ktc/plugin/targets.py), whenever it changed."""
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
-    data = impl.target() if impl is not None else None
-    if data:
-        if data.get("profile") and state.shipped_targets.get(impl.name) != data:
-            state.shipped_targets[impl.name] = data
-            report.user_properties.append((TARGET_KEY, json.dumps(data)))
+    data = targets.record(impl, state.capabilities(impl)) if impl is not None else None
+    if data and state.shipped_targets.get(impl.name) != data:
+        state.shipped_targets[impl.name] = data
+        report.user_properties.append((TARGET_KEY, json.dumps(data)))
 
 
 def show_violation_as_report(item, call, report) -> None:
@@ -204,11 +206,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     directory = config.getoption("ktc_report")
     if not directory:
         return
-    meta = {**provenance(state, config), "targets": list(state.collected.targets.values())}
+    meta = {**provenance(state, config), "targets": timed_targets(state.collected)}
     path = results.write(Path(directory), rows, meta)
     from ktc.plugin.artifacts import write_artifacts
     write_artifacts(Path(directory), path)
     config.stash[RESULT_PATH] = str(path)
+
+
+def timed_targets(collected) -> list[dict]:
+    """Every target's record with the seconds its tests took (setup, call and teardown)."""
+    return [{**target, "duration_s": round(collected.seconds.get(name, 0.0), 2)}
+            for name, target in collected.targets.items()]
 
 
 RESULT_PATH = pytest.StashKey[str]()

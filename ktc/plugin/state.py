@@ -8,9 +8,11 @@ import json
 import pytest
 
 import implementations
+from implementations.protocol import Capabilities
 from ktc.judge.context import RunContext, UnderTest
 from ktc.plugin import expected
 from ktc.plugin.headline import headline
+from ktc.plugin.progress import target_of
 from specs.profiles import ProfileError
 from specs.profiles import get as get_profile
 from specs.profiles import names as profile_names
@@ -19,6 +21,7 @@ ROWS_KEY = "ktc-rows"
 CONTRACT_KEY = "ktc-contract"
 TARGET_KEY = "ktc-target"
 STATE = pytest.StashKey["KtcState"]()
+OWN, ALL = "own", "all"  # --profile: each implementation under its own profiles (default) / under every one
 CITED = pytest.StashKey[tuple]()
 
 
@@ -31,11 +34,12 @@ class KtcState:
                     "bootstrap": config.getoption("ktc_kafka_bootstrap")}
         self.impls = [UnderTest(load_impl(spec, settings), self.context) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
+        self.own = config.getoption("ktc_profile") == OWN  # each implementation under its own profiles only
         self.profiles = parse_profiles(config.getoption("ktc_profile"))
         override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
-        self.collected = Collected()
-        self.implemented: dict[str, frozenset] = {}  # implementation -> the profiles it implements (collection)
+        self.collected = Collected([i.name for i in self.impls])
+        self.declared: dict[str, Capabilities | None] = {}  # implementation -> its capabilities, asked at collection
         self.shipped_targets: dict[str, dict] = {}
         self.seed = config.getoption("hypothesis_seed", None)
         self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
@@ -46,12 +50,40 @@ class KtcState:
         derived = get_profile(profile)
         if impl is None or not derived.repeats_root_on(ids):
             return False
-        if impl.name not in self.implemented:
+        caps = self.capabilities(impl)
+        return caps is not None and derived.lineage[-1] in caps.profiles
+
+    def capabilities(self, impl) -> Capabilities | None:
+        """The implementation's capabilities, asked once per session at collection; None for one that
+        cannot say yet (a broker that does not answer): it runs everything, and its tests say why."""
+        if impl.name not in self.declared:
             try:
-                self.implemented[impl.name] = impl.capabilities().profiles
-            except Exception:  # an implementation that cannot say yet runs everything
-                self.implemented[impl.name] = frozenset()
-        return derived.lineage[-1] in self.implemented[impl.name]
+                self.declared[impl.name] = impl.capabilities()
+            except Exception:
+                self.declared[impl.name] = None
+        return self.declared[impl.name]
+
+    def judges(self, impl, profile: str | None, item=None) -> bool:
+        """Whether ``impl`` is judged under ``profile`` in this session.  Under ``--profile own`` (the
+        default) only where its capabilities say so: the profiles it implements (on pinned inputs
+        only where it declares ``pinned_only``), and for one of Kafka's own changes the releases'
+        profiles it is held to; everything else would be a blanket 'does not implement' row."""
+        caps = self.capabilities(impl) if self.own and impl is not None and profile is not None else None
+        if caps is None:
+            return True
+        if item is not None and item.get_closest_marker("kafka_change") is not None and profile in caps.releases:
+            return True
+        if profile in caps.pinned_only:
+            return item is None or item.get_closest_marker("pinned") is not None
+        return profile in caps.profiles
+
+
+    def held_to_release_only(self, impl, profile: str, item) -> bool:
+        """A test of one of Kafka's own changes, run on ``impl`` under a release profile it does not
+        implement (``Capabilities.releases``)."""
+        caps = self.capabilities(impl) if impl is not None else None
+        return (caps is not None and item.get_closest_marker("kafka_change") is not None
+                and profile not in caps.profiles and profile in caps.releases)
 
 
 def split(values) -> list[str]:
@@ -76,13 +108,15 @@ def load_impl(spec: str, settings: dict):
 def override_profiles(impls, option: str, profiles: tuple[str, ...]) -> None:
     """An explicit --profile names the behaviour a broker is judged under: it wins over detection."""
     chosen = [p for p in profiles if p != "kip"]
-    if option != "all" and chosen:
+    if option not in (ALL, OWN) and chosen:
         for impl in impls:
             impl.override_profile(chosen[0])
 
 
 def parse_profiles(value: str) -> tuple[str, ...]:
-    if value == "all":
+    """The profiles tests are parametrized with: every one for ``all`` and ``own`` (``own`` then keeps,
+    per implementation, the ones it is judged under: ``KtcState.judges``), else the names given."""
+    if value in (ALL, OWN):
         return profile_names()
     try:
         return tuple(get_profile(name).name for name in split([value]))
@@ -93,12 +127,16 @@ def parse_profiles(value: str) -> tuple[str, ...]:
 class Collected:
     """What the controller gathers from every test report (workers ship it in user_properties)."""
 
-    def __init__(self) -> None:
+    def __init__(self, names: list[str]) -> None:
         self.rows: list[dict] = []
         self.targets: dict[str, dict] = {}
         self.contract_errors: set[str] = set()
+        self.names, self.seconds = names, dict.fromkeys(names, 0.0)  # implementation -> its tests' time
 
     def pytest_runtest_logreport(self, report) -> None:
+        target = target_of(report.nodeid, self.names)
+        if target is not None:
+            self.seconds[target] += report.duration
         for key, value in report.user_properties:
             if key == ROWS_KEY:
                 self.rows.extend(json.loads(value))

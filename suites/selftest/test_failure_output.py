@@ -1,7 +1,8 @@
 """A failing run reads like a conformance report, not a crash, and its seeds reproduce.
 
-One real ``ktc run`` against a mutant (before/after swapped) under two xdist workers: its output holds
-no line of ktc's own source, every failure names its clause, quotes it and prints one replay line,
+One real ``ktc run`` against a mutant (before/after swapped) under two xdist workers: its output (the
+terminal, and pytest's own in the report's pytest.log, where the terminal names it) holds no line of
+ktc's own source, every failure names its clause, quotes it and prints one replay line,
 the seed printed is the seed every worker used, and each replay line, run alone under either
 Hypothesis profile, fails the same clause again."""
 from __future__ import annotations
@@ -28,7 +29,9 @@ def failing_run(scratch: str) -> str:
     env = {**os.environ, "CI": "true"}  # as on CI, where pytest would repeat each whole message in the summary
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
-    return done.stdout + done.stderr
+    log = Path(scratch, "latest", "pytest.log")  # ktc run keeps pytest's own output off the terminal
+    assert f"pytest's output (tracebacks, JVM and Spark logs): {log.resolve()}" in done.stdout
+    return done.stdout + done.stderr + log.read_text()
 
 
 @pytest.fixture(scope="module")

@@ -5,8 +5,10 @@ that test does not cite, the test's own verdicts become ``unknown`` (explained b
 ktc/judge/divergence.py) and the test passes.  Here every clause is cited, so the clause that owns the first
 wrong answer fails, whatever state the history built to reach it (mutation testing found faults that
 only the sentinel, rebuild and leader-change histories of other tests reached).  It needs an
-implementation that answers every clause (the reference, Spark, a mutant); any other is ``unsupported``
-here, with the clauses it lacks, and is judged by the narrower tests.
+implementation that answers every clause (the reference, Spark, a mutant); any other skips here and
+is judged by the narrower tests.  The skip is no declaration about a clause (the implementation's
+capabilities are: ktc/plugin/rows.py decides those first), so it contributes ``unexercised``: the
+row is ``unknown`` unless another test reached the clause.
 """
 import pytest
 from hypothesis import given
@@ -24,7 +26,8 @@ SKEW_MS = 120_000
 def require_every_clause(impl) -> None:
     lacking = [c for c in EVERY_CLAUSE if impl.capabilities().reason_unsupported(c)]
     if lacking:
-        pytest.skip(f"unsupported: judges every clause at once; {impl.name} lacks {len(lacking)} ({lacking[0]}, ...)")
+        pytest.skip(f"unexercised: the every-clause test skipped: {impl.name} lacks {len(lacking)} "
+                    f"({lacking[0]}, ...)")
 
 
 @pytest.mark.clause(*EVERY_CLAUSE)
