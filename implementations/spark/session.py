@@ -4,11 +4,15 @@ Settings measured on this machine kind (research note A2): UI off, loopback, UTC
 Arrow on with no silent fallback, few shuffle partitions, no Python call sites captured per Column.
 ``--spark-master`` and any ``spark.*`` option pass through ``configure()`` before the first use,
 so the same code runs on a cluster.  The session is stopped at interpreter exit (normal exit, failure, Ctrl-C).
+The JVM's own output goes to a log file, removed when the session stops; a session that cannot start
+raises ``SparkStartError``: one line with the root cause and that log, kept (never a py4j traceback).
 """
 from __future__ import annotations
 
 import atexit
+import contextlib
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -44,22 +48,95 @@ def configure(master: str | None = None, **settings: str) -> None:
     _overrides.update(settings)
 
 
+class SparkStartError(RuntimeError):
+    """Spark could not start: the root cause and the log holding the JVM's whole output, in one line."""
+
+
 def get():
-    """The shared SparkSession (built on first use)."""
+    """The shared SparkSession (built on first use); ``SparkStartError`` when it cannot start."""
     global _session
     if _session is None:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
-        from pyspark.sql import SparkSession
-        builder = SparkSession.builder.master(_master).appName("ktc")
-        warehouse = tempfile.mkdtemp(prefix="ktc-spark-warehouse-")
-        atexit.register(shutil.rmtree, warehouse, True)  # registered before stop(), so it runs after it
-        for key, value in {**DEFAULTS, "spark.sql.warehouse.dir": warehouse, **_overrides}.items():
-            builder = builder.config(key, value)
-        _session = builder.getOrCreate()
+        _session = started(settings())
         _session.sparkContext.setLogLevel("ERROR")
         atexit.register(stop)
     return _session
+
+
+def settings() -> dict[str, str]:
+    """Every setting of the session: master, name, the defaults, a fresh warehouse, then the overrides."""
+    warehouse = tempfile.mkdtemp(prefix="ktc-spark-warehouse-")
+    atexit.register(shutil.rmtree, warehouse, True)  # registered before stop(), so it runs after it
+    return {"spark.master": _master, "spark.app.name": "ktc", **DEFAULTS, "spark.sql.warehouse.dir": warehouse,
+            **_overrides}
+
+
+def started(conf: dict[str, str]):
+    """A session on a JVM whose output goes to a log file (PySpark's ``popen_kwargs``), so a JVM that
+    exits at once (no Java, a bad option, an unresolvable package) is named by its own words."""
+    from pyspark import SparkConf, SparkContext
+    from pyspark.sql import SparkSession
+    fd, log = tempfile.mkstemp(prefix="ktc-spark-", suffix=".log")
+    spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
+    try:
+        with os.fdopen(fd, "ab") as out:
+            gateway = SparkContext._gateway or launched(spark_conf, out)
+        SparkContext(conf=spark_conf, gateway=gateway)
+        spark = SparkSession.builder.config(map=conf).getOrCreate()
+    except Exception as error:
+        abandon()
+        raise SparkStartError(f"Spark could not start: {why_not(error, log)}; see {log}") from None
+    atexit.register(remove, log)  # kept when the start failed: the message points at it
+    return spark
+
+
+def launched(spark_conf, out):
+    """PySpark's JVM gateway with its stdout and stderr in ``out``; a ``spark.jars.packages`` resolution
+    (Ivy, at JVM start) waits for ktc's resolution lock: two Ivy runs never share a cache at once."""
+    from pyspark.java_gateway import launch_gateway
+    if not spark_conf.contains("spark.jars.packages"):
+        return launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
+    from implementations.kafka.processes.provision import resolving
+    with resolving():
+        return launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
+
+
+def abandon() -> None:
+    """After a failed start: stop the JVM if one came up, so nothing outlives the error."""
+    from pyspark import SparkContext
+    gateway, SparkContext._gateway, SparkContext._jvm = SparkContext._gateway, None, None
+    SparkContext._active_spark_context = None
+    if gateway is not None:
+        with contextlib.suppress(Exception):  # a JVM that died mid-start: nothing to say goodbye to
+            gateway.shutdown()
+        if gateway.proc is not None:
+            gateway.proc.kill()
+            gateway.proc.wait()
+
+
+def why_not(error: Exception, log: str) -> str:
+    """The root cause: the JVM's output when it exited before answering, else the error's own text."""
+    text = str(error)
+    if "JAVA_GATEWAY_EXITED" in text:
+        text = open(log, errors="replace").read() or text
+    return root_cause(text)
+
+
+def root_cause(text: str) -> str:
+    """The line of a JVM's output that says why: its last exception (``Caused by:``, ``Exception in
+    thread``), else the first line (a shell's ``.../java: No such file or directory``)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    thrown = [line for line in lines if line.startswith(("Caused by:", "Exception in thread"))]
+    line = thrown[-1] if thrown else (lines[0] if lines else "no output")
+    return re.sub(r'^(Caused by: |Exception in thread "[^"]*" )', "", line)[:300]
+
+
+def remove(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
 
 
 def stop() -> None:

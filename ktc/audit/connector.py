@@ -1,14 +1,42 @@
 """Which spark-sql-kafka-0-10 to load: the installed PySpark's own version when Maven Central has it,
 else the newest release of the same major below it (said in the report: Maven Central had no
-4.3.0 of the connector on 2026-11-25, and 4.2.0 reads topics on PySpark 4.3.0)."""
+4.3.0 of the connector on 2026-11-25, and 4.2.0 reads topics on PySpark 4.3.0).
+
+``jars(installed)`` is the connector and everything it pulls as local jars, for ``spark.jars``: resolved
+once with Spark's own Ivy (Maven Central only: no ~/.m2, no spark-packages) into ktc's cache, under the
+cache's resolution lock (``provision.resolving``), and copied into a stamped folder per PySpark version.
+A session then starts with no Ivy at all: two pytest-xdist workers, or a test and its ``ktc audit``
+child, once raced Ivy resolutions into one cache and lost jars (issue 23).  ``./run`` resolves it during
+setup (``python -m ktc.audit.connector --resolve``); a plain ``pip install`` resolves it on first use.
+"""
 from __future__ import annotations
 
+import json
+import os
 import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
 from pathlib import Path
 
 ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_2.13"
 METADATA = "https://repo.maven.apache.org/maven2/org/apache/spark/spark-sql-kafka-0-10_2.13/maven-metadata.xml"
 CACHED_AS = "spark/connector-versions.json"
+OVERRIDE = "KTC_SPARK_KAFKA_PACKAGE"  # a Maven coordinate to load instead of the chosen connector
+STAMP = ".complete"  # in a finished folder of jars: {"coordinate", "why"}
+RESOLVE_TIMEOUT_S = 900.0
+IVY_SETTINGS = """<ivysettings>
+  <settings defaultResolver="central"/>
+  <resolvers><ibiblio name="central" m2compatible="true" root="https://repo.maven.apache.org/maven2/"/></resolvers>
+</ivysettings>
+"""
+
+
+class ConnectorError(RuntimeError):
+    """The connector's jars cannot be had here: one line, naming the log that holds Ivy's output."""
 
 
 def key(version: str) -> tuple[int, ...]:
@@ -32,6 +60,89 @@ def coordinate(installed: str) -> tuple[str, str]:
     from implementations.kafka.processes.provision import known_releases
     version, why = choose(installed, known_releases(METADATA, CACHED_AS)[0])
     return f"{ARTIFACT}:{version}", why
+
+
+def package(installed: str) -> tuple[str, str]:
+    """The coordinate to resolve, and why: ``$KTC_SPARK_KAFKA_PACKAGE`` when set, else ``coordinate``."""
+    given = os.environ.get(OVERRIDE)
+    return (given, f"{given} (${OVERRIDE})") if given else coordinate(installed)
+
+
+def folder(installed: str) -> Path:
+    from implementations.kafka.processes.provision import cache_root
+    given = os.environ.get(OVERRIDE)
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", given) if given else f"pyspark-{installed}"
+    return cache_root() / "spark" / "kafka-connector" / name
+
+
+def jars(installed: str) -> tuple[list[str], str]:
+    """The connector's jars (local paths) for PySpark ``installed``, and why that version; resolved first,
+    under the lock, unless a finished folder exists (then no network, no Ivy, no lock)."""
+    from implementations.kafka.processes.provision import resolving
+    target = folder(installed)
+    if not (target / STAMP).exists():
+        with resolving():
+            if not (target / STAMP).exists():
+                resolve_into(target, *package(installed))
+    why = json.loads((target / STAMP).read_text())["why"]
+    return sorted(str(p) for p in target.glob("*.jar")), why
+
+
+def resolve_into(target: Path, coordinate: str, why: str) -> None:
+    """Resolve ``coordinate`` with Spark's Ivy into the cache's Ivy folder, copy the jars it names into a
+    staging folder, stamp it and rename it to ``target``.  The caller holds the resolution lock."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f"{target.name}-", dir=target.parent))
+    try:
+        for jar in resolved(coordinate, target.parent / f"{target.name}.log"):
+            shutil.copy2(jar, staging)
+        (staging / STAMP).write_text(json.dumps({"coordinate": coordinate, "why": why}))
+        shutil.rmtree(target, ignore_errors=True)  # a half-finished earlier attempt (no stamp)
+        staging.rename(target)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def resolved(coordinate: str, log: Path) -> list[str]:
+    """The jar files Spark's Ivy resolves for ``coordinate``: asked of a child process (``--ivy-child``),
+    its whole output in ``log``, killed with its JVM after RESOLVE_TIMEOUT_S."""
+    ivy = log.parent.parent / "ivy"
+    settings = log.parent / "ivysettings.xml"
+    settings.write_text(IVY_SETTINGS)
+    cmd = [sys.executable, "-m", "ktc.audit.connector", "--ivy-child", coordinate, str(ivy), str(settings)]
+    with open(log, "w") as out:
+        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=out, text=True, start_new_session=True)
+        try:
+            printed, _ = child.communicate(timeout=RESOLVE_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+            raise ConnectorError(f"Spark's Ivy did not resolve {coordinate} within {RESOLVE_TIMEOUT_S:.0f} s "
+                                 f"(is repo.maven.apache.org reachable?); see {log}") from None
+    if child.returncode != 0:
+        from implementations.spark.session import root_cause
+        raise ConnectorError(f"Spark's Ivy could not resolve {coordinate}: {root_cause(log.read_text())}; "
+                             f"see {log}")
+    found = [url.removeprefix("file://") for url in json.loads(printed.splitlines()[-1]) if url]
+    if not found:
+        raise ConnectorError(f"Spark's Ivy resolved {coordinate} to no jars; see {log}")
+    return found
+
+
+def ivy_child(coordinate: str, ivy: str, settings: str) -> None:
+    """In the child: start PySpark's JVM gateway with ``spark.jars.packages`` (Spark resolves it before
+    the gateway answers), print the jars it put on ``spark.jars`` as JSON, and let the JVM go."""
+    from pyspark import SparkConf
+    from pyspark.java_gateway import launch_gateway
+    conf = SparkConf(loadDefaults=False).setAll([
+        ("spark.jars.packages", coordinate), ("spark.jars.ivy", ivy), ("spark.jars.ivySettings", settings)])
+    gateway = launch_gateway(conf, popen_kwargs={"stdout": sys.stderr})  # stdout carries the answer alone
+    try:
+        print(json.dumps(gateway.jvm.System.getProperty("spark.jars").split(",")), flush=True)
+    finally:
+        gateway.shutdown()
+        gateway.proc.stdin.close()  # PySpark's gateway server exits at the end of its input
+        gateway.proc.wait(60)
 
 
 LOGIN_MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
@@ -59,3 +170,26 @@ def kafka_options(security) -> dict[str, str]:
         out["kafka.ssl.endpoint.identification.algorithm"] = "" if security.endpoint_identification == "none" \
             else security.endpoint_identification
     return out
+
+
+def main(argv: list[str]) -> int:
+    """``--resolve``: the connector for the installed PySpark, once (./run's setup); one line either way."""
+    if argv[:1] == ["--ivy-child"] and len(argv) == 4:
+        ivy_child(*argv[1:])
+        return 0
+    if argv != ["--resolve"]:
+        print("usage: python -m ktc.audit.connector --resolve", file=sys.stderr)
+        return 2
+    import pyspark
+    started = time.monotonic()
+    try:
+        found, why = jars(pyspark.__version__)
+    except ConnectorError as error:
+        print(f"ktc: error: {error}", file=sys.stderr)
+        return 2
+    print(f"{why}: {len(found)} jars in {Path(found[0]).parent} ({time.monotonic() - started:.1f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -62,6 +62,7 @@ class Plan:
     report: Path
     spark_master: str | None
     profile_note: str = ""
+    kafka_unavailable: str | None = None  # why Spark's Kafka source could not be loaded (ktc's client reads)
 
 
 def cmd_audit(args) -> int:

@@ -1,6 +1,8 @@
 """``ktc audit`` after its options were checked: one Spark session, each topic read and audited,
 the report written, the violations kept as Parquet.  Spark's Kafka source refusing a record (a
-timestamp beyond Spark's microseconds) is not the end: the topic is read again with ktc's client."""
+timestamp beyond Spark's microseconds) is not the end: the topic is read again with ktc's client; nor
+is a connector whose jars cannot be resolved: every topic is then read with ktc's client.  A Spark that
+cannot start at all is one line (``ktc: error: Spark could not start: ...; see LOG``), exit 2."""
 from __future__ import annotations
 
 import json
@@ -14,20 +16,37 @@ from ktc.cli.common import UsageError
 
 
 def spark_session(plan):
+    """(session, note for the report, plan): the plan says ``kafka_unavailable`` when the connector's jars
+    could not be had; a session that cannot start is a one-line error."""
     try:
         import pyspark
     except ImportError:
         raise UsageError("ktc audit needs Spark: pip install 'ktc[spark]' (and Java 17)") from None
     from implementations.spark import session
-    from ktc.audit import connector
-    from ktc.audit.sources import KAFKA_SOURCE_NOTE
     settings, note = {}, "no Kafka source"
     if plan.source == "kafka":
-        settings["spark.jars.packages"], note = connector.coordinate(pyspark.__version__)
+        settings, note, plan = kafka_connector(plan, pyspark.__version__)
     session.configure(master=plan.spark_master, **settings)
-    spark = session.get()
+    try:
+        spark = session.get()
+    except session.SparkStartError as error:
+        raise UsageError(str(error)) from None
     quiet_interrupts()
-    return spark, f"{note}; {KAFKA_SOURCE_NOTE}" if plan.source == "kafka" else note
+    return spark, note, plan
+
+
+def kafka_connector(plan, installed: str):
+    """(settings, note, plan) for Spark's Kafka source: its jars from ktc's cache (resolved once, under a
+    lock: connector.py); without them, ktc's client reads every topic (said on stderr and in the report)."""
+    from ktc.audit import connector
+    from ktc.audit.sources import KAFKA_SOURCE_NOTE
+    try:
+        found, why = connector.jars(installed)
+    except connector.ConnectorError as error:
+        print(f"ktc audit: Spark's Kafka source is unavailable ({error}); reading with ktc's client",
+              file=sys.stderr, flush=True)
+        return {}, f"Spark's Kafka source unavailable: {error}", replace(plan, kafka_unavailable=str(error))
+    return {"spark.jars": ",".join(found)}, f"{why}; {KAFKA_SOURCE_NOTE}", plan
 
 
 def quiet_interrupts() -> None:
@@ -70,8 +89,30 @@ def read(spark, client, plan, topic: str):
     return df, False, None, plan.source
 
 
+class KafkaSourceRefused(Exception):
+    """Spark's Kafka source could not read a topic; the message says why, in one line."""
+
+
 def audited(spark, client, plan, topic: str, facts):
-    """Audit one topic; a Kafka-source refusal of a record falls back to ktc's client (said on stderr)."""
+    """Audit one topic; a Kafka source that refuses a record, or that could not be loaded, falls back to
+    ktc's client (a refusal is said on stderr; the source's name in the report says either)."""
+    refused = plan.kafka_unavailable
+    if refused is None:
+        try:
+            return audited_as_planned(spark, client, plan, topic, facts)
+        except KafkaSourceRefused as error:
+            refused = str(error)
+        print(f"ktc audit: Spark's Kafka source could not read {topic} ({refused}); reading it with ktc's client",
+              file=sys.stderr, flush=True)
+    from ktc.audit import audit, sources
+    table, read_ms = sources.read_ktc(client, topic)
+    result = audit(spark.createDataFrame(table), replace(facts, read_ms=read_ms), answer=asker(client, topic),
+                   samples=plan.samples, seed=plan.seed)
+    return result, f"ktc (Spark's Kafka source could not read it: {refused})"
+
+
+def audited_as_planned(spark, client, plan, topic: str, facts):
+    """Audit one topic read from the planned source; ``KafkaSourceRefused`` when the Kafka source failed."""
     from ktc.audit import audit, sources
     records, live, read_ms, name = read(spark, client, plan, topic)
     facts = facts if read_ms is None else replace(facts, read_ms=read_ms)
@@ -82,12 +123,7 @@ def audited(spark, client, plan, topic: str, facts):
         refused = sources.kafka_source_failure(error) if live else None
         if refused is None:
             raise
-    print(f"ktc audit: Spark's Kafka source could not read {topic} ({refused}); reading it with ktc's client",
-          file=sys.stderr, flush=True)
-    table, read_ms = sources.read_ktc(client, topic)
-    result = audit(spark.createDataFrame(table), replace(facts, read_ms=read_ms), answer=asker(client, topic),
-                   samples=plan.samples, seed=plan.seed)
-    return result, f"ktc (Spark's Kafka source could not read it: {refused})"
+        raise KafkaSourceRefused(refused) from None
 
 
 def audit_topic(spark, client, plan, topic: str):
@@ -103,7 +139,7 @@ def audit_topic(spark, client, plan, topic: str):
 
 def run(plan) -> int:
     """Audit each topic in turn; after each, its violating rows and the report so far are on disk."""
-    spark, note = spark_session(plan)
+    spark, note, plan = spark_session(plan)
     directory, text = None, ""
     data = {"bootstrap": plan.bootstrap, "source": plan.source, "seed": plan.seed, "notes": note,
             "topics": [], "failed": 0, "violations": "none"}

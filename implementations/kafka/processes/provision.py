@@ -9,10 +9,13 @@ everything it pulls transitively, and the logging jars the POM leaves out (the t
 
 Resolution writes a throwaway ``pom.xml`` into a temp dir and runs
 ``mvn -q -B dependency:copy-dependencies``; a ``.complete`` stamp marks a finished cache so a
-second call costs one ``stat``.  The cache root is ``$KTC_CACHE`` (default ``~/.cache/ktc``).
+second call costs one ``stat``.  The cache root is ``$KTC_CACHE`` (default ``~/.cache/ktc``).  Maven runs
+under ``resolving()``, the cache's one resolution lock (Spark's Ivy takes it too, ktc/audit/connector.py):
+two pytest-xdist workers, or two runs on one machine, never write one local repository at once.
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -21,6 +24,7 @@ import subprocess
 import tempfile
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 DEFAULT_VERSIONS = (
@@ -31,6 +35,7 @@ RELEASES_CACHE = "kafka/releases.json"  # Maven Central's list of releases, as l
 FRESH_S = 86_400.0  # a list read less than a day ago is used without asking again
 MAVEN_METADATA = "https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/maven-metadata.xml"
 STAMP = ".complete"
+LOCK = "resolve.lock"  # under the cache root: held while Maven or Spark's Ivy resolves jars
 _VERSION = re.compile(r"^\d+\.\d+\.\d+([.-][A-Za-z0-9.-]+)?$")
 
 LOGGING = {
@@ -58,7 +63,8 @@ def logging_family(version: str) -> str:
 
 
 def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path:
-    """The directory of jars for ``version``, resolving it first if it is not cached yet."""
+    """The directory of jars for ``version``, resolving it first (under the resolution lock) if it is not
+    cached yet; a process that waited for the lock finds another's finished cache and uses it."""
     if not _VERSION.match(version):
         raise ProvisionError(f"not a Kafka version: {version!r} (expected e.g. {DEFAULT_VERSIONS[0]})")
     lib = cache_root() / "kafka" / version / "lib"
@@ -67,41 +73,63 @@ def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path
     if shutil.which("mvn") is None:
         raise ProvisionError("Maven (mvn) is not on PATH: install Maven 3.8+ to fetch Kafka "
                              f"{version} from Maven Central, or point --kafka-bootstrap at a running broker")
+    with resolving():
+        if not (lib / STAMP).exists():
+            fetch(version, lib, quiet, timeout_s)
+    return lib
+
+
+@contextmanager
+def resolving():
+    """Hold the cache's resolution lock (fcntl.flock on ``<cache>/resolve.lock``; released when the process
+    dies): Maven's ~/.m2 and an Ivy cache are not safe for two writers, and Spark's Ivy reads ~/.m2 too."""
+    path = cache_root() / LOCK
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def fetch(version: str, lib: Path, quiet: bool, timeout_s: float) -> None:
+    """Resolve ``version`` with Maven into a staging directory, then rename it to ``lib`` (stamped)."""
     lib.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"lib-{version}-", dir=lib.parent))
     try:
-        with tempfile.TemporaryDirectory(prefix="ktc-mvn-") as work:
-            Path(work, "pom.xml").write_text(pom(version))
-            cmd = ["mvn", "-B", "-Dstyle.color=never", "dependency:copy-dependencies", "-DincludeScope=runtime",
-                   f"-DoutputDirectory={staging}"]
-            if quiet:
-                cmd.insert(1, "-q")
-            try:
-                done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout_s)
-            except subprocess.TimeoutExpired:
-                raise ProvisionError(f"Maven did not resolve Kafka {version} within {timeout_s:.0f} s: "
-                                     "check access to https://repo.maven.apache.org") from None
-            if done.returncode != 0:
-                raise ProvisionError(f"Maven could not resolve org.apache.kafka:kafka_2.13:{version}: "
-                                     f"{_first_error(done.stdout + done.stderr)} "
-                                     f"(is {version} on Maven Central? is repo.maven.apache.org reachable?)")
+        run_maven(version, staging, quiet, timeout_s)
         if not (staging / f"kafka_2.13-{version}.jar").exists():
             raise ProvisionError(f"Maven finished but kafka_2.13-{version}.jar is missing from {staging}")
         (staging / STAMP).write_text(version + "\n")
         if lib.exists():  # a half-finished earlier attempt (no stamp)
             shutil.rmtree(lib, ignore_errors=True)
-        try:
-            staging.rename(lib)
-        except OSError:  # another process finished first
-            if not (lib / STAMP).exists():
-                raise
-        return lib
+        staging.rename(lib)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
         try:
             lib.parent.rmdir()  # only succeeds when a failed attempt left the version dir empty
         except OSError:
             pass
+
+
+def run_maven(version: str, output: Path, quiet: bool, timeout_s: float) -> None:
+    """``mvn dependency:copy-dependencies`` of a throwaway POM naming ``version`` into ``output``."""
+    with tempfile.TemporaryDirectory(prefix="ktc-mvn-") as work:
+        Path(work, "pom.xml").write_text(pom(version))
+        cmd = ["mvn", "-B", "-Dstyle.color=never", "dependency:copy-dependencies", "-DincludeScope=runtime",
+               f"-DoutputDirectory={output}"]
+        if quiet:
+            cmd.insert(1, "-q")
+        try:
+            done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout_s)
+        except subprocess.TimeoutExpired:
+            raise ProvisionError(f"Maven did not resolve Kafka {version} within {timeout_s:.0f} s: "
+                                 "check access to https://repo.maven.apache.org") from None
+    if done.returncode != 0:
+        raise ProvisionError(f"Maven could not resolve org.apache.kafka:kafka_2.13:{version}: "
+                             f"{_first_error(done.stdout + done.stderr)} "
+                             f"(is {version} on Maven Central? is repo.maven.apache.org reachable?)")
 
 
 def cache_size_bytes(version: str) -> int:
@@ -133,9 +161,19 @@ def known_releases(metadata: str = MAVEN_METADATA, cached_as: str = RELEASES_CAC
         if cache.exists():
             return json.loads(cache.read_text()), f"Maven Central's list as last read ({cache}; now: {error})"
         return [], f"no list of releases ({error})"
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    cache.write_text(json.dumps(found))
+    write_atomically(cache, json.dumps(found))
     return found, "Maven Central"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary name beside ``path``, then rename: a concurrent reader sees the old file or
+    the new one, never half of one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, partial = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
+    with os.fdopen(fd, "w") as out:
+        out.write(text)
+    os.chmod(partial, 0o644)  # as an ordinary write would leave it (mkstemp's file is private)
+    os.replace(partial, path)
 
 
 def newest(line: str) -> str:
@@ -193,11 +231,18 @@ def _first_error(output: str) -> str:
     return (output.strip().splitlines() or ["no output"])[-1][:300]
 
 
-if __name__ == "__main__":  # python -m implementations.kafka.processes.provision [VERSION ...]
-    import sys
-    import time
+def release(name: str) -> str:
+    """A version as given ("3.7.2"), or a release line's newest ("3.9", "4": what ``kafka-3.9`` runs)."""
+    return name if _VERSION.match(name) else newest(name)
 
-    for v in sys.argv[1:] or DEFAULT_VERSIONS:
+
+if __name__ == "__main__":  # python -m implementations.kafka.processes.provision [VERSION | LINE ...]
+    import sys
+
+    for v in map(release, sys.argv[1:] or DEFAULT_VERSIONS):
         t0 = time.monotonic()
-        path = lib_dir(v, quiet=False)
+        try:
+            path = lib_dir(v, quiet=False)
+        except ProvisionError as error:
+            sys.exit(f"provision: {error}")
         print(f"{v}: {path} ({cache_size_bytes(v) / 1e6:.1f} MB, {time.monotonic() - t0:.1f} s)")

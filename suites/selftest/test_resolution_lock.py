@@ -1,0 +1,87 @@
+"""ktc resolves jars one process at a time (issue 23: two Ivy resolutions into one cache lost jars on a
+fresh machine).  Maven's fetch of a Kafka broker (provision.lib_dir) and Spark's Ivy for the Kafka
+connector (ktc.audit.connector.jars) both wait for the cache's resolution lock, and a process that
+waited uses what the holder finished instead of resolving again.
+
+Each test holds the lock itself, starts the real entry point in a child, sees the child blocked on the
+lock (/proc/locks), finishes the cache as another process would, and releases: the child must then
+answer from that cache, having run neither Maven (a stand-in ``mvn`` records any call) nor Ivy.
+"""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from implementations.kafka.processes import provision
+
+pytestmark = pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux's /proc/locks")
+VERSION = "3.9.2"
+PACKAGE = "org.example:ktc-lock-test_2.13:1.0"
+
+
+def blocked_on_a_lock(pid: int) -> bool:
+    """Whether ``pid`` waits for a lock (a ``->`` line of /proc/locks names the waiters)."""
+    return any("->" in line and f" {pid} " in line for line in Path("/proc/locks").read_text().splitlines())
+
+
+def wait_until_blocked(child: subprocess.Popen, timeout_s: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not blocked_on_a_lock(child.pid):
+        if child.poll() is not None:
+            out, err = child.communicate()
+            pytest.fail(f"the child did not wait for the resolution lock: exit {child.returncode}\n{out}\n{err}")
+        if time.monotonic() > deadline:
+            child.kill()
+            pytest.fail(f"the child was not blocked on the resolution lock within {timeout_s:.0f} s")
+        time.sleep(0.05)
+
+
+def stand_in_mvn(tmp_path: Path) -> Path:
+    """A directory with an ``mvn`` that records being run and fails."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    mvn = bin_dir / "mvn"
+    mvn.write_text(f"#!/bin/sh\ntouch {tmp_path / 'mvn-ran'}\nexit 1\n")
+    mvn.chmod(0o755)
+    return bin_dir
+
+
+def test_a_broker_fetch_waits_for_the_lock_and_uses_what_the_holder_finished(tmp_path, monkeypatch):
+    monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
+    env = {**os.environ, "PATH": f"{stand_in_mvn(tmp_path)}:{os.environ['PATH']}"}
+    with provision.resolving():
+        child = subprocess.Popen([sys.executable, "-m", "implementations.kafka.processes.provision", VERSION],
+                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until_blocked(child)
+        lib = provision.cache_root() / "kafka" / VERSION / "lib"
+        lib.mkdir(parents=True)
+        (lib / provision.STAMP).write_text(VERSION + "\n")
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert out.startswith(f"{VERSION}: {lib} "), out
+    assert not (tmp_path / "mvn-ran").exists(), "Maven ran although the holder of the lock had finished the cache"
+
+
+def test_the_kafka_connector_waits_for_the_lock_and_uses_what_the_holder_finished(tmp_path, monkeypatch):
+    pytest.importorskip("pyspark", reason="the connector's entry point reads the installed PySpark's version")
+    from ktc.audit import connector
+    monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(connector.OVERRIDE, PACKAGE)
+    with provision.resolving():
+        child = subprocess.Popen([sys.executable, "-m", "ktc.audit.connector", "--resolve"],
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        wait_until_blocked(child)
+        target = connector.folder("any")
+        target.mkdir(parents=True)
+        (target / "stand-in.jar").write_bytes(b"")
+        (target / connector.STAMP).write_text(json.dumps({"coordinate": PACKAGE, "why": "the test's"}))
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert out.startswith(f"the test's: 1 jars in {target} "), out
+    assert not (provision.cache_root() / "spark" / "ivy").exists(), "Ivy ran although the holder had finished"
