@@ -3,12 +3,13 @@
 The broker runs on a clock ktc sets (processes/clock.py), so LogAppendTime can be made to go
 backwards or run ahead on purpose.  Each planted record is known by its offset from the
 ProduceResponse; the audit must report exactly those, per check, and nothing on a clean topic --
-through ktc's client and through Spark's own Kafka source.  Runs the real CLI in a child process,
-as a user would.
+through ktc's client and through Spark's own Kafka source, and through ktc's client again when Spark's
+Kafka connector cannot be resolved.  Runs the real CLI in a child process, as a user would.
 """
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -188,6 +189,25 @@ def test_a_nanosecond_timestamp_spark_cannot_read_is_read_by_ktc_instead(audited
     assert source.startswith("ktc"), source
     if data["source"] == "kafka":
         assert "could not read it" in source and "audit-nanoseconds" in source, source
+
+
+def test_a_kafka_connector_that_cannot_be_resolved_falls_back_to_ktc_s_client(planted, tmp_path):
+    """Spark's Kafka source without its jars (an unresolvable coordinate, an empty cache): one line says so,
+    ktc's client reads the topic, the audit is whole; no traceback (issue 23)."""
+    broker, _plan = planted
+    env = {**os.environ, "KTC_CACHE": str(tmp_path / "cache"),
+           "KTC_SPARK_KAFKA_PACKAGE": "org.example:ktc-no-such-connector_2.13:0.0.1"}
+    cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.bootstrap, "--source", "kafka",
+           "--topic", "audit-clean", "--report", str(tmp_path / "report"), "--seed", "7"]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.returncode == 0, f"exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
+    said = [line for line in done.stderr.splitlines() if "Spark's Kafka source is unavailable" in line]
+    assert len(said) == 1 and "could not resolve org.example:ktc-no-such-connector_2.13:0.0.1" in said[0], done.stderr
+    data = json.loads(next((tmp_path / "report").glob("*/audit.json")).read_text())
+    source = data["topics"][0]["source"]
+    assert source.startswith("ktc (Spark's Kafka source could not read it: Spark's Ivy could not resolve"), source
+    assert rows_of(data, "audit-clean")["list-offsets-by-timestamp"]["verdict"] == "pass"
 
 
 # ---- a real leader change on skewed clocks ---------------------------------------------------------
