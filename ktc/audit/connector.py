@@ -26,7 +26,7 @@ ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_2.13"
 METADATA = "https://repo.maven.apache.org/maven2/org/apache/spark/spark-sql-kafka-0-10_2.13/maven-metadata.xml"
 CACHED_AS = "spark/connector-versions.json"
 OVERRIDE = "KTC_SPARK_KAFKA_PACKAGE"  # a Maven coordinate to load instead of the chosen connector
-STAMP = ".complete"  # in a finished folder of jars: {"coordinate", "why"}
+STAMP = ".complete"  # in a finished folder of jars: {"coordinate", "why", "jars": [file names]}
 RESOLVE_TIMEOUT_S = 900.0
 IVY_SETTINGS = """<ivysettings>
   <settings defaultResolver="central"/>
@@ -80,12 +80,20 @@ def jars(installed: str) -> tuple[list[str], str]:
     under the lock, unless a finished folder exists (then no network, no Ivy, no lock)."""
     from implementations.kafka.processes.provision import resolving
     target = folder(installed)
-    if not (target / STAMP).exists():
+    if not complete(target):
         with resolving():
-            if not (target / STAMP).exists():
+            if not complete(target):
                 resolve_into(target, *package(installed))
-    why = json.loads((target / STAMP).read_text())["why"]
-    return sorted(str(p) for p in target.glob("*.jar")), why
+    stamp = json.loads((target / STAMP).read_text())
+    return [str(target / name) for name in stamp["jars"]], stamp["why"]
+
+
+def complete(target: Path) -> bool:
+    """A finished folder: stamped, and every jar the stamp lists still there (a cleaned cache resolves again)."""
+    try:
+        return all((target / name).is_file() for name in json.loads((target / STAMP).read_text())["jars"])
+    except (OSError, ValueError, KeyError):
+        return False
 
 
 def resolve_into(target: Path, coordinate: str, why: str) -> None:
@@ -94,9 +102,11 @@ def resolve_into(target: Path, coordinate: str, why: str) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f"{target.name}-", dir=target.parent))
     try:
-        for jar in resolved(coordinate, target.parent / f"{target.name}.log"):
+        found = resolved(coordinate, target.parent / f"{target.name}.log")
+        for jar in found:
             shutil.copy2(jar, staging)
-        (staging / STAMP).write_text(json.dumps({"coordinate": coordinate, "why": why}))
+        names = sorted(Path(jar).name for jar in found)
+        (staging / STAMP).write_text(json.dumps({"coordinate": coordinate, "why": why, "jars": names}))
         shutil.rmtree(target, ignore_errors=True)  # a half-finished earlier attempt (no stamp)
         staging.rename(target)
     finally:

@@ -83,13 +83,16 @@ def read_spark_kafka(spark, bootstrap: str, topic: str, options: dict[str, str] 
 def kafka_source_failure(error: Exception) -> str | None:
     """Why Spark's Kafka source could not read, as one line: a timestamp it cannot hold, or the JVM's root
     cause (measured: kfake's DescribeTopicPartitions answer makes Kafka's AdminClient throw a
-    NullPointerException); None for an error that is not the JVM's (a Python bug stays loud)."""
+    NullPointerException; without the connector's jars, KAFKA_DATA_SOURCE_NOT_ENABLED); None for an error that
+    is not the JVM's (a Python bug stays loud)."""
+    from pyspark.errors.exceptions.captured import CapturedException
     text = str(error)
     start = text.find("Record at topic")
     if start >= 0 and "overflows when converting" in text:
         return text[start:text.find(".", text.find("TimestampType", start)) + 1]
     causes = [line.strip() for line in text.splitlines() if line.strip().startswith("Caused by:")]
-    if not causes and "Py4JJavaError" not in type(error).__name__ and "org.apache" not in text:
+    jvm = isinstance(error, CapturedException) or "Py4JJavaError" in type(error).__name__ or "org.apache" in text
+    if not causes and not jvm:
         return None
     return (causes[-1] if causes else text.strip().splitlines()[0])[:300]
 

@@ -114,13 +114,13 @@ def audited(spark, client, plan, topic: str, facts):
 def audited_as_planned(spark, client, plan, topic: str, facts):
     """Audit one topic read from the planned source; ``KafkaSourceRefused`` when the Kafka source failed."""
     from ktc.audit import audit, sources
-    records, live, read_ms, name = read(spark, client, plan, topic)
-    facts = facts if read_ms is None else replace(facts, read_ms=read_ms)
     try:
+        records, live, read_ms, name = read(spark, client, plan, topic)
+        facts = facts if read_ms is None else replace(facts, read_ms=read_ms)
         return audit(records, facts, live=live, answer=asker(client, topic), samples=plan.samples,
                      seed=plan.seed), name
-    except Exception as error:
-        refused = sources.kafka_source_failure(error) if live else None
+    except Exception as error:  # the source is read when planned (a missing data source) or when first used
+        refused = sources.kafka_source_failure(error) if plan.source == "kafka" else None
         if refused is None:
             raise
         raise KafkaSourceRefused(refused) from None

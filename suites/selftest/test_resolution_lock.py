@@ -80,8 +80,29 @@ def test_the_kafka_connector_waits_for_the_lock_and_uses_what_the_holder_finishe
         target = connector.folder("any")
         target.mkdir(parents=True)
         (target / "stand-in.jar").write_bytes(b"")
-        (target / connector.STAMP).write_text(json.dumps({"coordinate": PACKAGE, "why": "the test's"}))
+        (target / connector.STAMP).write_text(json.dumps({"coordinate": PACKAGE, "why": "the test's",
+                                                          "jars": ["stand-in.jar"]}))
     out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err
     assert out.startswith(f"the test's: 1 jars in {target} "), out
     assert not (provision.cache_root() / "spark" / "ivy").exists(), "Ivy ran although the holder had finished"
+
+
+def test_a_connector_folder_missing_a_jar_is_resolved_again(tmp_path, monkeypatch):
+    """A stamped folder whose jars were cleaned away is not used as it is (Spark would start without the
+    Kafka source): ``jars`` resolves it again, under the lock."""
+    from ktc.audit import connector
+    monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setenv(connector.OVERRIDE, PACKAGE)
+    target = connector.folder("any")
+    target.mkdir(parents=True)
+    (target / connector.STAMP).write_text(json.dumps({"coordinate": PACKAGE, "why": "old", "jars": ["gone.jar"]}))
+    calls = []
+
+    def resolve_into(folder, coordinate, why):
+        calls.append(coordinate)
+        (folder / "new.jar").write_bytes(b"")
+        (folder / connector.STAMP).write_text(json.dumps({"coordinate": coordinate, "why": why, "jars": ["new.jar"]}))
+    monkeypatch.setattr(connector, "resolve_into", resolve_into)
+    found, _why = connector.jars("any")
+    assert calls == [PACKAGE] and found == [str(target / "new.jar")]
