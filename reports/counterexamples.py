@@ -54,6 +54,30 @@ def pytest_replay(test: str, spec: str, seed) -> str:
     return f"pytest '{test}' --impl {spec} --hypothesis-seed={seed}"
 
 
+REPLAYED = ("fail", "error")  # rows that carry a ``replay`` command (schema 3)
+
+
+def replay_line(row: dict, provenance: dict, counterexample_dir: str = "counterexamples") -> str:
+    """``ktc replay`` of the row's counterexample file when it has one, else the pytest command."""
+    spec = spec_of(row["implementation"], provenance)
+    if row["verdict"] == "fail" and row.get("counterexample"):
+        return replay_command(f"{counterexample_dir}/{file_name(row)}", spec)
+    return pytest_replay((row.get("tests") or ["suites"])[0], spec, row.get("seed"))
+
+
+def replay_of(row: dict, provenance: dict) -> str:
+    """The row's replay command as results.json carries it (a schema 2 file: computed the same way)."""
+    return row.get("replay") or replay_line(row, provenance)
+
+
+def located(command: str, report_dir: str | None) -> str:
+    """A replay command with its counterexample path (relative to the report) under ``report_dir``."""
+    prefix = "ktc replay counterexamples/"
+    if report_dir and command.startswith(prefix):
+        return f"ktc replay {report_dir.rstrip('/')}/counterexamples/{command[len(prefix):]}"
+    return command
+
+
 def write_all(directory: Path, doc: dict) -> list[Path]:
     """Write one file per failing row with a counterexample into ``directory/counterexamples``;
     files left from an earlier run are removed, so the folder always matches results.json."""

@@ -4,7 +4,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-SCHEMA_VERSION = 2  # 2: rows gained seed, duration, signature, signatures; provenance gained config
+SCHEMA_VERSION = 3  # 2: rows gained seed, duration, signature, signatures; provenance gained config
+#                    3: "clauses" (registry texts), rows' timeline and replay (reports/README.md)
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -1,9 +1,13 @@
-"""One self-contained HTML page for a results document: the clause x (implementation/profile)
-matrix grouped by KIP, filters, and a drill-down per cell.
+"""The HTML report (format ``html``), in the manner of test262.fyi / wpt.fyi: it opens on one column per
+target under the profile it is judged under, a conformance percentage and pass counts per KIP on top,
+one row per clause (its statement and quote one click away); the full implementation x profile grid is
+behind a toggle, drawn by the page's script from compact data.
 
-Self-contained on purpose: it is a CI artifact opened from a file or an air-gapped mirror, so
-CSS, JS and the timeline SVGs are all inline and nothing is fetched.  The ``reports`` layer knows
-no rules, so clause texts (``clauses``) and timeline numbers (``timelines``) are handed in.
+Everything is read from the results document (clause texts, timelines and replay commands were joined in
+before results.json was written).  The page is self-contained (inline CSS, JS, data; no network: a CI
+artifact opened from a file); per-row details (tests, counterexamples, timelines) are in a side file,
+``<side_name>.details.js``, loaded with a ``<script>`` tag on the first click, since a page opened from
+file:// may not fetch().  Links to KIP texts and JIRA issues are plain anchors: nothing is loaded.
 """
 from __future__ import annotations
 
@@ -11,9 +15,10 @@ import json
 from html import escape
 from pathlib import Path
 
-from . import rootcause
-from .counterexamples import file_name, replay_command, spec_of
-from .dedupe import groups
+from .counterexamples import REPLAYED, located, replay_of
+from .html_data import by_kip, cell_state, details, grid, own_view, percent
+from .html_parts import deviations, failures_table, legend, linked, meta, rootcause_table
+from .registry import Context, renderer
 from .svg import timeline_svg
 
 SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "unknown": "?", "unsupported": "–"}
@@ -21,147 +26,134 @@ STATUSES = ("accepted", "draft", "abandoned", "under-discussion")
 ASSETS = Path(__file__).with_name("assets")
 
 
-def columns(rows: list[dict]) -> list[tuple[str, str]]:
-    return sorted({(r["implementation"], r["profile"]) for r in rows})
-
-
-def clause_order(rows: list[dict], clauses: dict) -> list[str]:
-    """Registry order first (KIP by KIP), then any clause the rows name that the registry lacks."""
-    seen = {r["clause"] for r in rows}
-    return [c for c in clauses if c in seen] + sorted(seen - clauses.keys())
-
-
-def render(doc: dict, clauses: dict, timelines: dict, counterexample_dir: str = "counterexamples") -> str:
-    """``clauses``: id -> {kip, kip_title, status, statement, quote}; ``timelines``: (clause, impl,
-    profile) -> timeline data or None."""
-    rows, cols = doc["rows"], columns(doc["rows"])
-    cells = {(r["clause"], r["implementation"], r["profile"]): r for r in rows}
-    details, body = [], []
-    kips: dict[str, list[str]] = {}
-    for cid in clause_order(rows, clauses):
-        kips.setdefault(clauses.get(cid, {}).get("kip", cid.split(".")[0]), []).append(cid)
-    for kip, ids in kips.items():
-        title = clauses.get(ids[0], {}).get("kip_title", "")
-        body.append(
-            f'<tbody data-kip="{escape(kip)}"><tr class="kiphead" data-kip="{escape(kip)}">'
-            f'<th colspan="{len(cols) + 2}">{escape(kip)} <span>{escape(title)} · {len(ids)} clauses</span></th></tr>'
-        )
-        for cid in ids:
-            body.append(clause_row(cid, clauses.get(cid, {}), cols, cells, details, doc, timelines, counterexample_dir))
-        body.append("</tbody>")
-    head = "".join(f'<th class="col">{escape(i)}<br><small>{escape(p)}</small></th>' for i, p in cols)
+@renderer("html")
+def render(doc: dict, context: Context) -> str:
+    """The page; its details go to ``context.files`` as ``<side_name>.details.js``."""
+    view, side = own_view(doc), f"{context.side_name}.details.js"
+    context.files[side] = details_script(doc, context)
+    data = {"grid": grid(doc), "details": side, "targets": [t["implementation"] for t in view["targets"]]}
     return PAGE.format(
-        css=(ASSETS / "report.css").read_text(), js=(ASSETS / "report.js").read_text(),
-        meta=meta(doc), legend=legend(rows), kip_options="".join(f'<option>{escape(k)}</option>' for k in kips),
+        css=(ASSETS / "report.css").read_text(), js=(ASSETS / "report.js").read_text(), meta=meta(doc),
+        legend=legend(doc["rows"]), kip_options="".join(f"<option>{escape(k)}</option>" for k in by_kip(doc)),
         status_boxes="".join(f'<label><input type="checkbox" name="status" value="{s}" checked> {s}</label>'
                              for s in STATUSES),
-        head=head, body="".join(body), details="".join(details), failures=failures_table(rows),
-        rootcauses=rootcause_table(doc, counterexample_dir))
+        head=head(view), body=body(doc, view), data=script_json(data), deviations=deviations(doc),
+        rootcauses=rootcause_table(doc, context.report_dir), failures=failures_table(doc["rows"]))
 
 
-def clause_row(cid, clause, cols, cells, details, doc, timelines, cx_dir) -> str:
-    status = clause.get("status", "accepted")
-    out = [
-        f'<tr class="clause" data-kip="{escape(clause.get("kip", cid.split(".")[0]))}" data-status="{escape(status)}">'
-        f'<th title="{escape(clause.get("statement", ""))}">{escape(cid)}</th>'
-        f'<td class="st st-{escape(status)}">{escape(status)}</td>'
-    ]
-    for impl, profile in cols:
-        row = cells.get((cid, impl, profile))
-        if row is None:
-            out.append('<td class="cell v-none" title="not run: the clause does not hold in this profile">·</td>')
-            continue
-        did = f"d{len(details)}"
-        details.append(detail(did, row, clause, doc, timelines.get((cid, impl, profile)), cx_dir))
-        known = " expected" if row.get("expected") else ""
-        out.append(f'<td class="cell v-{row["verdict"]}{known}" data-detail="{did}" tabindex="0" '
-                   f'title="{escape(row["verdict"])}{known and " (expected deviation)"}: {escape(cid)} on '
-                   f'{escape(impl)}/{escape(profile)}">{SYMBOL.get(row["verdict"], "?")}</td>')
-    return "".join(out) + "</tr>"
+def script_json(data) -> str:
+    """JSON that cannot end the <script> element it sits in."""
+    return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
 
 
-def detail(did: str, row: dict, clause: dict, doc: dict, timeline, cx_dir: str) -> str:
-    facts = [
-        ("verdict", row["verdict"]),
-        ("examples", row.get("examples")),
-        ("duration", f"{row.get('duration', 0)} s"),
-        ("seed", row.get("seed")),
-        ("signature", row.get("signature")),
-        ("reason", row.get("reason")),
-        ("expected deviation", expected_text(row.get("expected"))),
-    ]
-    parts = [f'<template id="{did}"><h2>{escape(row["clause"])} <small>on {escape(row["implementation"])} '
-             f'{escape(str(row.get("implementation_version") or ""))} / {escape(row["profile"])}</small></h2>',
-             f'<p class="statement">{escape(clause.get("statement", "(not in the clause registry)"))}</p>',
-             f'<blockquote>{escape(clause.get("quote", ""))}</blockquote>']
+def head(view: dict) -> str:
+    return "".join(target_head(t) for t in view["targets"])
+
+
+def target_head(t: dict) -> str:
+    version = escape(str(t.get("version") or ""))
+    if t.get("not_run"):
+        return (f'<th class="tgt notrun" data-target="{escape(t["implementation"])}">{escape(t["implementation"])}'
+                f'<br><small>{version}</small><br><small>not run: {escape(t["not_run"])}</small></th>')
+    note = " (its profiles aggregated)" if t["profile"] == "every profile" else ""
+    evidence = f' title="{escape(t["evidence"])}"' if t.get("evidence") else ""
+    return (f'<th class="tgt" data-target="{escape(t["implementation"])}"{evidence}>{escape(t["implementation"])}'
+            f'<br><small>{version}</small><br><small>{escape(t["profile"])}{note}</small>'
+            f'<br><b class="pct">{percent(*t["score"])}</b><br><small>{t["score"][0]}/{t["score"][1]} pass</small>'
+            "</th>")
+
+
+def body(doc: dict, view: dict) -> str:
+    clauses, out = doc.get("clauses") or {}, []
+    for kip, ids in by_kip(doc).items():
+        title = (clauses.get(ids[0]) or {}).get("kip_title", "")
+        counts = "".join(f'<td class="kipcount">{kip_count(t, kip)}</td>' for t in view["targets"])
+        out.append(f'<tbody data-kip="{escape(kip)}"><tr class="kiphead"><th>{escape(kip)} <span>{escape(title)} · '
+                   f'{len(ids)} clauses</span></th>{counts}</tr>')
+        out += [clause_rows(cid, clauses.get(cid) or {}, view, doc["rows"]) for cid in ids]
+        out.append("</tbody>")
+    return "".join(out)
+
+
+def kip_count(target: dict, kip: str) -> str:
+    passed, applicable = target["kips"].get(kip, (0, 0))
+    return f"{passed}/{applicable}" if applicable else "–"
+
+
+def clause_rows(cid: str, clause: dict, view: dict, rows: list[dict]) -> str:
+    """The clause's row (one cell per target) and, hidden until its name is clicked, its quote."""
+    status, width = clause.get("status", "accepted"), len(view["targets"])
+    cells = "".join(own_cell(cid, t, view, rows) for t in view["targets"])
+    kip = clause.get("kip", cid.split(".")[0])
+    return (f'<tr class="clause" data-kip="{escape(kip)}" data-status="{escape(status)}"'
+            f' data-clause="{escape(cid)}"><th><button class="expand" title="show the clause">{escape(cid)}</button>'
+            f'{"" if status == "accepted" else f" <small class=st>{escape(status)}</small>"}</th>{cells}</tr>'
+            f'<tr class="quote" data-clause="{escape(cid)}" hidden><td colspan="{width + 1}">{quote(clause)}</td></tr>')
+
+
+def quote(clause: dict) -> str:
+    if not clause:
+        return "<p>(not in the clause registry)</p>"
+    url = clause.get("quote_url") or clause.get("kip_url")
+    source = f' <a href="{escape(url)}">source</a>' if url else ""
+    return (f'<p class="statement">{escape(clause.get("statement", ""))}</p>'
+            f'<blockquote>{escape(clause.get("quote", ""))}</blockquote><p class="src">{escape(clause.get("kip", ""))}'
+            f' {escape(clause.get("kip_title", ""))}{source}</p>')
+
+
+def own_cell(cid: str, target: dict, view: dict, rows: list[dict]) -> str:
+    found = view["cells"].get((cid, target["implementation"]))
+    if not found:
+        return '<td class="cell v-none" title="no row under this profile (or the target did not run)">·</td>'
+    return cell_html(found, [rows[n] for n in found], cid, target["implementation"])
+
+
+def cell_html(indexes: list[int], rows: list[dict], cid: str, impl: str) -> str:
+    """A cell of the own-profile view: the aggregated verdict, and the rows it opens (``data-rows``)."""
+    verdict, expected = cell_state(rows)
+    count = f' <small>{sum(r["verdict"] == "pass" for r in rows)}/{len(rows)}</small>' if len(rows) > 1 else ""
+    tip = f"{verdict}{' (expected deviation)' if expected else ''}: {cid} on {impl}"
+    return (f'<td class="cell v-{verdict}{" expected" if expected else ""}" data-rows="{" ".join(map(str, indexes))}" '
+            f'tabindex="0" title="{escape(tip)}">{SYMBOL.get(verdict, "?")}{count}</td>')
+
+
+def details_script(doc: dict, context: Context) -> str:
+    prov = doc.get("provenance") or {}
+    data = details(doc, lambda row: markup(row, prov, context.report_dir))
+    return f"window.KTC_DETAILS = {script_json(data)};\n"
+
+
+def markup(row: dict, provenance: dict, report_dir: str | None) -> dict:
+    """A row's HTML fragments for the side file: its known deviation, its counterexample and replay."""
+    found = {}
+    if row.get("expected"):
+        found["expected_html"] = expected_html(row["expected"])
+    if row.get("counterexample") or row["verdict"] in REPLAYED:
+        found["counterexample"] = counterexample_html(row, provenance, report_dir)
+    return found
+
+
+def expected_html(entry: dict) -> str:
+    return (f'<p class="exp">expected deviation ({escape(entry.get("file") or "")}): '
+            f'{escape(entry.get("verdict") or "")}'
+            f' — {escape(entry.get("reason") or "")} — {linked(entry.get("source"))}</p>')
+
+
+def counterexample_html(row: dict, provenance: dict, report_dir: str | None) -> str:
+    """The minimal counterexample (mismatch, timeline, history) and the command that replays the row."""
+    parts = []
     cx = row.get("counterexample")
     if cx:
-        m = cx.get("mismatch", {})
-        spec = spec_of(row["implementation"], doc.get("provenance", {}))
-        parts += [
-            f'<h3>Minimal counterexample</h3><p class="mismatch">op #{escape(str(m.get("op_index")))}: '
-            f"{escape(str(m.get('what')))}: expected <code>{escape(str(m.get('expected')))}</code>, observed "
-            f"<code>{escape(str(m.get('observed')))}</code></p>",
-            timeline_svg(timeline),
-            f'<h3>Replay</h3><pre class="replay">{escape(replay_command(f"{cx_dir}/{file_name(row)}", spec))}</pre>',
-            "<details><summary>history JSON</summary>"
-            f"<pre>{escape(json.dumps(cx.get('history'), indent=1))}</pre></details>",
-        ]
-    parts += [
-        "<dl>",
-        "".join(f"<dt>{k}</dt><dd>{escape(str(v))}</dd>" for k, v in facts if v not in (None, "")),
-        "</dl>",
-        f"<details><summary>{len(row.get('tests', []))} tests</summary><ul>",
-        "".join(f"<li><code>{escape(t)}</code></li>" for t in row.get("tests", [])),
-        "</ul></details>",
-    ]
-    return "".join(parts) + "</template>"
-
-
-def expected_text(entry) -> str | None:
-    if not entry:
-        return None
-    return f'{entry.get("verdict")}: {entry.get("reason")} ({entry.get("source") or "no source"}; {entry.get("file")})'
-
-
-def meta(doc: dict) -> str:
-    p = doc.get("provenance", {})
-    impls = ", ".join(f'{i.get("name")} {i.get("version")}' for i in p.get("implementations", []))
-    hyp = p.get("hypothesis", {})
-    return escape(f'generated {doc.get("generated_at")} · ktc {str(p.get("ktc_git_sha") or "?")[:10]} · '
-                  f'implementations: {impls} · profiles: {", ".join(p.get("profiles", []))} · Hypothesis '
-                  f'{hyp.get("version")} profile {hyp.get("profile")} seed {hyp.get("seed")}')
-
-
-def legend(rows: list[dict]) -> str:
-    return "".join(f'<span class="chip v-{v}">{SYMBOL[v]} {v}: {sum(r["verdict"] == v for r in rows)}</span>'
-                   for v in ("pass", "fail", "error", "unknown", "unsupported"))
-
-
-def rootcause_table(doc: dict, cx_dir: str) -> str:
-    found = rootcause.groups(doc, cx_dir)
-    if not found:
-        return "<p>No unexpected failures.</p>"
-    return ('<table class="dedupe"><tr><th>rows</th><th>implementation</th><th>first divergence</th><th>clauses</th>'
-            f'<th>replay</th></tr>{"".join(rootcause_row(g) for g in found)}</table>')
-
-
-def rootcause_row(g: dict) -> str:
-    explains = f'<br><small>made unknown: {escape(", ".join(g["explains"]))}</small>' if g["explains"] else ""
-    return (f'<tr><td>{g["rows"]}</td><td>{escape(g["implementation"])}</td><td><code>{escape(g["cause"])}</code>'
-            f'<br><small>{escape(g["example"])}</small></td><td>{escape(", ".join(g["clauses"]))}{explains}</td>'
-            f'<td><code>{escape(g["replay"])}</code></td></tr>')
-
-
-def failures_table(rows: list[dict]) -> str:
-    found = groups(rows)
-    if not found:
-        return "<p>No failures.</p>"
-    lines = "".join(f'<tr><td>{g["raw"]}</td><td>{escape(g["clause"])}</td><td><code>{g["signature"]}</code></td>'
-                    f'<td>{escape(", ".join(sorted(set(g["cells"]))))}</td><td>{escape(str(g["what"]))}</td></tr>'
-                    for g in found)
-    return ('<table class="dedupe"><tr><th>raw failures</th><th>clause</th><th>signature</th><th>cells</th>'
-            f'<th>mismatch</th></tr>{lines}</table>')
+        m = cx.get("mismatch") or {}
+        parts += [f'<h3>Minimal counterexample</h3><p class="mismatch">op #{escape(str(m.get("op_index")))}: '
+                  f"{escape(str(m.get('what')))}: expected <code>{escape(str(m.get('expected')))}</code>, observed "
+                  f"<code>{escape(str(m.get('observed')))}</code></p>"]
+        parts += [timeline_svg(row["timeline"])] if "timeline" in row else []
+    parts.append(f'<h3>Replay</h3><pre class="replay">{escape(located(replay_of(row, provenance), report_dir))}</pre>')
+    if cx:
+        history = escape(json.dumps(cx.get("history")))
+        parts.append(f"<details><summary>history JSON</summary><pre>{history}</pre></details>")
+    return "".join(parts)
 
 
 PAGE = """<!doctype html>
@@ -171,14 +163,21 @@ PAGE = """<!doctype html>
 <header><h1>ktc conformance report</h1><p class="meta">{meta}</p><p class="legend">{legend}</p></header>
 <section id="filters">KIP <select id="kip"><option value="">all</option>{kip_options}</select>
 <span class="statuses">status {status_boxes}</span>
-<label><input type="checkbox" id="onlybad"> only clauses with a non-pass cell</label> <span id="shown"></span></section>
-<main><div class="matrix-wrap">
-<table id="matrix"><thead><tr><th>clause</th><th>status</th>{head}</tr></thead>{body}</table></div>
+<label><input type="checkbox" id="onlybad"> only clauses with a non-pass cell</label>
+<label><input type="checkbox" id="cross"> every implementation x profile</label> <span id="shown"></span></section>
+<main><div class="matrix-wrap"><p class="how">One column per target, judged under its own profile; a target
+judged under every profile (the reference, Spark) has one cell per clause aggregating its profiles: the worst
+outcome shows, with how many profiles passed.  Conformance: passing rows over rows that apply (known deviations
+count as not passing).  Click a clause for its text, a cell for its evidence.</p>
+<table id="own"><thead><tr><th>clause</th>{head}</tr></thead>{body}</table>
+<div id="crosswrap" hidden></div></div>
 <aside id="detail" hidden></aside></main>
+<section id="deviations"><h2>Known deviations (expected failures, from expectations files)</h2>{deviations}</section>
 <section id="rootcauses">
-<h2>Root causes (failures grouped by their history's first divergence, largest first)</h2>{rootcauses}</section>
+<h2>Root causes (unexpected failures grouped by their history's first divergence, largest first)</h2>
+{rootcauses}</section>
 <section id="failures"><h2>Distinct failures (deduplicated by clause and signature)</h2>{failures}</section>
-<div hidden>{details}</div>
+<script>window.KTC = {data};</script>
 <script>{js}</script>
 </body></html>
 """

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .files import SCHEMA_VERSION
+from .schema import READABLE
 
 COUNTEREXAMPLE_SCHEMA = 1
 ROW_KEYS = {"clause", "implementation", "profile", "verdict"}
@@ -39,12 +39,14 @@ def read_json(path: Path | str, what: str) -> dict:
 
 
 def load_results(path: Path | str) -> dict:
-    """A results document of this ktc's schema version, with well-formed rows."""
+    """A results document of a schema version this ktc reads (2 or 3), with well-formed rows.  A schema 2
+    file lacks the clause texts, timelines and replay commands: ``ktc report`` joins them in
+    (ktc/plugin/artifacts.py: attach); the other readers need only the rows."""
     doc = read_json(path, "results file")
     version = doc.get("schema_version")
-    if version != SCHEMA_VERSION:
-        raise InputError(f"results file {path} has schema_version {version!r}; this ktc reads {SCHEMA_VERSION} "
-                         f"(re-run 'ktc run' to regenerate it)")
+    if version not in READABLE:
+        raise InputError(f"results file {path} has schema_version {version!r}; this ktc reads "
+                         f"{' or '.join(map(str, READABLE))} (re-run 'ktc run' to regenerate it)")
     rows = doc.get("rows")
     if not isinstance(rows, list) or not all(isinstance(r, dict) and ROW_KEYS <= r.keys() for r in rows):
         raise InputError(f"results file {path} has malformed rows (each needs {', '.join(sorted(ROW_KEYS))})")

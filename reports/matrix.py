@@ -15,6 +15,7 @@ from pathlib import Path
 from specs import versions
 
 from .files import write_atomically
+from .registry import Context, renderer
 from .verdicts import rank
 
 CHANGE_TEST = "test_a_change_in_kafka_fails_exactly_where_it_did_not_hold"
@@ -164,6 +165,17 @@ def page_row(row: dict, versions_: list[str]) -> str:
 STYLE = ("body{font:13px system-ui}td{text-align:center;padding:2px 6px}th{text-align:left}"
          ".pass{background:#cfc}.fail,.error{background:#f99}.expected{background:#fd8}.unknown{background:#eee}"
          ".unsupported{color:#999}.changed{outline:2px solid #333}tr.changes th{font-style:italic}")
+
+
+@renderer("matrix")
+def render_text(table: dict, context: Context) -> str:
+    """The table as text (a matrix.json document, not a results document)."""
+    return text(table)
+
+
+@renderer("matrix-html")
+def render_page(table: dict, context: Context) -> str:
+    return page(table)
 
 
 def write(directory: Path, table: dict) -> list[Path]:

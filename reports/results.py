@@ -1,4 +1,4 @@
-"""results.json: one row per clause x implementation x profile, written atomically.
+"""results.json: one row per clause x implementation x profile, written atomically, then summary.txt.
 
 Rows are merged from per-test contributions: a clause cited by several tests gets the worst
 verdict (reports/verdicts.py: fail > error > pass > unknown > unsupported) and the sum of their examples.
@@ -11,10 +11,11 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from . import coverage, rootcause
 from .dedupe import text_signature
 from .files import SCHEMA_VERSION, write_atomically
-from .verdicts import BAD, SHOWN, rank
+from .registry import Context
+from .render import render
+from .verdicts import BAD, rank
 
 
 def merge_rows(contributions: Iterable[dict]) -> list[dict]:
@@ -62,42 +63,18 @@ def document(rows: list[dict], provenance: dict) -> dict:
             "provenance": provenance, "rows": rows}
 
 
-def write(directory: Path, rows: list[dict], provenance: dict) -> Path:
-    """Write results.json and summary.txt into ``directory``; return the results path."""
+def write(directory: Path, rows: list[dict], provenance: dict, attach=None) -> Path:
+    """Write results.json and summary.txt into ``directory``; return the results path.  ``attach(doc)``
+    joins in what only upper layers know (clause texts, timelines, replays) before anything is written."""
     doc = document(rows, provenance)
+    if attach is not None:
+        attach(doc)
+    return write_document(directory, doc)
+
+
+def write_document(directory: Path, doc: dict) -> Path:
+    """results.json, then summary.txt rendered from it (reports/summary.py)."""
     results = directory / "results.json"
     write_atomically(results, json.dumps(doc, indent=1, sort_keys=True))
-    write_atomically(directory / "summary.txt", summary(doc))
+    write_atomically(directory / "summary.txt", render("summary", doc, Context(report_dir=str(directory))))
     return results
-
-
-def summary(doc: dict) -> str:
-    """Clauses x verdict, one block per implementation and profile; counts first."""
-    blocks: dict[tuple, list[dict]] = {}
-    for row in doc["rows"]:
-        blocks.setdefault((row["implementation"], row["profile"]), []).append(row)
-    lines = [f"ktc results (schema {doc['schema_version']}, {doc['generated_at']})"]
-    for (impl, profile), rows in blocks.items():
-        counts = {v: sum(r["verdict"] == v for r in rows) for v in SHOWN}
-        lines.append(f"\n{impl} / {profile}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
-        lines += [summary_line(r) for r in rows if r["verdict"] != "unsupported"]
-        lines += unsupported_lines(rows)
-    lines += rootcause.text(doc)
-    lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(doc.get("provenance") or {}))
-    return "\n".join(lines) + "\n"
-
-
-def summary_line(row: dict) -> str:
-    expected = row.get("expected")
-    verdict = row["verdict"] + ("*" if expected else "")
-    note = f"expected deviation: {expected.get('reason')}" if expected else row.get("reason")
-    return f"  {verdict:<11} {row['clause']:<48} {row['examples']:>6} ex" + (f"  ({note})" if note else "")
-
-
-def unsupported_lines(rows: list[dict]) -> list[str]:
-    """Unsupported rows folded by reason: one line each, with how many clauses it covers."""
-    reasons: dict[str, int] = {}
-    for row in rows:
-        if row["verdict"] == "unsupported":
-            reasons[row.get("reason") or "unsupported"] = reasons.get(row.get("reason") or "unsupported", 0) + 1
-    return [f"  unsupported {n:>3} clauses  ({reason})" for reason, n in sorted(reasons.items())]

@@ -6,15 +6,14 @@ shape: ``Produce.error_code: expected 32, observed 0``).  Rows of one implementa
 cause are one defect, however many clauses it reached: ``fail`` rows own it, ``error`` rows met a
 divergence no clause decides, ``unknown`` rows were made undecidable by it.  A failure without a
 divergence (a warning, a text, an invariant) is its own cause: its op kind and normalised mismatch.
-Each group names its clauses and one command that replays it.
+Each group names its clauses and one command that replays it.  Expected deviations are no root cause:
+only rows counted as unexpected failures (reports/outcomes.py) are grouped.
 """
 from __future__ import annotations
 
-from .counterexamples import file_name, pytest_replay, replay_command, spec_of
+from .counterexamples import located, replay_of
 from .dedupe import normalise, op_type
-from .verdicts import BAD
-
-GROUPED = BAD  # the verdicts a group counts; unknown rows are listed as explained by it
+from .outcomes import UNEXPECTED, UNKNOWN, outcome
 
 
 def divergence_of(row: dict):
@@ -39,45 +38,46 @@ def example_of(row: dict) -> str:
     return found.get("text", "") if isinstance(found, dict) else str(found or row.get("reason") or "")
 
 
-def replay_line(row: dict, provenance: dict, counterexample_dir: str) -> str:
-    """``ktc replay`` of the row's counterexample file when it has one, else the pytest command."""
-    spec = spec_of(row["implementation"], provenance)
-    if row["verdict"] == "fail" and row.get("counterexample"):
-        return replay_command(f"{counterexample_dir}/{file_name(row)}", spec)
-    return pytest_replay((row.get("tests") or ["suites"])[0], spec, row.get("seed"))
-
-
-def groups(doc: dict, counterexample_dir: str = "counterexamples") -> list[dict]:
+def groups(doc: dict, report_dir: str | None = None) -> list[dict]:
     """[{implementation, cause, example, rows, clauses, explains, replay}], largest first: ``clauses`` are
-    the fail/error rows' clauses (``error`` ones marked), ``explains`` the unknown rows it made undecidable."""
+    the unexpected fail/error rows' clauses (``error`` ones marked), ``explains`` the unknown rows it made
+    undecidable; ``replay`` replays one of its rows, a counterexample file's when it has one."""
     found: dict[tuple, dict] = {}
     for row in doc["rows"]:
-        if row.get("expected") or row["verdict"] not in GROUPED and not divergence_of(row):
-            continue
-        if row["verdict"] in GROUPED:
-            group = group_for(found, row, doc.get("provenance", {}), counterexample_dir)
+        if outcome(row) == UNEXPECTED:
+            group = group_for(found, row)
             group["rows"] += 1
             group["clauses"].add(row["clause"] + ("" if row["verdict"] == "fail" else f" ({row['verdict']})"))
+            group["replay"] = better(group["replay"], replay_of(row, doc.get("provenance") or {}))
     for row in doc["rows"]:
         group = found.get((row["implementation"], cause_of(row)))
-        if group is not None and row["verdict"] == "unknown" and not row.get("expected"):
+        if group is not None and outcome(row) == UNKNOWN:
             group["explains"].add(row["clause"])
-    return sorted((finished(g) for g in found.values()), key=lambda g: (-g["rows"], g["implementation"], g["cause"]))
+    done = (finished(g, report_dir) for g in found.values())
+    return sorted(done, key=lambda g: (-g["rows"], g["implementation"], g["cause"]))
 
 
-def group_for(found: dict, row: dict, provenance: dict, counterexample_dir: str) -> dict:
+def better(current: str | None, candidate: str) -> str:
+    """The first replay command, unless a later row has a counterexample file to replay (``ktc replay``)."""
+    if current is None or not current.startswith("ktc replay") and candidate.startswith("ktc replay"):
+        return candidate
+    return current
+
+
+def group_for(found: dict, row: dict) -> dict:
     key = (row["implementation"], cause_of(row))
     return found.setdefault(key, {"implementation": key[0], "cause": key[1], "example": example_of(row), "rows": 0,
-                                  "clauses": set(), "explains": set(),
-                                  "replay": replay_line(row, provenance, counterexample_dir)})
+                                  "clauses": set(), "explains": set(), "replay": None})
 
 
-def finished(group: dict) -> dict:
-    return {**group, "clauses": sorted(group["clauses"]), "explains": sorted(group["explains"])}
+def finished(group: dict, report_dir: str | None) -> dict:
+    return {**group, "clauses": sorted(group["clauses"]), "explains": sorted(group["explains"]),
+            "replay": located(group["replay"], report_dir)}
 
 
-def text(doc: dict) -> list[str]:
-    found = groups(doc)
+def text(doc: dict, report_dir: str | None = None) -> list[str]:
+    """Every root cause, four or five lines each (summary.txt; the terminal shows the largest few)."""
+    found = groups(doc, report_dir)
     if not found:
         return []
     lines = ["", f"root causes of the failures ({len(found)}; largest first):"]

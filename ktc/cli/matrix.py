@@ -112,10 +112,10 @@ def counts(column) -> str:
 
 
 def finish(directory: Path, columns: list, code: int, wanted: int) -> int:
-    from reports import matrix
+    from reports import matrix, render
     table = matrix.build(columns)
     paths = matrix.write(directory, table)
-    print(matrix.text(table), end="")
+    print(render.render("matrix", table), end="")
     print("ktc matrix: wrote " + ", ".join(str(p) for p in paths))
     if len(columns) < wanted:
         print(f"ktc matrix: interrupted after {len(columns)} of {wanted} releases", file=sys.stderr)

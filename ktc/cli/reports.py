@@ -1,6 +1,8 @@
 """The reporting subcommands of ``ktc`` and the CI gate of ``ktc run``.
 
-  ktc report RESULTS [--out FILE]                 render the self-contained HTML page
+  ktc report RESULTS [--format F] [--out FILE]    render results.json: html (default; index.html next to
+                                                  RESULTS), terminal, summary, markdown, github; matrix and
+                                                  matrix-html render a matrix.json
   ktc replay FILE [--impl X]                      re-run one counterexample file: FIXED (0) / STILL FAILING (1)
   ktc diff OLD NEW                                regressions, then fixes, then other changes; 1 on regressions
   ktc failures RESULTS                            failures deduplicated by clause and signature, with raw counts
@@ -12,12 +14,15 @@ Every bad input file (missing, corrupt, another schema version) is one line and 
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+import time
 from pathlib import Path
 
 from ktc.cli.common import Parser, UsageError, reachable
 from ktc.plugin.expected import known
-from reports import dedupe, diff, expectations, loading
+from reports import dedupe, diff, expectations, loading, render
+from reports.registry import Context
 
 
 def usage_error(message: str) -> UsageError:
@@ -38,9 +43,12 @@ def guarded(command):
 def add_parsers(sub, run) -> None:
     run.add_argument("--baseline", metavar="RESULTS", help="fail only on failures this results file did not have")
     run.add_argument("--expectations", action="append", metavar="TOML", help="expected failures (repeatable)")
-    report = sub.add_parser("report", help="render results.json as one self-contained HTML file")
+    report = sub.add_parser("report", help="render results.json in a format (default: the HTML page)")
     report.add_argument("results")
-    report.add_argument("--out", help="HTML file (default: index.html next to RESULTS)")
+    report.add_argument("--format", default="html", choices=render.names(),
+                        help="html (default), terminal, summary, markdown, github; "
+                             "matrix/matrix-html take a matrix.json")
+    report.add_argument("--out", help="file to write (default: index.html next to RESULTS for html, else stdout)")
     replay = sub.add_parser("replay", help="re-run a counterexample file: FIXED or STILL FAILING")
     replay.add_argument("file")
     replay.add_argument("--impl", help="implementation (default: the one recorded in FILE)")
@@ -57,14 +65,39 @@ def add_parsers(sub, run) -> None:
     update.add_argument("--impl", help="implementation name (default: the only failing one)")
 
 
+MATRIX_FORMATS = ("matrix", "matrix-html")
+
+
 @guarded
 def cmd_report(args) -> int:
-    from ktc.plugin.artifacts import write_report
-    doc = loading.load_results(args.results)
-    out = writable_file(Path(args.out or Path(args.results).with_name("index.html")), "--out")
-    path, seconds = write_report(doc, out, str(Path(args.results).parent / "counterexamples"))
-    print(f"wrote {path} ({path.stat().st_size} bytes, {len(doc['rows'])} rows, {seconds:.2f} s)")
+    """Render RESULTS in ``--format`` to ``--out`` (with its side files) or, for text formats, to stdout."""
+    doc = report_input(args.results, args.format)
+    out = args.out or (Path(args.results).with_name("index.html") if args.format == "html" else None)
+    context = Context(report_dir=str(Path(args.results).parent), side_name=Path(out).stem if out else "index",
+                      width=shutil.get_terminal_size((100, 30)).columns)
+    if out is None:
+        print(render.render(args.format, doc, context), end="")
+        return 0
+    started = time.perf_counter()
+    paths = render.write(args.format, doc, writable_file(Path(out), "--out"), context)
+    sizes = ", ".join(f"{p.name} {p.stat().st_size} bytes" for p in paths)
+    print(f"wrote {paths[0]} ({sizes}; {len(doc.get('rows', []))} rows, {time.perf_counter() - started:.2f} s)")
     return 0
+
+
+def report_input(path: str, fmt: str) -> dict:
+    """The document a format reads: a matrix.json table for the matrix formats, else a results file
+    (one of schema 2 is joined with the clause texts, timelines and replays it lacks)."""
+    if fmt in MATRIX_FORMATS:
+        table = loading.read_json(path, "matrix file")
+        if not isinstance(table.get("versions"), list) or not isinstance(table.get("rows"), list):
+            raise usage_error(f"--format {fmt} renders a matrix.json (written by 'ktc matrix'); {path} is not one")
+        return table
+    doc = loading.load_results(path)
+    if "clauses" not in doc:
+        from ktc.plugin.artifacts import attach
+        attach(doc)
+    return doc
 
 
 def writable_file(path: Path, flag: str) -> Path:

@@ -1,8 +1,11 @@
-"""Everything written next to results.json: counterexample files and the HTML report.
+"""Everything written next to results.json, and what is joined into it before it is written.
 
-Lives in ``ktc/`` (not ``reports/``) because it joins the rows with what only upper layers know:
-the clause registry's statements and quotes, and the model's view of each counterexample's
-clocks and bounds (``ktc.judge.timeline``).
+Lives in ``ktc/`` (not ``reports/``) because it joins the rows with what only upper layers know: the
+clause registry's statements and quotes, the model's view of each counterexample's clocks and bounds
+(``ktc.judge.timeline``), and the command that replays each failure.  ``attach`` puts them into the
+results document (schema 3), so every renderer in ``reports/`` reads results.json alone.
+
+The plugin's one call after a session is ``write_results(directory, rows, provenance)``.
 """
 from __future__ import annotations
 
@@ -11,38 +14,59 @@ import time
 from pathlib import Path
 
 from ktc.judge.timeline import timeline
-from reports import counterexamples, html
-from reports.files import write_atomically
+from reports import counterexamples, render, results
+from reports.counterexamples import REPLAYED, replay_line
+from reports.registry import Context
 from specs import clauses as registry
 
 
-def clause_info() -> dict:
-    """id -> the registry facts the report shows, in registry (KIP) order."""
-    titles = {k.id: k.title for k in registry.kips()}
-    return {c.id: {"kip": c.kip, "kip_title": titles.get(c.kip, ""), "status": c.status,
-                   "statement": c.statement, "quote": c.quote} for c in registry.all_clauses().values()}
+def clause_info(ids: set[str] | None = None) -> dict:
+    """id -> the registry facts the reports show, with the registry's (KIP by KIP) order; only ``ids``."""
+    kips = {k.id: k for k in registry.kips()}
+    found = {}
+    for order, c in enumerate(registry.all_clauses().values()):
+        if ids is None or c.id in ids:
+            kip = kips.get(c.kip)
+            found[c.id] = {"kip": c.kip, "kip_title": kip.title if kip else "", "kip_url": kip.url if kip else "",
+                           "status": c.status, "statement": c.statement, "quote": c.quote,
+                           "quote_url": c.quote_url, "order": order}
+    return found
 
 
-def timelines(doc: dict) -> dict:
-    return {(r["clause"], r["implementation"], r["profile"]): timeline(r["counterexample"])
-            for r in doc["rows"] if r.get("counterexample")}
+def attach(doc: dict) -> dict:
+    """Join clause texts (``clauses``), each counterexample's ``timeline`` and each failure's ``replay``
+    (its counterexample path relative to the report directory) into ``doc``; returns it."""
+    prov = doc.get("provenance") or {}
+    doc["clauses"] = clause_info({r["clause"] for r in doc["rows"]})
+    for row in doc["rows"]:
+        if row.get("counterexample"):
+            row["timeline"] = timeline(row["counterexample"])
+        if row["verdict"] in REPLAYED:
+            row["replay"] = replay_line(row, prov)
+    return doc
 
 
-def render_html(doc: dict, counterexample_dir: str) -> str:
-    return html.render(doc, clause_info(), timelines(doc), counterexample_dir)
+def write_results(directory: Path, rows: list[dict], provenance: dict) -> Path:
+    """After a session: results.json (joined as above), summary.txt, counterexamples/*.json, index.html
+    and its details file.  Returns the results path."""
+    path = results.write(directory, rows, provenance, attach=attach)
+    write_artifacts(directory, path)
+    return path
 
 
-def write_report(doc: dict, out: Path, counterexample_dir: str) -> tuple[Path, float]:
-    """Render and write the HTML atomically; return its path and the seconds rendering took."""
+def write_report(doc: dict, out: Path, report_dir: str) -> tuple[list[Path], float]:
+    """Render the HTML and its details file atomically; return the paths and the seconds rendering took."""
     started = time.perf_counter()
-    text = render_html(doc, counterexample_dir)
-    write_atomically(out, text)
-    return out, time.perf_counter() - started
+    paths = render.write("html", doc, out, Context(report_dir=report_dir, side_name=out.stem))
+    return paths, time.perf_counter() - started
 
 
 def write_artifacts(directory: Path, results_path: Path) -> list[Path]:
-    """After a run: counterexamples/*.json for failing rows, and index.html."""
+    """counterexamples/*.json for failing rows, and index.html.  A results.json written without ``attach``
+    (an older caller) is joined and written again first, so what is on disk is always schema 3 complete."""
     doc = json.loads(results_path.read_text())
+    if "clauses" not in doc:
+        results.write_document(directory, attach(doc))
     written = counterexamples.write_all(directory, doc)
-    write_report(doc, directory / "index.html", str(directory / "counterexamples"))
+    write_report(doc, directory / "index.html", str(directory))
     return written

@@ -1,4 +1,5 @@
-"""results.json schema 2: seed, duration, signatures, provenance config; and deduplication."""
+"""results.json schema 3: seed, duration, signatures, provenance config, clause texts, timelines and
+replay commands joined in before it is written; and deduplication."""
 import pytest
 
 from reports import dedupe
@@ -17,12 +18,24 @@ def cx(what: str, op_type: str = "Produce", op_index: int = 1) -> dict:
 
 def test_rows_carry_seed_duration_and_a_signature_for_failures():
     doc = results(mutant_run())
-    assert doc["schema_version"] == SCHEMA_VERSION == 2
+    assert doc["schema_version"] == SCHEMA_VERSION == 3
     rows = doc["rows"]
     assert all(isinstance(r["seed"], int) and r["duration"] >= 0 for r in rows)
     failed = [r for r in rows if r["verdict"] == "fail"]
     assert failed and all(len(r["signature"]) == 12 and sum(r["signatures"].values()) >= 1 for r in failed)
     assert all(r["signature"] is None for r in rows if r["verdict"] == "pass")
+
+
+def test_clause_texts_timelines_and_replay_commands_are_in_the_file():
+    doc = results(mutant_run())
+    assert {r["clause"] for r in doc["rows"]} == set(doc["clauses"])
+    clause = doc["clauses"]["KIP-937.int64-wraparound"]
+    assert clause["kip"] == "KIP-937" and clause["quote"] and clause["statement"] and clause["kip_title"]
+    failed = [r for r in doc["rows"] if r["verdict"] == "fail"]
+    assert all(r["timeline"]["produces"] for r in failed)
+    assert all(r["replay"].startswith("ktc replay counterexamples/KIP-937.int64-wraparound--exact_arithmetic--")
+               and r["replay"].endswith(f"--impl {MUTANT}") for r in failed)
+    assert not any("replay" in r for r in doc["rows"] if r["verdict"] == "pass")
 
 
 def test_provenance_records_the_run_configuration_and_how_to_load_the_implementation():

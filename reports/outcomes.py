@@ -1,0 +1,131 @@
+"""What a results document says per target, in the end-of-run answer's terms: one outcome per row
+(pass, unexpected fail, expected, unknown, not applicable) and one record per implementation under test.
+
+The columns every renderer counts: "unexpected fail" is a fail/error row without a matching
+expectation, "expected" a row whose ``expected`` entry names its verdict, "not applicable" an
+``unsupported`` row.  A target's record comes from ``provenance.targets`` (the plugin writes one per
+implementation); what a record lacks (an older file, another writer) is inferred from the rows alone,
+so every renderer shows the same numbers whichever file it is given.
+"""
+from __future__ import annotations
+
+from .schema import Row, Target
+
+PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE = "pass", "unexpected fail", "expected", "unknown", "not applicable"
+COLUMNS = (PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE)
+EVERY_PROFILE = "every profile"
+
+
+def matched(row: Row) -> bool:
+    """Whether an expectations entry names the row with the verdict it has (a known deviation)."""
+    return bool(row.get("expected")) and row["expected"].get("verdict") == row["verdict"]
+
+
+def outcome(row: Row) -> str:
+    """The row's column; a fail or error an entry expected with another verdict stays unexpected."""
+    if matched(row):
+        return EXPECTED
+    return {"pass": PASS, "unknown": UNKNOWN, "unsupported": NOT_APPLICABLE}.get(row["verdict"], UNEXPECTED)
+
+
+def unexpected_pass(row: Row) -> bool:
+    """An expected deviation that passed: strict, it fails the run (the entry must go)."""
+    return row["verdict"] == "pass" and bool(row.get("expected"))
+
+
+def counts(rows: list[Row]) -> dict[str, int]:
+    """Rows per column, plus ``unexpected pass`` (also counted under ``pass``)."""
+    found = dict.fromkeys(COLUMNS, 0)
+    for row in rows:
+        found[outcome(row)] += 1
+    return {**found, "unexpected pass": sum(map(unexpected_pass, rows))}
+
+
+def by_implementation(doc: dict) -> dict[str, list[Row]]:
+    found: dict[str, list[Row]] = {}
+    for row in doc["rows"]:
+        found.setdefault(row["implementation"], []).append(row)
+    return found
+
+
+def names(doc: dict) -> list[str]:
+    """Every implementation under test, in the order it was given (--impl), then any other the file names."""
+    prov = doc.get("provenance") or {}
+    found = [i.get("name") for i in prov.get("implementations") or ()]
+    found += [t.get("implementation") for t in prov.get("targets") or ()]
+    return list(dict.fromkeys(n for n in found + [r["implementation"] for r in doc["rows"]] if n))
+
+
+def targets(doc: dict) -> list[Target]:
+    """One record per implementation under test, with ``counts`` of its rows (all its profiles) and
+    ``duration_summed`` when its time is the rows' summed test time (an over-estimate), not its wall time."""
+    prov, rows = doc.get("provenance") or {}, by_implementation(doc)
+    records = {t.get("implementation"): t for t in prov.get("targets") or ()}
+    return [target_of(name, records.get(name) or {}, rows.get(name, []), prov) for name in names(doc)]
+
+
+def target_of(name: str, record: dict, rows: list[Row], prov: dict) -> Target:
+    timed = isinstance(record.get("duration_s"), (int, float))
+    return {"implementation": name, "version": version_of(name, record, rows, prov),
+            "description": record.get("description") or "", "profile": record.get("profile") or profile_of(rows),
+            "evidence": evidence_of(record), "not_run": record["not_run"] if "not_run" in record else not_run_of(rows),
+            "duration_s": float(record["duration_s"]) if timed else summed_duration(rows), "duration_summed": not timed,
+            "counts": counts(rows)}
+
+
+def version_of(name: str, record: dict, rows: list[Row], prov: dict) -> str | None:
+    """The record's version, else the rows', else the one ``provenance.implementations`` names."""
+    if record.get("version"):
+        return str(record["version"])
+    found = next((r.get("implementation_version") for r in rows if r.get("implementation_version")), None)
+    found = found or next((i.get("version") for i in prov.get("implementations") or () if i.get("name") == name), None)
+    return str(found) if found is not None else None
+
+
+def profile_of(rows: list[Row]) -> str:
+    """Without a record: the one profile its judged rows have, else every profile."""
+    judged = {r["profile"] for r in rows if r["verdict"] != "unsupported"} or {r["profile"] for r in rows}
+    return next(iter(judged)) if len(judged) == 1 else EVERY_PROFILE
+
+
+def evidence_of(record: dict) -> str:
+    if record.get("evidence"):
+        return str(record["evidence"])
+    return "given with --profile" if record.get("requested_profile") else ""
+
+
+def not_run_of(rows: list[Row]) -> str | None:
+    """Without a record: a target none of whose rows saw an example, all unsupported or error for one reason."""
+    if not rows:
+        return "no test judged it"
+    if any((r.get("examples") or 0) > 0 or r["verdict"] not in ("unsupported", "error") for r in rows):
+        return None
+    reasons = {r.get("reason") or r["verdict"] for r in rows}
+    return reasons.pop() if len(reasons) == 1 else None
+
+
+def summed_duration(rows: list[Row]) -> float:
+    """Without a record: the rows' summed test time (a test citing n clauses counts n times: an over-estimate)."""
+    return round(sum(r.get("duration") or 0.0 for r in rows), 1)
+
+
+def own_rows(target: Target, rows: list[Row]) -> list[Row]:
+    """The rows under the profile the target is judged under (all of them for an every-profile target)."""
+    if target.get("profile") in (None, "", EVERY_PROFILE):
+        return rows
+    return [r for r in rows if r["profile"] == target["profile"]]
+
+
+def conforms(doc: dict) -> bool:
+    """Every failure expected and no expected deviation passing: the run's answer is yes."""
+    return not any(outcome(r) == UNEXPECTED or unexpected_pass(r) for r in doc["rows"])
+
+
+def human_seconds(seconds: float) -> str:
+    """``0.4s``, ``12s``, ``4m05s``, ``2h03m``: short enough for a table column."""
+    if seconds < 10:
+        return f"{seconds:.1f}s"
+    whole = int(round(seconds))
+    if whole < 3600:
+        return f"{whole // 60}m{whole % 60:02d}s" if whole >= 60 else f"{whole}s"
+    return f"{whole // 3600}h{whole % 3600 // 60:02d}m"

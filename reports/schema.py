@@ -1,0 +1,81 @@
+"""The shape of results.json (schema 3), as types: what every renderer may rely on, and nothing more.
+
+Renderers read a results document (a dict loaded from results.json) and never the model, the
+clause registry or the plugin: whatever they show is in the document, joined in before it was
+written (``ktc/plugin/artifacts.py: attach``).  ``total=False`` marks what older files or other
+writers may lack; readers fall back (reports/outcomes.py) instead of failing.  The format itself is
+documented in reports/README.md.
+"""
+from __future__ import annotations
+
+from typing import TypedDict
+
+READABLE = (2, 3)  # schema versions the readers accept; 2 lacks "clauses" and rows' timeline/replay
+
+
+class Expected(TypedDict, total=False):
+    """An expectations file's entry that names the row (a known deviation)."""
+
+    verdict: str
+    reason: str
+    source: str
+    file: str
+
+
+class Row(TypedDict, total=False):
+    """One clause x implementation x profile: its verdict and the evidence for it."""
+
+    clause: str
+    kip: str
+    status: str
+    implementation: str
+    implementation_version: str | None
+    profile: str
+    verdict: str            # pass | fail | error | unknown | unsupported (reports/verdicts.py)
+    examples: int
+    tests: list[str]
+    seed: int | None
+    duration: float
+    reason: str | None
+    counterexample: dict | None
+    first_failure_at: int | None
+    first_divergence: dict | str | None
+    signature: str | None
+    signatures: dict[str, int]
+    features: dict[str, int]
+    expected: Expected
+    timeline: dict | None   # schema 3: the counterexample's clocks and bounds, for the HTML drawing
+    replay: str             # schema 3: fail/error rows: the command that replays it (paths relative to the report)
+
+
+class Target(TypedDict, total=False):
+    """One implementation under test as ``provenance.targets`` records it (the plugin writes one each)."""
+
+    implementation: str
+    version: str | None
+    description: str
+    profile: str            # the profile it is judged under, or "every profile"
+    evidence: str           # why that profile, in a few words
+    not_run: str | None     # why it ran nothing, or None
+    duration_s: float
+
+
+class ClauseInfo(TypedDict, total=False):
+    """The registry's facts about a clause, copied into results.json's ``clauses`` section."""
+
+    kip: str
+    kip_title: str
+    status: str
+    statement: str
+    quote: str
+    quote_url: str          # where the quote is from when it is not the KIP text itself
+    kip_url: str
+    order: int              # the registry's order (KIP by KIP); JSON objects are written with sorted keys
+
+
+class Document(TypedDict, total=False):
+    schema_version: int
+    generated_at: str
+    provenance: dict
+    clauses: dict[str, ClauseInfo]
+    rows: list[Row]

@@ -1,0 +1,50 @@
+"""summary.txt (format ``summary``): the terminal's table first, then everything the terminal cuts.
+
+It opens with exactly the table ``ktc run`` prints (reports/terminal.py), so the two never disagree;
+then every root cause, then clauses x verdict per implementation and profile (``unsupported`` rows
+folded into one line per reason, expected deviations marked ``fail*``), then which input features
+reached which implementation.
+"""
+from __future__ import annotations
+
+from . import coverage, rootcause, terminal
+from .registry import Context, renderer
+from .verdicts import SHOWN
+
+
+@renderer("summary")
+def render(doc: dict, context: Context) -> str:
+    lines = terminal.table_lines(doc, context) + terminal.passes_lines(doc, context)
+    lines += rootcause.text(doc, context.report_dir) + blocks(doc)
+    lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(doc.get("provenance") or {}))
+    return "\n".join(lines) + "\n"
+
+
+def blocks(doc: dict) -> list[str]:
+    """Clauses x verdict, one block per implementation and profile; counts first."""
+    found: dict[tuple, list[dict]] = {}
+    for row in doc["rows"]:
+        found.setdefault((row["implementation"], row["profile"]), []).append(row)
+    lines = []
+    for (impl, profile), rows in found.items():
+        counts = {v: sum(r["verdict"] == v for r in rows) for v in SHOWN}
+        lines.append(f"\n{impl} / {profile}: " + ", ".join(f"{n} {v}" for v, n in counts.items() if n))
+        lines += [summary_line(r) for r in rows if r["verdict"] != "unsupported"]
+        lines += unsupported_lines(rows)
+    return lines
+
+
+def summary_line(row: dict) -> str:
+    expected = row.get("expected")
+    verdict = row["verdict"] + ("*" if expected else "")
+    note = f"expected deviation: {expected.get('reason')}" if expected else row.get("reason")
+    return f"  {verdict:<11} {row['clause']:<48} {row['examples']:>6} ex" + (f"  ({note})" if note else "")
+
+
+def unsupported_lines(rows: list[dict]) -> list[str]:
+    """Unsupported rows folded by reason: one line each, with how many clauses it covers."""
+    reasons: dict[str, int] = {}
+    for row in rows:
+        if row["verdict"] == "unsupported":
+            reasons[row.get("reason") or "unsupported"] = reasons.get(row.get("reason") or "unsupported", 0) + 1
+    return [f"  unsupported {n:>3} clauses  ({reason})" for reason, n in sorted(reasons.items())]

@@ -1,0 +1,132 @@
+"""The end-of-run answer (format ``terminal``): one table, one row per target, then the root causes of
+the unexpected failures, largest first, cut to fit a screen.
+
+Does each implementation conform, under which profile and why that one, and if not, what to run to
+see it fail: that is what a reader of ``ktc run`` wants, in a screenful.  Every row of results.json is
+in summary.txt, which opens with this same table (reports/summary.py).
+"""
+from __future__ import annotations
+
+from . import rootcause
+from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, conforms, human_seconds, targets, unexpected_pass
+from .registry import Context, renderer
+
+HEADERS = ("target", "version", "profile (evidence)", "pass", "unexp.fail", "expected", "unknown", "n/a", "time")
+NUMERIC = len(HEADERS) - 3  # the counts and the time, right-aligned
+LEGEND = "unexp.fail: fail/error rows no expectation names · expected: known deviations · n/a: unsupported"
+BLOCK = 3  # lines per root cause: what, where it first diverged, how to replay it
+
+
+@renderer("terminal")
+def render(doc: dict, context: Context) -> str:
+    table = table_lines(doc, context)
+    return "\n".join(table + answer_lines(doc, context, context.max_lines - len(table))) + "\n"
+
+
+def title(doc: dict) -> str:
+    prov = doc.get("provenance") or {}
+    hyp = prov.get("hypothesis") or {}
+    count = len(targets(doc))
+    return (f"ktc results: {count} target{'s' * (count != 1)}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
+            f"Hypothesis profile {hyp.get('profile')}; {doc.get('generated_at')}")
+
+
+def cells(doc: dict) -> list[list[str]]:
+    """One list of cells per target, in HEADERS order; a target that did not run has three."""
+    out = []
+    for t in targets(doc):
+        head = [t["implementation"], t.get("version") or "-"]
+        if t.get("not_run"):
+            out.append(head + [f"not run: {t['not_run']}"])
+            continue
+        profile = t["profile"] + (f" ({t['evidence']})" if t.get("evidence") else "")
+        took = ("~" if t.get("duration_summed") else "") + human_seconds(t["duration_s"])
+        out.append(head + [profile, *(str(t["counts"][c]) for c in COLUMNS), took])
+    return out
+
+
+def table_lines(doc: dict, context: Context) -> list[str]:
+    """The title, the header and one line per target, fitted to ``context.width``."""
+    rows = cells(doc)
+    widths = column_widths(rows, context.width)
+    lines = [title(doc), line(HEADERS, widths)]
+    return lines + [line(r, widths) for r in rows] + [LEGEND[:context.width]]
+
+
+def column_widths(rows: list[list[str]], width: int) -> list[int]:
+    """Name and version at most 20 and 12 wide, the counts as wide as they need; the profile gets the rest."""
+    full = [r for r in rows if len(r) == len(HEADERS)]
+    widths = [max(len(h), *(len(r[i]) for r in full)) if full else len(h) for i, h in enumerate(HEADERS)]
+    widths[0] = min(max(widths[0], *(len(r[0]) for r in rows)) if rows else widths[0], 20)
+    widths[1] = min(max(widths[1], *(len(r[1]) for r in rows)) if rows else widths[1], 12)
+    fixed = sum(widths) - widths[2] + 2 * (len(HEADERS) - 1)
+    widths[2] = max(len(HEADERS[2]), min(widths[2], width - fixed))
+    return widths
+
+
+def line(row, widths: list[int]) -> str:
+    """Cells padded (counts right-aligned) and cut with an ellipsis; a not-run row's reason takes the rest."""
+    out = [fit(row[0], widths[0]), fit(row[1], widths[1])]
+    if len(row) == 3:
+        return "  ".join(out + [row[2]]).rstrip()
+    out.append(fit(row[2], widths[2]))
+    out += [str(cell).rjust(w) for cell, w in zip(row[3:], widths[3:])]
+    return "  ".join(out).rstrip()
+
+
+def fit(text: str, width: int) -> str:
+    return (text if len(text) <= width else text[:width - 1] + "…").ljust(width)
+
+
+def answer_lines(doc: dict, context: Context, budget: int) -> list[str]:
+    """Conforms (and how many expected deviations), or the root causes that fit in ``budget`` lines."""
+    lines = passes_lines(doc, context)
+    if conforms(doc):
+        expected = sum(t["counts"][EXPECTED] for t in targets(doc))
+        return lines + [f"conforms: every failure is expected ({expected} known deviations, in summary.txt)"
+                        if expected else "conforms: no failures"]
+    return lines + cause_lines(doc, context, budget - len(lines))
+
+
+def passes_lines(doc: dict, context: Context) -> list[str]:
+    """Expected deviations that passed (strict: each fails the run), on one line."""
+    found = [f"{r['clause']} on {r['implementation']}/{r['profile']}" for r in doc["rows"] if unexpected_pass(r)]
+    if not found:
+        return []
+    return [fit(f"{len(found)} unexpected passes (remove their expectations): " + ", ".join(found),
+                context.width).rstrip()]
+
+
+def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
+    found = rootcause.groups(doc, context.report_dir)
+    failing = sum(t["counts"][UNEXPECTED] for t in targets(doc))
+    shown = found[:max(1, (budget - 2) // BLOCK)]
+    lines = [f"{failing} unexpected failures, {len(found)} root causes (largest first):"]
+    for n, group in enumerate(shown, 1):
+        lines += cause_block(n, group, context.width)
+    if len(found) > len(shown):
+        lines.append(f"{len(found) - len(shown)} more in {summary_path(context)}")
+    return lines
+
+
+def cause_block(n: int, group: dict, width: int) -> list[str]:
+    where = f"{n:>2}. {group['implementation']}, {group['rows']} rows: "
+    example = (group["example"] or group["cause"]).splitlines()[0] if (group["example"] or group["cause"]) else ""
+    return [where + listed(group["clauses"], width - len(where)),
+            fit(f"    first divergence: {example}", width).rstrip(), f"    {group['replay']}"]
+
+
+def listed(names: list[str], width: int) -> str:
+    """As many names as fit in ``width``, then ``+N more``."""
+    out = ""
+    for n, name in enumerate(names):
+        more = f", +{len(names) - n} more" if n else f"+{len(names)} clauses"
+        candidate = f"{out}, {name}" if out else name
+        if len(candidate) + (len(more) if n < len(names) - 1 else 0) > width:
+            return out + more
+        out = candidate
+    return out
+
+
+def summary_path(context: Context) -> str:
+    return f"{context.report_dir.rstrip('/')}/summary.txt" if context.report_dir else "summary.txt"
