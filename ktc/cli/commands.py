@@ -339,11 +339,17 @@ def finish_run(report: Path, code: int, log: Path | None) -> int:
 
 
 def render_answer(results: Path) -> str:
-    try:
-        from reports.render import render_file
-    except ImportError:  # TEMPORARY until the renderer registry lands
-        return (results.parent / "summary.txt").read_text()
-    return render_file("terminal", results)
+    """results.json as the terminal answer; under GitHub Actions also its annotations (``::error ...``)."""
+    import shutil
+
+    from reports import loading, render
+    from reports.registry import Context
+    doc = loading.load_results(results)
+    width = shutil.get_terminal_size((120, 40)).columns
+    answer = render.render("terminal", doc, Context(report_dir=str(results.parent), width=width))
+    if os.environ.get("GITHUB_ACTIONS"):
+        answer += render.render("github", doc, Context(report_dir=str(results.parent)))
+    return answer.rstrip("\n")
 
 
 def last_error(log: Path) -> str | None:
