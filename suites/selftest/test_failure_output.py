@@ -26,7 +26,8 @@ pytestmark = pytest.mark.xdist_group("failure-output")  # one worker makes the s
 def failing_run(scratch: str) -> str:
     argv = [sys.executable, "-m", "ktc", "run", "--impl", MUTANT, "--profile", "kafka-4", "--workers", "2",
             "--report", scratch, "--", "-k", "kip937"]
-    env = {**os.environ, "CI": "true"}  # as on CI, where pytest would repeat each whole message in the summary
+    env = {**os.environ, "CI": "true",  # as on CI, where pytest would repeat each whole message in the summary
+           "GITHUB_ACTIONS": "true"}  # and as on GitHub: ktc run adds annotations
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     log = Path(scratch, "latest", "pytest.log")  # ktc run keeps pytest's own output off the terminal
@@ -65,6 +66,11 @@ def test_the_short_summary_gives_each_failure_one_line_naming_its_clause(output)
     failed = [line for line in summary if line.startswith("FAILED ")]
     assert failed and all(re.search(r" - KIP-[\w.-]+ violated by before_after_swapped", line) for line in failed)
     assert not any(line.startswith("  ") for line in summary[:len(failed)])
+
+
+def test_under_github_actions_ktc_run_annotates_each_root_cause_with_its_replay_command(output):
+    errors = [line for line in output.splitlines() if line.startswith("::error title=ktc before_after_swapped fails")]
+    assert errors and all("replay%3A" in e or "replay: " in e for e in errors), errors
 
 
 def replay_lines(output: str) -> list[str]:
