@@ -24,7 +24,7 @@ class Context:
     """
 
     report_dir: str | None = None
-    width: int = 100
+    width: int = 120
     max_lines: int = 30
     side_name: str = "index"
     files: dict[str, str] = field(default_factory=dict)

@@ -49,26 +49,29 @@ def table_lines(doc: dict, context: Context) -> list[str]:
     """The title, the header and one line per target, fitted to ``context.width``."""
     rows = cells(doc)
     widths = column_widths(rows, context.width)
-    lines = [title(doc), line(HEADERS, widths)]
-    return lines + [line(r, widths) for r in rows] + [LEGEND[:context.width]]
+    lines = [title(doc), line(HEADERS, widths, context.width)]
+    return lines + [line(r, widths, context.width) for r in rows] + [LEGEND[:context.width]]
 
 
 def column_widths(rows: list[list[str]], width: int) -> list[int]:
-    """Name and version at most 20 and 12 wide, the counts as wide as they need; the profile gets the rest."""
-    full = [r for r in rows if len(r) == len(HEADERS)]
-    widths = [max(len(h), *(len(r[i]) for r in full)) if full else len(h) for i, h in enumerate(HEADERS)]
-    widths[0] = min(max(widths[0], *(len(r[0]) for r in rows)) if rows else widths[0], 20)
-    widths[1] = min(max(widths[1], *(len(r[1]) for r in rows)) if rows else widths[1], 12)
-    fixed = sum(widths) - widths[2] + 2 * (len(HEADERS) - 1)
-    widths[2] = max(len(HEADERS[2]), min(widths[2], width - fixed))
+    """Every column as wide as its widest cell (name, version and profile at most 22, 14 and 40); over
+    ``width``, those three give up a character at a time, whichever has most to spare, down to 12, 7 and 24."""
+    widths = [max([len(h)] + [len(r[i]) for r in rows if i < len(r) and (i < 2 or len(r) == len(HEADERS))])
+              for i, h in enumerate(HEADERS)]
+    widths[:3] = min(widths[0], 22), min(widths[1], 14), min(widths[2], 40)
+    while sum(widths) + 2 * (len(HEADERS) - 1) > width:
+        spare = [w - floor for w, floor in zip(widths, (12, 7, 24))]
+        if max(spare) <= 0:
+            break
+        widths[spare.index(max(spare))] -= 1
     return widths
 
 
-def line(row, widths: list[int]) -> str:
+def line(row, widths: list[int], width: int) -> str:
     """Cells padded (counts right-aligned) and cut with an ellipsis; a not-run row's reason takes the rest."""
     out = [fit(row[0], widths[0]), fit(row[1], widths[1])]
     if len(row) == 3:
-        return "  ".join(out + [row[2]]).rstrip()
+        return "  ".join(out + [fit(row[2], width - widths[0] - widths[1] - 4)]).rstrip()
     out.append(fit(row[2], widths[2]))
     out += [str(cell).rjust(w) for cell, w in zip(row[3:], widths[3:])]
     return "  ".join(out).rstrip()

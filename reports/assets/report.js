@@ -48,6 +48,7 @@
   function showCross() {
     if (cross.checked && !$("crosstable")) crossTable();
     $("own").hidden = cross.checked; $("crosswrap").hidden = !cross.checked;
+    document.querySelector("p.how").hidden = cross.checked;
     apply();
   }
   function withDetails(done) {  // the side file, loaded once; clicks made while it loads wait for it

@@ -1,0 +1,168 @@
+"""The registered formats, fed recorded results files (suites/selftest/data/README.md): the terminal answer
+fits a screen, summary.txt opens with the same table, the Markdown table and the GitHub annotations are
+well formed, and every format reads results.json alone."""
+import functools
+import gzip
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from reports import render
+from reports.outcomes import UNEXPECTED, outcome, targets
+from reports.registry import Context
+from reports.rootcause import groups
+
+from .reports_support import ktc
+
+DATA = Path(__file__).with_name("data")
+REPORT = "ktc-report/20261126T042219Z-48ab77"
+
+
+@functools.cache
+def _load(name: str) -> str:
+    with gzip.open(DATA / name, "rt") as f:
+        return f.read()
+
+
+def conforming() -> dict:
+    """Eight targets, every failure expected (one target could not run)."""
+    return json.loads(_load("results-conforming.json.gz"))
+
+
+def failing() -> dict:
+    """Eight mutants of the reference under kafka-4, no expectations: many unexpected failures."""
+    return json.loads(_load("results-failing.json.gz"))
+
+
+def terminal(doc: dict, **settings) -> list[str]:
+    return render.render("terminal", doc, Context(report_dir=REPORT, **settings)).splitlines()
+
+
+def test_a_run_where_every_failure_is_expected_answers_in_at_most_25_lines_one_per_target():
+    doc, lines = conforming(), terminal(conforming())
+    assert len(lines) <= 25 and len(targets(doc)) == 8, "\n".join(lines)
+    names = [t["implementation"] for t in targets(doc)]  # a long name is cut, to 11 characters and "…" at most
+    assert all(line.startswith(name[:11]) for name, line in zip(names, lines[2:10], strict=True)), lines
+    assert lines[-1].startswith("conforms: every failure is expected")
+    assert all(len(line) <= 120 for line in lines), "\n".join(lines)
+
+
+def test_a_target_that_could_not_run_is_one_row_saying_why():
+    line = next(x for x in terminal(conforming()) if x.startswith("kafka-container"))
+    assert "not run: no Docker engine answers" in line
+
+
+def test_without_its_record_a_target_that_ran_nothing_is_still_not_run_from_its_rows():
+    doc = conforming()
+    doc["provenance"]["targets"] = [t for t in doc["provenance"]["targets"] if t["implementation"] != "kafka-container"]
+    found = next(t for t in targets(doc) if t["implementation"] == "kafka-container")
+    assert found["not_run"].startswith("unsupported: no Docker engine answers")
+
+
+def test_the_columns_count_each_row_once_expected_apart_from_unexpected():
+    doc = conforming()
+    for target in targets(doc):
+        rows = [r for r in doc["rows"] if r["implementation"] == target["implementation"]]
+        assert sum(target["counts"][c] for c in ("pass", "unexpected fail", "expected", "unknown",
+                                                  "not applicable")) == len(rows)
+        assert target["counts"]["expected"] == sum(bool(r.get("expected")) and r["verdict"] != "pass" for r in rows)
+    assert sum(t["counts"]["expected"] for t in targets(doc)) > 10
+    assert not any(outcome(r) == UNEXPECTED for r in doc["rows"])
+
+
+def test_many_unexpected_failures_each_root_cause_shown_has_its_replay_command_and_the_rest_are_counted():
+    doc = failing()
+    lines, found = terminal(doc, max_lines=30), groups(doc, REPORT)
+    assert len(lines) <= 30 and len(found) > 5, "\n".join(lines)
+    numbered = [n for n, line in enumerate(lines) if re.match(r"\s*\d+\. ", line)]
+    assert numbered and all(lines[n + 2].strip().startswith(f"ktc replay {REPORT}/counterexamples/")
+                            for n in numbered), "\n".join(lines)
+    assert lines[-1] == f"{len(found) - len(numbered)} more in {REPORT}/summary.txt"
+
+
+def test_a_root_cause_names_its_clauses_and_its_first_divergence_in_one_line():
+    lines = terminal(failing())
+    first = next(n for n, line in enumerate(lines) if line.startswith(" 1. "))
+    cause = groups(failing())[0]
+    assert cause["clauses"][0] in lines[first] and lines[first + 1].startswith("    first divergence: ")
+
+
+def test_a_taller_screen_shows_more_root_causes():
+    short, tall = terminal(failing(), max_lines=20), terminal(failing(), max_lines=60)
+    assert sum("ktc replay" in x for x in tall) > sum("ktc replay" in x for x in short) >= 1
+
+
+def test_summary_txt_opens_with_the_terminal_table_and_then_lists_every_root_cause():
+    doc = failing()
+    table = terminal(doc)[:3 + len(targets(doc))]  # title, header, a line per target, legend
+    summary = render.render("summary", doc, Context(report_dir=REPORT)).splitlines()
+    assert summary[:len(table)] == table and table[-1].startswith("unexp.fail: ")
+    assert sum("replay:  ktc replay" in line for line in summary) == len(groups(doc))
+
+
+def test_the_markdown_table_has_one_row_per_target_and_every_column():
+    text = render.render("markdown", conforming())
+    rows = [line for line in text.splitlines() if line.startswith("| ")]
+    assert rows[0].startswith("| target | version | profile (evidence) | pass | unexpected fail |")
+    assert len(rows) == 1 + len(targets(conforming())) and text.splitlines()[3].startswith("|---|")
+    assert all(line.count(" | ") == rows[0].count(" | ") for line in rows), rows
+    assert "not run: no Docker engine" in text and text.startswith("### ktc: 8 targets conform")
+
+
+def test_the_markdown_of_a_failing_run_folds_its_root_causes_with_replay_commands():
+    text = render.render("markdown", failing(), Context(report_dir=REPORT))
+    assert "<details><summary>" in text and text.count("`ktc replay ") == min(10, len(groups(failing())))
+
+
+def test_github_annotations_one_error_per_root_cause_and_per_unexpected_pass_one_line_each():
+    doc = failing()
+    passing = next(r for r in doc["rows"] if r["verdict"] == "pass")
+    passing["expected"] = {"verdict": "fail", "reason": "a bug, 50% of the time", "source": "KAFKA-1", "file": "x.toml"}
+    lines = render.render("github", doc, Context(report_dir=REPORT)).splitlines()
+    errors = [x for x in lines if x.startswith("::error title=")]
+    assert len(errors) == len(groups(doc)) + 1 and all(x.startswith(("::error ", "::warning ")) for x in lines)
+    assert all("\n" not in x and re.match(r"::\w+ title=[^:,]*::", x) for x in lines), lines
+    assert "%0Areplay: ktc replay " in errors[0] and "50%25 of the time" in errors[-1]
+
+
+def test_a_conforming_run_has_no_github_error():
+    assert "::error" not in render.render("github", conforming())
+
+
+@pytest.mark.parametrize("name", ["terminal", "summary", "markdown", "github", "html"])
+def test_every_format_renders_from_the_file_alone(name, monkeypatch):
+    """Renderers may not reach for the registry or the model: with both made unreadable, output is unchanged."""
+    doc, before = failing(), render.render(name, failing(), Context(report_dir=REPORT))
+    import specs.clauses
+    monkeypatch.setattr(specs.clauses, "all_clauses", lambda: pytest.fail("a renderer read the clause registry"))
+    monkeypatch.setattr(specs.clauses, "kips", lambda: pytest.fail("a renderer read the clause registry"))
+    assert render.render(name, doc, Context(report_dir=REPORT)) == before
+
+
+def test_an_unknown_format_names_the_known_ones():
+    with pytest.raises(KeyError, match="known: github, html, markdown"):
+        render.render("pdf", conforming())
+
+
+def test_report_command_prints_a_text_format_and_refuses_an_unknown_one(tmp_path):
+    results = tmp_path / "results.json"
+    results.write_text(json.dumps(failing()))
+    done = ktc("report", results, "--format", "markdown")
+    assert done.returncode == 0 and done.stdout.startswith("### ktc: "), done.stderr
+    refused = ktc("report", results, "--format", "pdf")
+    assert refused.returncode == 2 and "invalid choice: 'pdf'" in refused.stderr
+
+
+def test_a_schema_2_file_is_joined_with_the_clause_texts_before_it_is_rendered(tmp_path):
+    doc = failing()
+    quote = doc["clauses"]["KIP-937.int64-wraparound"]["quote"]
+    old = {**{k: v for k, v in doc.items() if k != "clauses"}, "schema_version": 2,
+           "rows": [{k: v for k, v in r.items() if k not in ("timeline", "replay")} for r in doc["rows"]]}
+    (tmp_path / "results.json").write_text(json.dumps(old))
+    done = ktc("report", tmp_path / "results.json")
+    assert done.returncode == 0, done.stderr
+    from html import escape
+    assert escape(quote) in (tmp_path / "index.html").read_text()
+    assert "<svg" in (tmp_path / "index.details.js").read_text()
