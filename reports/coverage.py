@@ -27,11 +27,18 @@ def bump(counts: dict[str, int], key: str, by: int) -> None:
 
 def gaps(found: dict, not_sent: dict[str, dict[str, str]]) -> list[tuple[str, str, str | None]]:
     """(feature, implementation, the reason it is not sent or None) for every feature the reference drew
-    and another implementation never received."""
-    drawn = [name for name, by in found["features"].items() if by.get(REFERENCE)]
+    on a clause the implementation was judged on, and that the implementation never received: a gap is
+    reported only against what a target ran (the leader-change cluster runs four clauses, not all)."""
     others = [i for i in found["implementations"] if i != REFERENCE and received_any(found, i)]
-    return [(name, impl, not_sent.get(impl, {}).get(name)) for impl in others for name in drawn
+    return [(name, impl, not_sent.get(impl, {}).get(name)) for impl in others for name in drawn_for(found, impl)
             if not found["features"][name].get(impl)]
+
+
+def drawn_for(found: dict, impl: str) -> list[str]:
+    """The features the reference drew on the clauses ``impl`` received anything on, in feature order."""
+    ran = [by_feature for by_feature in found["clauses"].values() if any(by.get(impl) for by in by_feature.values())]
+    drawn = {name for by_feature in ran for name, by in by_feature.items() if by.get(REFERENCE)}
+    return [name for name in found["features"] if name in drawn]
 
 
 def received_any(found: dict, impl: str) -> bool:

@@ -43,3 +43,9 @@ def test_an_implementation_judged_on_nothing_has_no_gaps_but_is_named():
     table = coverage.table(rows() + [{"clause": "c", "implementation": "kafka-container", "features": {}}])
     assert all(impl != "kafka-container" for _name, impl, _why in coverage.gaps(table, {}))
     assert "  judged on nothing (see its rows for why): kafka-container" in coverage.text(table, {})
+
+
+def test_a_feature_the_reference_drew_only_on_a_clause_the_implementation_never_ran_is_no_gap():
+    table = coverage.table(rows() + [{"clause": "e", "implementation": "reference", "features": {"codec:lz4": 3}}])
+    assert ("codec:lz4", "kafka-3.9.2", None) not in coverage.gaps(table, {})
+    assert coverage.gaps(table, {}) == [("attribute:control", "kafka-3.9.2", None)]
