@@ -13,8 +13,6 @@ from pathlib import Path
 
 from .dedupe import text_signature
 from .files import SCHEMA_VERSION, write_atomically
-from .registry import Context
-from .render import render
 from .verdicts import BAD, rank
 
 
@@ -73,7 +71,10 @@ def write(directory: Path, rows: list[dict], provenance: dict, attach=None) -> P
 
 
 def write_document(directory: Path, doc: dict) -> Path:
-    """results.json, then summary.txt rendered from it (reports/summary.py)."""
+    """results.json, then summary.txt rendered from it (reports/summary.py; imported here, not at the top, so
+    that the readers of this module, the ``ktc`` command among them, do not load every format on start)."""
+    from .registry import Context
+    from .render import render
     results = directory / "results.json"
     write_atomically(results, json.dumps(doc, indent=1, sort_keys=True))
     write_atomically(directory / "summary.txt", render("summary", doc, Context(report_dir=str(directory))))

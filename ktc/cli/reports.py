@@ -21,8 +21,7 @@ from pathlib import Path
 
 from ktc.cli.common import Parser, UsageError, reachable
 from ktc.plugin.expected import known
-from reports import dedupe, diff, expectations, loading, render
-from reports.registry import Context
+from reports import dedupe, diff, expectations, loading
 
 
 def usage_error(message: str) -> UsageError:
@@ -45,7 +44,7 @@ def add_parsers(sub, run) -> None:
     run.add_argument("--expectations", action="append", metavar="TOML", help="expected failures (repeatable)")
     report = sub.add_parser("report", help="render results.json in a format (default: the HTML page)")
     report.add_argument("results")
-    report.add_argument("--format", default="html", choices=render.names(),
+    report.add_argument("--format", default="html", metavar="NAME",
                         help="html (default), terminal, summary, markdown, github; "
                              "matrix/matrix-html take a matrix.json")
     report.add_argument("--out", help="file to write (default: index.html next to RESULTS for html, else stdout)")
@@ -71,8 +70,12 @@ MATRIX_FORMATS = ("matrix", "matrix-html")
 @guarded
 def cmd_report(args) -> int:
     """Render RESULTS in ``--format`` to ``--out`` (with its side files) or, for text formats, to stdout."""
+    from reports import render  # every format: loaded only by this command
+    if args.format not in render.names():
+        raise usage_error(f"--format {args.format}: unknown format; known: {', '.join(render.names())}")
     doc = report_input(args.results, args.format)
     out = args.out or (Path(args.results).with_name("index.html") if args.format == "html" else None)
+    from reports.registry import Context
     context = Context(report_dir=str(Path(args.results).parent), side_name=Path(out).stem if out else "index",
                       width=shutil.get_terminal_size((100, 30)).columns)
     if out is None:
