@@ -38,7 +38,7 @@ def summary_line(row: dict) -> str:
     expected = row.get("expected")
     verdict = row["verdict"] + ("*" if expected else "")
     note = f"expected deviation: {expected.get('reason')}" if expected else row.get("reason")
-    return f"  {verdict:<11} {row['clause']:<48} {row['examples']:>6} ex" + (f"  ({note})" if note else "")
+    return f"  {verdict:<11} {row['clause']:<48} {row.get('examples') or 0:>6} ex" + (f"  ({note})" if note else "")
 
 
 def unsupported_lines(rows: list[dict]) -> list[str]:

@@ -45,7 +45,8 @@ def test_a_run_where_every_failure_is_expected_answers_in_at_most_25_lines_one_p
     assert len(lines) <= 25 and len(targets(doc)) == 8, "\n".join(lines)
     names = [t["implementation"] for t in targets(doc)]  # a long name is cut, to 11 characters and "…" at most
     assert all(line.startswith(name[:11]) for name, line in zip(names, lines[2:10], strict=True)), lines
-    assert lines[-1].startswith("conforms: every failure is expected")
+    assert lines[-1].startswith("conforms where it ran: every failure is expected (")
+    assert lines[-1].endswith("; not run: kafka-container")
     assert all(len(line) <= 120 for line in lines), "\n".join(lines)
 
 
@@ -125,6 +126,14 @@ def test_github_annotations_one_error_per_root_cause_and_per_unexpected_pass_one
     assert len(errors) == len(groups(doc)) + 1 and all(x.startswith(("::error ", "::warning ")) for x in lines)
     assert all("\n" not in x and re.match(r"::\w+ title=[^:,]*::", x) for x in lines), lines
     assert "%0Areplay: ktc replay " in errors[0] and "50%25 of the time" in errors[-1]
+
+
+def test_a_run_where_every_target_ran_and_every_failure_is_expected_simply_conforms():
+    doc = conforming()
+    doc["rows"] = [r for r in doc["rows"] if r["implementation"] != "kafka-container"]
+    for key, name in (("targets", "implementation"), ("implementations", "name")):
+        doc["provenance"][key] = [t for t in doc["provenance"][key] if t[name] != "kafka-container"]
+    assert terminal(doc)[-1].startswith("conforms: every failure is expected (")
 
 
 def test_a_conforming_run_has_no_github_error():
