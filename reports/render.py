@@ -2,7 +2,7 @@
 (``ktc run``'s answer, summary.txt, ``ktc report --format``, the HTML next to results.json).
 
   render("terminal", doc, Context(report_dir="ktc-report/2026...", width=120, max_lines=30)) -> str
-  write("html", doc, Path("index.html"), Context(side_name="index")) -> [paths written]
+  write("html", doc, Path("index.html"), Context(report_dir=...)) -> [index.html, index.details.js]
 
 Formats (reports/registry.py): terminal, summary, html, markdown, github, and matrix / matrix-html
 (whose document is a matrix.json table, not a results document).
@@ -28,8 +28,10 @@ def render(name: str, doc: dict, context: Context | None = None) -> str:
 
 
 def write(name: str, doc: dict, out: Path, context: Context | None = None) -> list[Path]:
-    """Render into ``out`` (atomically) and place the side files the renderer asked for next to it."""
-    context = context or Context(side_name=out.stem)
+    """Render into ``out`` (atomically) and place the side files the renderer asked for next to it, named
+    after it (``context.side_name`` is set to the stem of ``out``)."""
+    context = context or Context()
+    context.side_name = out.stem
     text = render(name, doc, context)
     written = []
     for file, content in context.files.items():
