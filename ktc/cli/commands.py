@@ -288,10 +288,12 @@ def cmd_run(args) -> int:
         watcher.stop()
     if code in cli_run.FINISHED:
         cli_run.point_latest(root, report)
-    return cli_reports.gate(args, report, finish_run(report, code, log), gate_inputs)
+    budget = SCREEN_LINES - 1 - (watcher.lines if watcher is not None else 0)
+    return cli_reports.gate(args, report, finish_run(report, code, log, budget), gate_inputs)
 
 
 LOG_NAME = "pytest.log"
+SCREEN_LINES = 40  # a whole default run, progress included, when every failure is expected
 
 
 def pytest_argv(args, report: Path) -> list[str]:
@@ -320,12 +322,12 @@ def settings_argv(args) -> list[str]:
     return argv + [f"--ktc-run-options={json.dumps(vars(args))}"]
 
 
-def finish_run(report: Path, code: int, log: Path | None) -> int:
+def finish_run(report: Path, code: int, log: Path | None, budget: int = SCREEN_LINES) -> int:
     """The answer: the table of targets and the root causes (reports' terminal format), rendered from
     results.json alone; or, for a run that did not finish, why in one line and where pytest said more."""
     results = report / "results.json"
     if results.exists() and code in cli_run.FINISHED:
-        print(render_answer(results))
+        print(render_answer(results, max(budget - (log is not None), 12)))
     if code == EXIT_NO_TESTS:
         print("ktc: error: no tests were collected; check the -k / --profile / --impl selection", file=sys.stderr)
         return 1
@@ -338,7 +340,7 @@ def finish_run(report: Path, code: int, log: Path | None) -> int:
     return code
 
 
-def render_answer(results: Path) -> str:
+def render_answer(results: Path, max_lines: int) -> str:
     """results.json as the terminal answer; under GitHub Actions also its annotations (``::error ...``)."""
     import shutil
 
@@ -346,7 +348,7 @@ def render_answer(results: Path) -> str:
     from reports.registry import Context
     doc = loading.load_results(results)
     width = shutil.get_terminal_size((120, 40)).columns
-    answer = render.render("terminal", doc, Context(report_dir=str(results.parent), width=width))
+    answer = render.render("terminal", doc, Context(report_dir=str(results.parent), width=width, max_lines=max_lines))
     if os.environ.get("GITHUB_ACTIONS"):
         answer += render.render("github", doc, Context(report_dir=str(results.parent)))
     return answer.rstrip("\n")

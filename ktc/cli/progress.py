@@ -66,7 +66,7 @@ class Plain:
     """Lines for a log: a target's line when it finishes, a heartbeat while nothing else was said."""
 
     def __init__(self, board: Board, out):
-        self.board, self.out, self.said = board, out, time.monotonic()
+        self.board, self.out, self.said, self.lines = board, out, time.monotonic(), 0
 
     def finished(self, name: str, now: float) -> None:
         width = max(map(len, self.board.targets), default=8)
@@ -79,7 +79,7 @@ class Plain:
 
     def say(self, text: str, now: float) -> None:
         print(text, file=self.out, flush=True)
-        self.said = now
+        self.said, self.lines = now, self.lines + 1
 
     def close(self, now: float) -> None:
         pass
@@ -108,6 +108,10 @@ class Live:
 
     def close(self, now: float) -> None:
         self.draw(now)
+
+    @property
+    def lines(self) -> int:
+        return self.drawn
 
 
 def live_output(out) -> bool:
@@ -155,6 +159,11 @@ class Watcher:
             with self.lock:
                 if self.board.targets:
                     self.view.tick(time.monotonic())
+
+    @property
+    def lines(self) -> int:
+        """How many lines the progress left on the screen."""
+        return self.view.lines
 
     def stop(self) -> None:
         self.thread.join(timeout=5)

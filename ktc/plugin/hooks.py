@@ -140,7 +140,7 @@ def ship_target(item, report, state: KtcState) -> None:
     ktc/plugin/targets.py), whenever it changed."""
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
-    data = targets.record(impl, state.capabilities(impl)) if impl is not None else None
+    data = targets.record(impl, state.capabilities(impl), state.given_profiles) if impl is not None else None
     if data and state.shipped_targets.get(impl.name) != data:
         state.shipped_targets[impl.name] = data
         report.user_properties.append((TARGET_KEY, json.dumps(data)))
@@ -207,9 +207,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if not directory:
         return
     meta = {**provenance(state, config), "targets": timed_targets(state.collected)}
-    path = results.write(Path(directory), rows, meta)
-    from ktc.plugin.artifacts import write_artifacts
-    write_artifacts(Path(directory), path)
+    from ktc.plugin.artifacts import write_results
+    path = write_results(Path(directory), rows, meta)  # clause texts, timelines, replays joined in first
     config.stash[RESULT_PATH] = str(path)
 
 

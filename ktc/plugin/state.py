@@ -37,6 +37,7 @@ class KtcState:
         self.own = config.getoption("ktc_profile") == OWN  # each implementation under its own profiles only
         self.profiles = parse_profiles(config.getoption("ktc_profile"))
         override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
+        self.given_profiles = None if config.getoption("ktc_profile") in (OWN, ALL) else self.profiles
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
         self.collected = Collected([i.name for i in self.impls])
         self.declared: dict[str, Capabilities | None] = {}  # implementation -> its capabilities, asked at collection

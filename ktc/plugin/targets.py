@@ -7,13 +7,16 @@ from __future__ import annotations
 from specs.profiles import names as profile_names
 
 
-def record(impl, caps) -> dict:
+def record(impl, caps, given: tuple[str, ...] | None = None) -> dict:
     """The implementation's own ``target()`` (a broker's address, version, detected profile, clock),
-    completed with a description, the profile in words and its evidence."""
+    completed with a description, the profile in words and its evidence; ``given``: the profiles
+    ``--profile`` named, when it named some."""
     base = dict(impl.target() or {})
+    profile = base.get("profile") or (", ".join(given) if given else profiles_in_words(caps))
     return {**base, "implementation": impl.name, "version": base["version"] if "version" in base else impl.version,
-            "description": impl.describe(), "profile": base.get("profile") or profiles_in_words(caps),
-            "evidence": evidence(base, caps), "not_run": impl.unavailable()}
+            "description": impl.describe(), "profile": profile,
+            "evidence": "given with --profile" if given and not base.get("profile") else evidence(base, caps),
+            "not_run": impl.unavailable()}
 
 
 def profiles_in_words(caps) -> str:

@@ -43,7 +43,7 @@ def test_run_writes_results_with_a_row_per_clause_and_profile(tmp_path):
                "--hypothesis-profile", "dev", "--", "-k", "overflow")
     assert done.returncode == 0, done.stdout[-2000:]
     doc = json.loads((tmp_path / "latest" / "results.json").read_text())
-    assert doc["schema_version"] == 2
+    assert doc["schema_version"] == 3
     assert {r["profile"] for r in doc["rows"]} == {"kafka-4"}
     assert {"clause", "implementation", "profile", "verdict", "examples"} <= set(doc["rows"][0])
     assert (tmp_path / "latest" / "summary.txt").read_text().startswith("ktc results")
