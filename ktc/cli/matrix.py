@@ -87,10 +87,11 @@ def run_one(args, version: str, directory: Path, step: str):
     print(f"ktc matrix: {step} Kafka {version} under {profile} ...", flush=True)
     runs = directory / "runs" / version
     started = time.monotonic()
-    code = cli_run.Child(run_argv(args, version, runs), dict(os.environ)).wait()
+    runs.mkdir(parents=True, exist_ok=True)
+    code = cli_run.Child(run_argv(args, version, runs), dict(os.environ), log=runs / "ktc-run.log").wait()
     wall = time.monotonic() - started
     report = runs / "latest" if (runs / "latest").exists() else None
-    problem = None if code in cli_run.FINISHED else f"ktc run exited {code}"
+    problem = None if code in cli_run.FINISHED else f"ktc run exited {code} (see {runs / 'ktc-run.log'})"
     column = matrix.column(version, profile, wall, report, problem)
     print(f"ktc matrix: {step} Kafka {version}: {counts(column)} in {wall:.0f} s", flush=True)
     return column, code
