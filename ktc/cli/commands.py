@@ -176,7 +176,7 @@ def validate_run(args) -> None:
             try:
                 get(name.strip())
             except ProfileError as error:
-                raise UsageError(str(error)) from None
+                raise UsageError(f"--profile: {error}, or 'own' (the default) or 'all'") from None
     use_kafka_config(args.kafka_config)
     use_kafka_clock(args.kafka_clock)
     if args.kafka_version:

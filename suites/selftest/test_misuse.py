@@ -93,6 +93,8 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["run", "--profile", "kafka-9"], "unknown profile 'kafka-9'"),
     (["run", "--profile", "kip,kafka-9"], "unknown profile 'kafka-9'"),
     (["run", "--profile", ""], "unknown profile"),
+    (["run", "--profile", "owm"], "unknown profile 'owm'; choose one of: kip, kafka-3.5, kafka-3.6, kafka-3.7, "
+                                  "kafka-3.8, kafka-3.9, kafka-4, or 'own' (the default) or 'all'"),
     (["run", "--profile"], "expected one argument"),
     (["run", "--hypothesis-profile", "fast"], "invalid choice: 'fast'"),
     (["run", "--hypothesis-profile", "CI"], "invalid choice: 'CI'"),
