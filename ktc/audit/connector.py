@@ -69,6 +69,7 @@ def package(installed: str) -> tuple[str, str]:
 
 
 def folder(installed: str) -> Path:
+    """Where the jars for PySpark ``installed`` (or for ``$KTC_SPARK_KAFKA_PACKAGE``) are kept."""
     from implementations.kafka.processes.provision import cache_root
     given = os.environ.get(OVERRIDE)
     name = re.sub(r"[^A-Za-z0-9._-]", "_", given) if given else f"pyspark-{installed}"
@@ -122,13 +123,10 @@ def resolved(coordinate: str, log: Path) -> list[str]:
     cmd = [sys.executable, "-m", "ktc.audit.connector", "--ivy-child", coordinate, str(ivy), str(settings)]
     with open(log, "w") as out:
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=out, text=True, start_new_session=True)
-        try:
-            printed, _ = child.communicate(timeout=RESOLVE_TIMEOUT_S)
-        except subprocess.TimeoutExpired:
-            os.killpg(child.pid, signal.SIGKILL)
-            child.wait()
-            raise ConnectorError(f"Spark's Ivy did not resolve {coordinate} within {RESOLVE_TIMEOUT_S:.0f} s "
-                                 f"(is repo.maven.apache.org reachable?); see {log}") from None
+        printed = finished(child)
+    if printed is None:
+        raise ConnectorError(f"Spark's Ivy did not resolve {coordinate} within {RESOLVE_TIMEOUT_S:.0f} s "
+                             f"(is repo.maven.apache.org reachable?); see {log}")
     if child.returncode != 0:
         from implementations.spark.session import root_cause
         raise ConnectorError(f"Spark's Ivy could not resolve {coordinate}: {root_cause(log.read_text())}; "
@@ -137,6 +135,19 @@ def resolved(coordinate: str, log: Path) -> list[str]:
     if not found:
         raise ConnectorError(f"Spark's Ivy resolved {coordinate} to no jars; see {log}")
     return found
+
+
+def finished(child: subprocess.Popen) -> str | None:
+    """What ``child`` printed, or None after RESOLVE_TIMEOUT_S; its group (the child and its JVM) is killed
+    on a timeout or an interrupt, so no JVM outlives the resolution."""
+    try:
+        return child.communicate(timeout=RESOLVE_TIMEOUT_S)[0]
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
 
 
 def ivy_child(coordinate: str, ivy: str, settings: str) -> None:

@@ -27,24 +27,30 @@ def spark_session(plan):
     if plan.source == "kafka":
         settings, note, plan = kafka_connector(plan, pyspark.__version__)
     session.configure(master=plan.spark_master, **settings)
-    try:
-        spark = session.get()
-    except session.SparkStartError as error:
-        raise UsageError(str(error)) from None
+    spark = started(session)
+    if plan.kafka_unavailable:  # said once Spark is up: without Spark there is no fallback, only the error
+        print(f"ktc audit: Spark's Kafka source is unavailable ({plan.kafka_unavailable}); reading with ktc's "
+              "client", file=sys.stderr, flush=True)
     quiet_interrupts()
     return spark, note, plan
 
 
+def started(session):
+    """The shared session; a Spark that cannot start is one line (``Spark could not start: ...; see LOG``)."""
+    try:
+        return session.get()
+    except session.SparkStartError as error:
+        raise UsageError(str(error)) from None
+
+
 def kafka_connector(plan, installed: str):
     """(settings, note, plan) for Spark's Kafka source: its jars from ktc's cache (resolved once, under a
-    lock: connector.py); without them, ktc's client reads every topic (said on stderr and in the report)."""
+    lock: connector.py); without them, ktc's client reads every topic (the plan's ``kafka_unavailable``)."""
     from ktc.audit import connector
     from ktc.audit.sources import KAFKA_SOURCE_NOTE
     try:
         found, why = connector.jars(installed)
     except connector.ConnectorError as error:
-        print(f"ktc audit: Spark's Kafka source is unavailable ({error}); reading with ktc's client",
-              file=sys.stderr, flush=True)
         return {}, f"Spark's Kafka source unavailable: {error}", replace(plan, kafka_unavailable=str(error))
     return {"spark.jars": ",".join(found)}, f"{why}; {KAFKA_SOURCE_NOTE}", plan
 

@@ -210,6 +210,19 @@ def test_a_kafka_connector_that_cannot_be_resolved_falls_back_to_ktc_s_client(pl
     assert rows_of(data, "audit-clean")["list-offsets-by-timestamp"]["verdict"] == "pass"
 
 
+def test_no_java_with_the_kafka_source_is_one_line_and_exit_2(planted, tmp_path):
+    """Without Java neither the connector nor Spark can be had: the one line says Spark could not start
+    (no line about a fallback that cannot happen, no traceback)."""
+    broker, _plan = planted
+    env = {**os.environ, "KTC_CACHE": str(tmp_path / "cache"), "JAVA_HOME": str(tmp_path / "no-such-jdk")}
+    cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.bootstrap, "--source", "kafka",
+           "--topic", "audit-clean", "--report", str(tmp_path / "report")]
+    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    assert done.returncode == 2, f"exit {done.returncode}\n{done.stderr[-2000:]}"
+    assert len(done.stderr.splitlines()) == 1, done.stderr
+    assert done.stderr.startswith("ktc: error: Spark could not start: ") and "no-such-jdk/bin/java" in done.stderr
+
+
 # ---- a real leader change on skewed clocks ---------------------------------------------------------
 
 def test_audit_sees_log_append_time_go_backwards_across_a_leader_change(tmp_path):
