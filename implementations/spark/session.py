@@ -16,6 +16,7 @@ import re
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 DEFAULTS = {
     "spark.ui.enabled": "false",
@@ -119,7 +120,7 @@ def why_not(error: Exception, log: str) -> str:
     """The root cause: the JVM's output when it exited before answering, else the error's own text."""
     text = str(error)
     if "JAVA_GATEWAY_EXITED" in text:
-        text = open(log, errors="replace").read() or text
+        text = Path(log).read_text(errors="replace") or text
     return root_cause(text)
 
 
@@ -133,10 +134,8 @@ def root_cause(text: str) -> str:
 
 
 def remove(path: str) -> None:
-    try:
+    with contextlib.suppress(OSError):
         os.unlink(path)
-    except OSError:
-        pass
 
 
 def stop() -> None:
