@@ -214,7 +214,8 @@ def test_no_java_with_the_kafka_source_is_one_line_and_exit_2(planted, tmp_path)
     """Without Java neither the connector nor Spark can be had: the one line says Spark could not start
     (no line about a fallback that cannot happen, no traceback)."""
     broker, _plan = planted
-    env = {**os.environ, "KTC_CACHE": str(tmp_path / "cache"), "JAVA_HOME": str(tmp_path / "no-such-jdk")}
+    env = {**os.environ, "KTC_CACHE": str(tmp_path / "cache"), "JAVA_HOME": str(tmp_path / "no-such-jdk"),
+           "TMPDIR": str(tmp_path)}  # the kept log of the failed start goes there
     cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.bootstrap, "--source", "kafka",
            "--topic", "audit-clean", "--report", str(tmp_path / "report")]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)

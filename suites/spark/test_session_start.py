@@ -35,7 +35,8 @@ def records(tmp_path):
 def audit_file(records, tmp_path, **env) -> subprocess.CompletedProcess:
     cmd = [sys.executable, "-m", "ktc", "audit", "--topic", "t", "--source", str(records),
            "--report", str(tmp_path / "report")]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env={**os.environ, **env})
+    env = {**os.environ, "TMPDIR": str(tmp_path), **env}  # the kept log of a failed start goes there
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
 
 
 def one_error_line(done: subprocess.CompletedProcess) -> str:
