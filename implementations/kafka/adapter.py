@@ -46,7 +46,6 @@ def address_of(bootstrap: str) -> tuple[str, int]:
 class KafkaImplementation:
     """``kafka``: a local broker of ``version`` from Maven Central, or any broker at ``bootstrap``."""
 
-    xdist_group = "kafka"  # one pytest-xdist worker talks to the brokers
     bulk = True  # the harness hands run() every history of a test at once
     # Tuning defaults; each one's KTC_KAFKA_<NAME> overrides it (``tuned``).
     chunk = 128  # histories per CreateTopics request
@@ -76,6 +75,12 @@ class KafkaImplementation:
     @property
     def version(self) -> str:
         return self.kafka_version if not self.bootstrap else f"external {self.bootstrap}"
+
+    @property
+    def xdist_group(self) -> str:
+        """One pytest-xdist worker per broker, so each starts once; a group per release (not one for every
+        broker) lets the other worker take the next broker meanwhile (ktc/plugin/groups.py)."""
+        return self.name
 
     # -- the target
     def start_process(self):

@@ -16,7 +16,7 @@ import pytest
 
 from ktc.judge.context import DEFAULT_TIMEOUT_S
 from ktc.paths import suites_dir
-from ktc.plugin import hooks, hypothesis_profiles, progress
+from ktc.plugin import groups, hooks, hypothesis_profiles, progress
 from ktc.plugin.state import OWN, STATE, KtcState
 from specs.profiles import names as profile_names
 
@@ -89,6 +89,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[STATE] = KtcState(config)
     config.pluginmanager.register(config.stash[STATE].collected, "ktc-collected")
     config.pluginmanager.register(hooks, "ktc-hooks")
+    if config.pluginmanager.hasplugin("xdist"):  # --dist loadgroup groups on pytest 9.2+ too (groups.py)
+        config.pluginmanager.register(groups.Plugin(config), "ktc-groups")
     out = progress.open_stream(config)
     if out is not None:
         config.pluginmanager.register(progress.Progress(out, [i.name for i in config.stash[STATE].impls]),

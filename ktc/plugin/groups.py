@@ -1,0 +1,82 @@
+"""``--dist loadgroup`` that groups again on pytest 9.2+.
+
+pytest-xdist 3.8 tells its scheduler a test's ``xdist_group`` by appending ``@group`` to the nodeid in
+the worker; pytest 9.2 derives nodeids from a structured id and ignores that write
+(pytest-dev/pytest-xdist#1386), so every group was silently spread over both workers: each worker
+started its own Spark JVM, its own brokers and its own 3-node cluster, and the "one worker makes the
+shared run once" fixtures ran twice.  Here each worker writes the groups of what it collected to a
+file the controller named (``workerinput``), and the controller's scheduler, xdist's own
+``LoadGroupScheduling``, looks a test's scope up there.  Nodeids stay as they are.  Under a pytest
+that still takes the ``@group`` suffix, xdist's own parsing decides, as before.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+KEY = "ktc-groups-dir"
+
+
+def group_of(item: pytest.Item) -> str | None:
+    """xdist's name for an item's group: its ``xdist_group`` marks, sorted and joined."""
+    names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
+    return "_".join(sorted(names)) or None
+
+
+class Plugin:
+    """Registered in a ktc session when pytest-xdist is present (``ktc.plugin.pytest_configure``)."""
+
+    def __init__(self, config: pytest.Config):
+        self.config = config
+        self.dir: Path | None = None
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node) -> None:  # controller, once per worker
+        if self.dir is None:
+            self.dir = Path(tempfile.mkdtemp(prefix="ktc-groups-"))
+        node.workerinput[KEY] = str(self.dir)
+
+    @pytest.hookimpl(trylast=True)  # after every hook that adds a group (ktc's hooks.py, xdist's own)
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
+        where = getattr(config, "workerinput", {}).get(KEY)
+        if where is None or not config.getvalue("loadgroup"):
+            return
+        groups = {item.nodeid: g for item in items if (g := group_of(item)) is not None}
+        target = Path(where) / f"{config.workerinput['workerid']}.json"
+        target.with_suffix(".tmp").write_text(json.dumps(groups))
+        target.with_suffix(".tmp").replace(target)
+
+    @pytest.hookimpl(optionalhook=True, tryfirst=True)
+    def pytest_xdist_make_scheduler(self, config: pytest.Config, log):
+        if config.getvalue("dist") != "loadgroup" or self.dir is None:
+            return None
+        return scheduler_class()(config, log, self.dir)
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        if self.dir is not None:
+            shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def scheduler_class():
+    from xdist.scheduler import LoadGroupScheduling
+
+    class GroupsFromWorkers(LoadGroupScheduling):
+        """xdist's loadgroup scheduler with each test's group read from the workers' files."""
+
+        def __init__(self, config, log, where: Path):
+            super().__init__(config, log)
+            self.where = where
+            self.groups: dict[str, str] | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self.groups is None:  # first asked in schedule(), after every worker finished collecting
+                self.groups = {}
+                for path in sorted(self.where.glob("*.json")):
+                    self.groups.update(json.loads(path.read_text()))
+            return self.groups.get(nodeid) or super()._split_scope(nodeid)
+
+    return GroupsFromWorkers

@@ -1,0 +1,31 @@
+"""An implementation's ``xdist_group`` keeps all its tests on one pytest-xdist worker (one Spark JVM, one
+broker), on the pytest this venv has: pytest 9.2 ignores the nodeid suffix xdist 3.8 groups by
+(ktc/plugin/groups.py), and a run that spreads a group says nothing, it is only slower."""
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
+    (tmp_path / "grouped.py").write_text(textwrap.dedent("""
+        from implementations.reference import ReferenceImplementation
+        class Grouped(ReferenceImplementation):
+            name = "grouped"
+            xdist_group = "grouped"
+        grouped = Grouped()
+    """))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", str(ROOT / "suites/kip937/test_validation.py"), "--rootdir", str(ROOT),
+         "-p", "no:cacheprovider", "--impl=grouped:grouped", "--profile=kafka-4", "-n", "2", "--dist", "loadgroup",
+         "-v", "-k", "negative or unset or header or rejected_whole"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "HYPOTHESIS_PROFILE": "dev"})
+    ran = re.findall(r"^\[(gw\d)\] .*PASSED (\S+)", done.stdout, re.M)
+    assert done.returncode == 0 and len(ran) >= 4, done.stdout[-3000:] + done.stderr[-2000:]
+    assert {worker for worker, _ in ran} in ({"gw0"}, {"gw1"}), ran  # ungrouped, 4 tests spread over both
+    assert not [nodeid for _, nodeid in ran if "@" in nodeid], ran
