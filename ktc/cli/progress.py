@@ -2,7 +2,8 @@
 
 The child's controller writes events to a pipe (ktc/plugin/progress.py).  On a terminal the lines are
 redrawn in place at most twice a second; when the output is not a terminal, or under CI (``CI`` set),
-a plain line is printed when a target finishes, and one line a minute while nothing else was.
+a plain line is printed when a target finishes, and a heartbeat after a minute of silence (then ever
+more seldom).
 """
 from __future__ import annotations
 
@@ -73,7 +74,9 @@ class Plain:
         self.say(self.board.targets[name].line(name, width, now), now)
 
     def tick(self, now: float) -> None:
-        if now - self.said >= HEARTBEAT_S:
+        """A heartbeat after a minute of silence, then ever more seldom (half the time run so far), so a
+        long run on a slow machine still fits a screen."""
+        if now - self.said >= max(HEARTBEAT_S, (now - self.board.started) / 2):
             done, total = self.board.totals()
             self.say(f"  ... {done}/{total} tests, {clock(now - self.board.started)}", now)
 
