@@ -67,7 +67,7 @@ class Plain:
     """Lines for a log: a target's line when it finishes, a heartbeat while nothing else was said."""
 
     def __init__(self, board: Board, out):
-        self.board, self.out, self.said, self.lines = board, out, time.monotonic(), 0
+        self.board, self.out, self.said, self.lines = board, out, board.started, 0
 
     def finished(self, name: str, now: float) -> None:
         width = max(map(len, self.board.targets), default=8)
