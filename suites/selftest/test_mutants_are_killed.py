@@ -19,7 +19,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def run_suites_against(mutant, report: Path, seed) -> subprocess.CompletedProcess:
+    # the suites that judge an implementation, as ``ktc run`` collects them: collecting selftest/ and broker/
+    # too cost 4-7 s per mutant and judges nothing (benchmarks/README.md)
     argv = [sys.executable, "-m", "pytest", str(ROOT / "suites"), "--rootdir", str(ROOT), "-q", "-x",
+            "--ignore", str(ROOT / "suites" / "selftest"), "--ignore", str(ROOT / "suites" / "broker"),
             "-p", "no:cacheprovider", f"--impl=suites.selftest.mutants:{mutant.name}",
             f"--ktc-clause={mutant.clause}", f"--profile={','.join(mutant.profiles)}",
             f"--ktc-report={report}", f"--hypothesis-seed={seed}"]
