@@ -4,8 +4,9 @@ Settings measured on this machine kind (research note A2): UI off, loopback, UTC
 Arrow on with no silent fallback, few shuffle partitions, no Python call sites captured per Column.
 ``--spark-master`` and any ``spark.*`` option pass through ``configure()`` before the first use,
 so the same code runs on a cluster.  The session is stopped at interpreter exit (normal exit, failure, Ctrl-C).
-The JVM's own output goes to a log file, removed when the session stops; a session that cannot start
-raises ``SparkStartError``: one line with the root cause and that log, kept (never a py4j traceback).
+The JVM's own output goes to a log file, unlinked once the session is up (nothing is left behind, however
+the process ends); a session that cannot start raises ``SparkStartError``: one line with the root cause
+and that log, kept (never a py4j traceback).
 """
 from __future__ import annotations
 
@@ -88,7 +89,7 @@ def started(conf: dict[str, str]):
     except Exception as error:
         abandon()
         raise SparkStartError(f"Spark could not start: {why_not(error, log)}; see {log}") from None
-    atexit.register(remove, log)  # kept when the start failed: the message points at it
+    remove(log)  # the JVM writes on to the unlinked file; a log is kept only when the start failed
     return spark
 
 
