@@ -89,9 +89,10 @@ def rows_of(tmp_path: Path, name: str) -> list[dict]:
 
 def test_an_adapter_answering_none_gets_exactly_one_contract_line_and_error_rows(tmp_path):
     done = ktc_run(tmp_path, "ForgetsOneAnswer")
-    output = done.stdout + done.stderr
+    output = done.stdout + done.stderr + (tmp_path / "report" / "latest" / "pytest.log").read_text()
     lines = [line for line in output.splitlines() if line.startswith("contract: forgets-one-answer.run()")]
     assert done.returncode == 1, output[-3000:]
+    assert "first divergence: forgets-one-answer broke the plug-in contract" in done.stdout  # the terminal's root cause
     assert len(lines) == 1, "\n".join(lines[:5]) or output[-3000:]
     assert "(Fetch) answered NoneType; expected reference.types.FetchResult" in lines[0]
     assert "AttributeError" not in output
