@@ -332,7 +332,8 @@ def finish_run(report: Path, code: int, log: Path | None, budget: int = SCREEN_L
         print("ktc: error: no tests were collected; check the -k / --profile / --impl selection", file=sys.stderr)
         return 1
     if code not in cli_run.FINISHED:
-        said = f": {last_error(log)}" if log is not None and last_error(log) else ""
+        error = last_error(log) if log is not None else None
+        said = f": {error}" if error else ""
         print(f"ktc: the run did not finish (exit {code}){said}; {report} holds what it wrote, latest was not moved"
               + (f"; pytest's output: {log}" if log is not None else ""), file=sys.stderr)
     elif code == 1 and log is not None:

@@ -34,10 +34,11 @@ class KtcState:
                     "bootstrap": config.getoption("ktc_kafka_bootstrap")}
         self.impls = [UnderTest(load_impl(spec, settings), self.context) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
-        self.own = config.getoption("ktc_profile") == OWN  # each implementation under its own profiles only
-        self.profiles = parse_profiles(config.getoption("ktc_profile"))
-        override_profiles(self.impls, config.getoption("ktc_profile"), self.profiles)
-        self.given_profiles = None if config.getoption("ktc_profile") in (OWN, ALL) else self.profiles
+        option = config.getoption("ktc_profile")
+        self.own = option == OWN  # each implementation under its own profiles only
+        self.profiles = parse_profiles(option)
+        override_profiles(self.impls, option, self.profiles)
+        self.given_profiles = None if option in (OWN, ALL) else self.profiles
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
         self.collected = Collected([i.name for i in self.impls])
         self.declared: dict[str, Capabilities | None] = {}  # implementation -> its capabilities, asked at collection
@@ -77,7 +78,6 @@ class KtcState:
         if profile in caps.pinned_only:
             return item is None or item.get_closest_marker("pinned") is not None
         return profile in caps.profiles
-
 
     def held_to_release_only(self, impl, profile: str, item) -> bool:
         """A test of one of Kafka's own changes, run on ``impl`` under a release profile it does not
