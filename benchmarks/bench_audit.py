@@ -77,7 +77,7 @@ def file_round(spark, path: str, n: int, planted: dict) -> list[str]:
 
 def produce_topic(client, topic: str, n: int, seed: int) -> int:
     """n records in batches of 1000 over 4 partitions, ~1 % two hours ahead; returns how many are ahead."""
-    from implementations.kafka.client import messages, wire
+    from ktc.kafka.client import messages, wire
     from reference.types import Batch, Record
     rng, now, ahead = np.random.default_rng(seed), wire.now_ms(), 0
     assert client.create_topic(topic, {"message.timestamp.after.max.ms": 2**63 - 1}, partitions=4)[0] == 0
@@ -94,10 +94,10 @@ def produce_topic(client, topic: str, n: int, seed: int) -> int:
 
 def broker_round(spark, n: int, seed: int) -> list[str]:
     """Audit n records on a local broker through ktc's client and Spark's Kafka source, reads included."""
-    from implementations.kafka.client import wire
-    from implementations.kafka.processes.broker import LocalBroker
     from ktc.audit import audit, sources
     from ktc.audit.facts import facts_from_configs
+    from ktc.kafka.client import wire
+    from ktc.kafka.processes.broker import LocalBroker
     with LocalBroker() as broker, wire.Client(broker.bootstrap, timeout_s=120) as client:
         ahead = produce_topic(client, "bench-audit", n, seed)
         facts = facts_from_configs("bench-audit", CONFIGS, "kafka-4")

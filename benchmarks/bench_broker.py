@@ -4,7 +4,7 @@
                                       [--connections 4] [--depth 2] [--batch 128] [--seed 0]
 
 Starts one local KRaft broker (jars from Maven Central, cached in ~/.cache/ktc; its data on tmpfs
-unless KTC_KAFKA_DATA_DIR=disk, see implementations/kafka/processes/scratch.py), generates append
+unless KTC_KAFKA_DATA_DIR=disk, see ktc/kafka/processes/scratch.py), generates append
 scenarios under the broker's profile (ktc/judge/bulk_intervals.py: CreateTopic, Produce, Fetch,
 ListOffsets; one partition each) and runs them twice on the same broker:
 

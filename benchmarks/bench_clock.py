@@ -7,7 +7,7 @@ Starts two local KRaft brokers of one version (jars from Maven Central, cached i
   host        the host's wall clock: every operation judged over [request sent, response received]
               (how every broker was judged before the controlled clock);
   controlled  libfaketime's MT build re-reading a timestamp file ktc writes
-              (implementations/kafka/processes/clock.py): the clock frozen at an instant ktc set and
+              (ktc/kafka/processes/clock.py): the clock frozen at an instant ktc set and
               verified by a LogAppendTime echo, every operation judged at that instant.
 
 The same append scenarios (ktc/judge/bulk_intervals.py; no history moves a clock, so all of them

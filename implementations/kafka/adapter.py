@@ -11,22 +11,22 @@ import os
 from pathlib import Path
 
 from implementations.protocol import Capabilities, JudgedTrace
+from ktc.kafka.client import wire
+from ktc.kafka.client.security import PLAINTEXT, Security
+from ktc.kafka.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
+from ktc.kafka.processes import lifecycle, provision, scratch
+from ktc.kafka.processes.broker import BrokerError
+from ktc.kafka.processes.clock import ControlledClock, HostClock
+from ktc.kafka.topics import TopicNamer
 from reference.types import CreateTopic, History
 from specs import versions
 
-from .client import wire
-from .client.security import PLAINTEXT, Security
 from .judge import clocked
 from .judge.capabilities import NOT_SENT, broker_capabilities, with_observations
-from .judge.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
 from .judge.logdir import LogDir
 from .judge.pipeline import Pipeline
 from .judge.retention import BROKER_CONFIG as RETENTION_ON_DEMAND
 from .judge.retention import Canary, Retention
-from .judge.topics import TopicNamer
-from .processes import lifecycle, provision, scratch
-from .processes.broker import BrokerError
-from .processes.clock import ControlledClock, HostClock
 
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 # (On a clock ktc sets, the retention thread runs often and topics are held: judge/retention.py.)
@@ -85,7 +85,7 @@ class KafkaImplementation:
     # -- the target
     def start_process(self):
         """Start the broker ktc owns (a local KRaft broker here; subclasses start others)."""
-        from .processes.broker import LocalBroker
+        from ktc.kafka.processes.broker import LocalBroker
         self._data = scratch.make()  # partitions are created ~6x faster in RAM
         data = {"log.dirs": self._data} if self._data is not None else {}
         extra = extra_broker_config()

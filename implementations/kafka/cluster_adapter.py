@@ -25,6 +25,10 @@ import os
 from dataclasses import replace
 
 from implementations.protocol import Capabilities
+from ktc.kafka.client import wire
+from ktc.kafka.processes import provision
+from ktc.kafka.processes.cluster import ClusterError, LocalCluster
+from ktc.kafka.topics import TopicNamer, kafka_configs
 from reference.types import (
     Ack,
     Advance,
@@ -42,7 +46,6 @@ from specs import versions
 from specs.clauses import all_clauses
 
 from .adapter import KafkaImplementation
-from .client import wire
 from .cluster_histories import DEFAULT_OFFSETS_S, cannot_run, node_map, offsets_ms
 from .judge.capabilities import KIP
 from .judge.observe import (
@@ -55,9 +58,6 @@ from .judge.observe import (
     produce_result,
     rebase,
 )
-from .judge.topics import TopicNamer, kafka_configs
-from .processes import provision
-from .processes.cluster import ClusterError, LocalCluster
 
 SUPPORTED = ("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
              "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned")

@@ -1,5 +1,6 @@
 """The 3-node cluster's clocks, and which histories it can run on them.  Pure: no Kafka client here,
-so the suites import the offsets (``DEFAULT_OFFSETS_S``) without the broker extra.
+so the suites import the offsets (``DEFAULT_OFFSETS_S``, from ktc/kafka/processes/skew.py) without the
+broker extra.
 
 A history runs on the cluster when its ``clock_offsets`` are the cluster's, in any order (history
 broker b runs on the node whose offset is ``clock_offsets[b]``), and its ``ElectLeader`` ops can be
@@ -11,27 +12,13 @@ observable through the Kafka protocol).
 """
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from ktc.kafka.processes.skew import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms  # noqa: F401 (re-exported)
 from reference.types import CreateTopic, DescribeLog, ElectLeader, History, RetentionPass, StepClock
 
-# Seconds.  Outside the stateful suite's +-120 s skews, so only histories written for the cluster match.
-DEFAULT_OFFSETS_S = (0, 150, -150)
 
-
-def offsets_ms(offsets_s: Sequence[float]) -> tuple[int, ...]:
-    return tuple(round(o * 1000) for o in offsets_s)
-
-
-def fastest_then_slowest(offsets: Sequence[float]) -> list[int]:
-    """Node indexes ordered so the fastest clock leads first and the slowest one takes over."""
-    order = sorted(range(len(offsets)), key=lambda i: offsets[i])
-    return [order[-1], order[0], *order[1:-1]]
-
-
-def cannot_run(history: History, offsets_ms: tuple[int, ...]) -> str | None:
-    if sorted(history.clock_offsets) != sorted(offsets_ms):
-        return (f"the 3-node cluster runs only histories on its own clocks, offsets {list(offsets_ms)} ms in any "
+def cannot_run(history: History, cluster_ms: tuple[int, ...]) -> str | None:
+    if sorted(history.clock_offsets) != sorted(cluster_ms):
+        return (f"the 3-node cluster runs only histories on its own clocks, offsets {list(cluster_ms)} ms in any "
                 f"order (this history: {list(history.clock_offsets)})")
     if any(isinstance(op, StepClock) for op in history.ops):
         return "a running broker's clock offset cannot be stepped"

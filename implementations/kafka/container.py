@@ -16,14 +16,14 @@ import os
 import time
 
 from implementations.protocol import Capabilities
+from ktc.kafka.client import wire
+from ktc.kafka.client.security import PLAINTEXT
+from ktc.kafka.processes import provision
+from ktc.kafka.processes.broker import free_port
 from specs.clauses import all_clauses
 
 from .adapter import QUIET, KafkaImplementation
-from .client import wire
-from .client.security import PLAINTEXT
 from .judge.capabilities import KIP
-from .processes import provision
-from .processes.broker import free_port
 
 IMAGE = "apache/kafka"
 READY_TIMEOUT_S = 90.0

@@ -7,9 +7,9 @@ says so: ``expectations/kfake-<version>.toml`` lists each departure with kfake's
 from __future__ import annotations
 
 from implementations.protocol import Capabilities
+from ktc.kafka.client.security import PLAINTEXT
 
 from .adapter import KafkaImplementation
-from .client.security import PLAINTEXT
 from .judge.capabilities import NOT_ON_A_BROKER
 from .processes import kfake
 

@@ -99,7 +99,7 @@ def launched(spark_conf, out):
     from pyspark.java_gateway import launch_gateway
     if not spark_conf.contains("spark.jars.packages"):
         return launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
-    from implementations.kafka.processes.provision import resolving
+    from ktc.kafka.processes.provision import resolving
     with resolving():
         return launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
 

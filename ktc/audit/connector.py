@@ -57,7 +57,7 @@ def choose(installed: str, available: list[str]) -> tuple[str, str]:
 
 def coordinate(installed: str) -> tuple[str, str]:
     """The connector's Maven coordinate, and why that version (Maven Central's list, cached a day by provision)."""
-    from implementations.kafka.processes.provision import known_releases
+    from ktc.kafka.processes.provision import known_releases
     version, why = choose(installed, known_releases(METADATA, CACHED_AS)[0])
     return f"{ARTIFACT}:{version}", why
 
@@ -70,7 +70,7 @@ def package(installed: str) -> tuple[str, str]:
 
 def folder(installed: str) -> Path:
     """Where the jars for PySpark ``installed`` (or for ``$KTC_SPARK_KAFKA_PACKAGE``) are kept."""
-    from implementations.kafka.processes.provision import cache_root
+    from ktc.kafka.processes.provision import cache_root
     given = os.environ.get(OVERRIDE)
     name = re.sub(r"[^A-Za-z0-9._-]", "_", given) if given else f"pyspark-{installed}"
     return cache_root() / "spark" / "kafka-connector" / name
@@ -79,7 +79,7 @@ def folder(installed: str) -> Path:
 def jars(installed: str) -> tuple[list[str], str]:
     """The connector's jars (local paths) for PySpark ``installed``, and why that version; resolved first,
     under the lock, unless a finished folder exists (then no network, no Ivy, no lock)."""
-    from implementations.kafka.processes.provision import resolving
+    from ktc.kafka.processes.provision import resolving
     target = folder(installed)
     if not complete(target):
         with resolving():
@@ -172,7 +172,7 @@ LOGIN_MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModu
 
 
 def kafka_options(security) -> dict[str, str]:
-    """ktc's client security (implementations/kafka/client/security.py) as the Kafka source's ``kafka.*``
+    """ktc's client security (ktc/kafka/client/security.py) as the Kafka source's ``kafka.*``
     options: the Java client reads PEM files directly, and SASL logs in through a JAAS line."""
     out = {"kafka.security.protocol": security.protocol}
     if security.mechanism:

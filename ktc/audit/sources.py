@@ -36,7 +36,7 @@ def now_ms() -> int:
 # ---- ktc's wire client -------------------------------------------------------------------------
 
 def partitions_of(client, topic: str) -> list[int]:
-    from implementations.kafka.client import messages
+    from ktc.kafka.client import messages
     view = client.call(messages.metadata([topic]))
     error, leaders = view.topics.get(topic, (3, {}))
     if error:

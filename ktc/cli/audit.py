@@ -91,7 +91,7 @@ def use_security(path: str | None) -> None:
     """Every client of this process (ktc's and, through kafka.* options, Spark's) uses ``path``'s settings."""
     if not path:
         return
-    from implementations.kafka.client.security import ENV_VARIABLE, Security, SecurityError
+    from ktc.kafka.client.security import ENV_VARIABLE, Security, SecurityError
     try:
         Security.from_properties(path)
     except SecurityError as error:
@@ -129,8 +129,8 @@ def chosen_profile(given: str | None, bootstrap: str | None) -> tuple[str, str]:
         return given, ""
     if not bootstrap:
         return "kafka-4", " (no broker to ask: --profile names another)"
-    from implementations.kafka.client import wire
-    from implementations.kafka.judge.discovery import discover
+    from ktc.kafka.client import wire
+    from ktc.kafka.discovery import discover
     with wire.Client(bootstrap) as client:
         found = discover(client)
     if found.profile is None:
@@ -142,8 +142,8 @@ def broker_configs(bootstrap: str | None, topic: str, source: str) -> dict[str, 
     """The topic's timestamp configs by DescribeConfigs; an unknown topic is a usage error."""
     if not bootstrap:
         return {}
-    from implementations.kafka.client import wire
     from ktc.audit.facts import CONFIG_KEYS
+    from ktc.kafka.client import wire
     with wire.Client(bootstrap) as client:
         code, message, entries = client.describe_topic_configs(topic)
     if code == 3:

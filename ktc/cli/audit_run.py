@@ -65,7 +65,7 @@ def quiet_interrupts() -> None:
 def client_for(plan):
     if not plan.bootstrap:
         return nullcontext(None)
-    from implementations.kafka.client import wire
+    from ktc.kafka.client import wire
     return wire.Client(plan.bootstrap, timeout_s=60)
 
 
@@ -85,8 +85,8 @@ def read(spark, client, plan, topic: str):
         table, read_ms = sources.read_ktc(client, topic)
         return spark.createDataFrame(table), False, read_ms, "ktc"
     if plan.source == "kafka":
-        from implementations.kafka.client.security import Security
         from ktc.audit.connector import kafka_options
+        from ktc.kafka.client.security import Security
         options = kafka_options(Security.from_env())
         return sources.read_spark_kafka(spark, plan.bootstrap, topic, options), True, None, "Spark's Kafka source"
     df = sources.read_file(spark, plan.source)

@@ -192,7 +192,7 @@ def validate_run(args) -> None:
 
 def known_kafka_version(version: str) -> None:
     """An unknown Kafka version is answered from Maven Central's metadata, in one request, before any work."""
-    from implementations.kafka.processes.provision import ProvisionError, check_release
+    from ktc.kafka.processes.provision import ProvisionError, check_release
     from specs.versions import VersionError, line_of
     try:
         line_of(version)
@@ -217,7 +217,7 @@ def use_kafka_config(path) -> None:
     child, its workers included) through KTC_KAFKA_CONFIG."""
     if not path:
         return
-    from implementations.kafka.client.security import Security, SecurityError
+    from ktc.kafka.client.security import Security, SecurityError
     try:
         security = Security.from_properties(path)
     except SecurityError as error:
@@ -228,8 +228,8 @@ def use_kafka_config(path) -> None:
 
 def broker_profile(address: str, requested: str) -> str:
     """What discovery makes of the broker, in words; a broker it cannot place needs --profile (exit 2)."""
-    from implementations.kafka.client import wire
-    from implementations.kafka.judge.discovery import discover, unrecognised
+    from ktc.kafka.client import wire
+    from ktc.kafka.discovery import discover, unrecognised
     from specs.profiles import names as profile_names
     try:
         with wire.Client(address, timeout_s=10.0) as client:
@@ -250,8 +250,8 @@ def cmd_clean(args) -> int:
         raise UsageError("ktc clean needs --kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)")
     use_kafka_config(args.kafka_config)
     reachable(args.kafka_bootstrap)
-    from implementations.kafka.client import wire
-    from implementations.kafka.judge.topics import OWN_TOPIC
+    from ktc.kafka.client import wire
+    from ktc.kafka.topics import OWN_TOPIC
     with wire.Client(args.kafka_bootstrap, timeout_s=30.0) as client:
         names = sorted(client.call(wire.messages.metadata(None)).topics)
         own = [n for n in names if OWN_TOPIC.match(n)]

@@ -68,13 +68,13 @@ def reachable(address: str, timeout_s: float = 10.0) -> None:
     """An unreachable bootstrap address is a usage error, reported in one line within the timeout."""
     import socket
 
-    from implementations.kafka.client.security import AuthenticationError
+    from ktc.kafka.client.security import AuthenticationError
     host, _, port = address.rpartition(":")
     if not host or not port.isdigit():
         raise UsageError(f"--kafka-bootstrap {address!r}: expected HOST:PORT")
     try:
         socket.create_connection((host, int(port)), timeout=timeout_s).close()
-        from implementations.kafka.client import (
+        from ktc.kafka.client import (
             wire,  # a TCP accept is not a broker: ask it ApiVersions
         )
         with wire.Client(address, timeout_s=timeout_s) as client:

@@ -49,7 +49,7 @@ def chosen_versions(given: str | None) -> tuple[list[str], str]:
     chosen = [v.strip() for v in given.split(",") if v.strip()]
     if not chosen:
         raise UsageError("--kafka-versions: expected comma-separated releases, e.g. 3.7.2,3.9.2")
-    from implementations.kafka.processes import provision
+    from ktc.kafka.processes import provision
     for version in chosen:
         try:
             versions.line_of(version)
@@ -61,7 +61,7 @@ def chosen_versions(given: str | None) -> tuple[list[str], str]:
 
 def default_versions() -> tuple[list[str], str]:
     """The newest patch of every line from 3.5: Maven Central's list, else the cached one, else the table's."""
-    from implementations.kafka.processes import provision
+    from ktc.kafka.processes import provision
     from specs import versions
     releases, source = provision.known_releases()
     if not releases:

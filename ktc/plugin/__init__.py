@@ -80,7 +80,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "kafka_change: one of Kafka's own changes, judged under its profile on every "
                                        "Kafka release (Capabilities.releases)")
     if not hasattr(config, "workerinput") and not os.environ.get("KTC_RUN_ID"):
-        from implementations.kafka.judge.topics import (
+        from ktc.kafka.topics import (
             new_run_id,  # pure: no broker extra needed
         )
         os.environ["KTC_RUN_ID"] = new_run_id()  # every xdist worker inherits it: one run, one id

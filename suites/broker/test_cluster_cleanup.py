@@ -26,8 +26,8 @@ pytestmark = pytest.mark.xdist_group("broker")
 
 CHILD = """
 import json, sys
-from implementations.kafka.client import wire
-from implementations.kafka.processes.cluster import LocalCluster
+from ktc.kafka.client import wire
+from ktc.kafka.processes.cluster import LocalCluster
 from reference.types import Batch, Record
 with LocalCluster(sys.argv[1]) as c:
     c.create_topic("t", [[0, 1, 2]])

@@ -13,13 +13,13 @@ import pytest
 
 pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 
-from implementations.kafka.client import wire  # noqa: E402
 from implementations.kafka.judge.clocked import Echo  # noqa: E402
 from implementations.kafka.judge.logdir import LogDir  # noqa: E402
-from implementations.kafka.judge.topics import TopicNamer  # noqa: E402
-from implementations.kafka.processes import clock_shim, provision  # noqa: E402
-from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
-from implementations.kafka.processes.clock import ControlledClock  # noqa: E402
+from ktc.kafka.client import wire  # noqa: E402
+from ktc.kafka.processes import clock_shim, provision  # noqa: E402
+from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
+from ktc.kafka.processes.clock import ControlledClock  # noqa: E402
+from ktc.kafka.topics import TopicNamer  # noqa: E402
 from reference.types import Batch, Record  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")

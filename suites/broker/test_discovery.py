@@ -15,11 +15,11 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.client import wire  # noqa: E402
-from implementations.kafka.judge.discovery import discover  # noqa: E402
-from implementations.kafka.processes import provision  # noqa: E402
-from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
-from implementations.kafka.processes.cluster import LocalCluster  # noqa: E402
+from ktc.kafka.client import wire  # noqa: E402
+from ktc.kafka.discovery import discover  # noqa: E402
+from ktc.kafka.processes import provision  # noqa: E402
+from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
+from ktc.kafka.processes.cluster import LocalCluster  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]

@@ -29,13 +29,13 @@ import pytest
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
 from implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
-from implementations.kafka.client import connection  # noqa: E402
-from implementations.kafka.client.multiplex import MAX_RESENDS  # noqa: E402
-from implementations.kafka.client.security import PLAINTEXT  # noqa: E402
-from implementations.kafka.judge.topics import TopicNamer  # noqa: E402
-from implementations.kafka.processes import provision, scratch  # noqa: E402
-from implementations.kafka.processes.broker import LocalBroker, free_port  # noqa: E402
 from ktc.judge import bulk_intervals, harness  # noqa: E402
+from ktc.kafka.client import connection  # noqa: E402
+from ktc.kafka.client.multiplex import MAX_RESENDS  # noqa: E402
+from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
+from ktc.kafka.processes import provision, scratch  # noqa: E402
+from ktc.kafka.processes.broker import LocalBroker, free_port  # noqa: E402
+from ktc.kafka.topics import TopicNamer  # noqa: E402
 from reference.types import Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record, TopicConfig  # noqa: E402
 from suites.broker.faultproxy import AFTER, BEFORE, KINDS, FaultProxy, read_frame  # noqa: E402
 

@@ -23,10 +23,10 @@ import pytest
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
 from implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
-from implementations.kafka.client.security import PLAINTEXT  # noqa: E402
-from implementations.kafka.judge.topics import TopicNamer  # noqa: E402
-from implementations.kafka.processes import provision, scratch  # noqa: E402
 from ktc.judge import bulk_intervals, harness  # noqa: E402
+from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
+from ktc.kafka.processes import provision, scratch  # noqa: E402
+from ktc.kafka.topics import TopicNamer  # noqa: E402
 from suites.broker.faultproxy import FaultProxy  # noqa: E402
 from suites.broker.test_faults import ProxiedBroker  # noqa: E402
 

@@ -24,9 +24,9 @@ import pytest
 psutil = pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.client import wire  # noqa: E402
-from implementations.kafka.processes import provision  # noqa: E402
-from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
+from ktc.kafka.client import wire  # noqa: E402
+from ktc.kafka.processes import provision  # noqa: E402
+from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from reference.types import INT64_MAX, INT64_MIN, Batch, Record, TimestampType  # noqa: E402
 from suites._support import interruptible  # noqa: E402
 
@@ -241,7 +241,7 @@ def test_a_failing_body_still_stops_the_broker():
 
 CHILD = """
 import json, sys, time
-from implementations.kafka.processes.broker import LocalBroker
+from ktc.kafka.processes.broker import LocalBroker
 with LocalBroker(sys.argv[1]) as b:
     print(json.dumps({"pid": b.pid, "tmpdir": str(b.tmpdir)}), flush=True)
     time.sleep(600)

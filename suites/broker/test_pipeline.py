@@ -11,11 +11,11 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.client.messages import ProduceOutcome  # noqa: E402
 from implementations.kafka.judge.observe import JudgedTrace, echoed_now, produce_observed  # noqa: E402
 from ktc.judge import bulk, harness  # noqa: E402
 from ktc.judge.bulk_intervals import clauses_for  # noqa: E402
 from ktc.judge.context import RunContext, UnderTest  # noqa: E402
+from ktc.kafka.client.messages import ProduceOutcome  # noqa: E402
 from reference.types import (  # noqa: E402
     Batch,
     CreateTopic,

@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
 from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
-from implementations.kafka.processes import provision  # noqa: E402
+from ktc.kafka.processes import provision  # noqa: E402
 from reference import model  # noqa: E402
 from reference.types import (  # noqa: E402
     Advance,

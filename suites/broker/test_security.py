@@ -23,11 +23,11 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.client import messages, wire  # noqa: E402
-from implementations.kafka.client.connection import Connection  # noqa: E402
-from implementations.kafka.client.security import PLAINTEXT, PROPERTIES, AuthenticationError, open_socket  # noqa: E402
-from implementations.kafka.processes import provision  # noqa: E402
-from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
+from ktc.kafka.client import messages, wire  # noqa: E402
+from ktc.kafka.client.connection import Connection  # noqa: E402
+from ktc.kafka.client.security import PLAINTEXT, PROPERTIES, AuthenticationError, open_socket  # noqa: E402
+from ktc.kafka.processes import provision  # noqa: E402
+from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from reference.types import INT64_MAX, Batch, Record, TimestampType  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")

@@ -18,10 +18,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.client import wire  # noqa: E402
-from implementations.kafka.judge.topics import OWN_TOPIC  # noqa: E402
-from implementations.kafka.processes import provision  # noqa: E402
-from implementations.kafka.processes.broker import LocalBroker  # noqa: E402
+from ktc.kafka.client import wire  # noqa: E402
+from ktc.kafka.processes import provision  # noqa: E402
+from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
+from ktc.kafka.topics import OWN_TOPIC  # noqa: E402
 from suites._support import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")

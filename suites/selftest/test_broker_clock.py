@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from implementations.kafka.judge import clocked
 from implementations.kafka.judge.observe import on_real_time
-from implementations.kafka.processes import clock_shim
-from implementations.kafka.processes.clock import EARLIEST_MS, LATEST_MS, ClockError, ControlledClock
+from ktc.kafka.processes import clock_shim
+from ktc.kafka.processes.clock import EARLIEST_MS, LATEST_MS, ClockError, ControlledClock
 from ktc.plugin.hooks import describe_clock
 from reference.types import Ack, Advance, CreateTopic, ElectLeader, History, Produce, StepClock
 

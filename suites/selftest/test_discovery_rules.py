@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from implementations.kafka.judge.discovery import (
+from ktc.kafka.discovery import (
     PROFILE_RULES,
     Discovery,
     own_node,

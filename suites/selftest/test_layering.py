@@ -58,33 +58,47 @@ def test_strategies_import_only_plain_types_from_the_reference():
 
 
 KAFKA = ROOT / "implementations" / "kafka"
-# implementations/kafka's folders: the client knows nothing of histories or processes; the processes
-# know the client (to ask a broker if it is up) but nothing of judging.
-KAFKA_FORBIDDEN = {"client": {"judge", "processes", "adapter", "cluster_adapter", "container"},
-                   "processes": {"judge", "adapter", "cluster_adapter", "container"}}
+TOOLKIT = ROOT / "ktc" / "kafka"
+# The Kafka toolkit (ktc/kafka/): the client knows nothing of processes, and no part of the toolkit knows
+# an implementation under test or ktc's judging (the adapters use the toolkit, never the reverse).
+TOOLKIT_FORBIDDEN = {"client": {"processes", "implementations", "ktc.judge", "ktc.plugin", "ktc.cli"},
+                     "processes": {"implementations", "ktc.judge", "ktc.plugin", "ktc.cli"},
+                     ".": {"implementations", "ktc.judge", "ktc.plugin", "ktc.cli"}}
 
 
-def relative_imports(path: Path) -> set[str]:
-    """Sibling folders/modules of implementations/kafka that ``path`` imports (relative or absolute)."""
+def toolkit_imports(path: Path) -> set[str]:
+    """What a toolkit module imports: its sibling folders (``client``, ``processes``) however it names them,
+    other packages by their first name, and ktc's own subpackages as ``ktc.<name>``."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
-        if isinstance(node, ast.ImportFrom) and node.module:
-            if node.level == 2:
-                found.add(node.module.split(".")[0])
-            elif node.module.startswith("implementations.kafka."):
-                found.add(node.module.split(".")[2])
+        if isinstance(node, ast.ImportFrom) and node.module and node.level:
+            target = path.parent.joinpath(*[".."] * (node.level - 1), *node.module.split("."))
+            found.add(target.resolve().relative_to(TOOLKIT).parts[0])
+        else:
+            names = [node.module] if isinstance(node, ast.ImportFrom) and node.module else \
+                [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            found |= {toolkit_name(name) for name in names}
     return found
 
 
-@pytest.mark.parametrize("folder", sorted(KAFKA_FORBIDDEN))
-def test_kafka_folders_import_only_downwards(folder):
-    for path in (KAFKA / folder).rglob("*.py"):
-        bad = relative_imports(path) & KAFKA_FORBIDDEN[folder]
+def toolkit_name(module: str) -> str:
+    parts = module.split(".")
+    if parts[:2] == ["ktc", "kafka"] and len(parts) > 2:
+        return parts[2]
+    return ".".join(parts[:2]) if parts[0] == "ktc" else parts[0]
+
+
+@pytest.mark.parametrize("folder", sorted(TOOLKIT_FORBIDDEN))
+def test_toolkit_folders_import_only_downwards(folder):
+    paths = TOOLKIT.glob("*.py") if folder == "." else (TOOLKIT / folder).rglob("*.py")
+    for path in paths:
+        bad = toolkit_imports(path) & TOOLKIT_FORBIDDEN[folder]
         assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"
 
 
-def test_no_import_circle_between_kafka_modules():
-    graph = {p: {q for q in local_targets(p)} for p in KAFKA.rglob("*.py")}
+@pytest.mark.parametrize("package", [KAFKA, TOOLKIT], ids=["implementations/kafka", "ktc/kafka"])
+def test_no_import_circle_between_kafka_modules(package):
+    graph = {p: {q for q in local_targets(p)} for p in package.rglob("*.py")}
     for start in graph:
         seen, stack = set(), list(graph[start])
         while stack:
@@ -96,7 +110,7 @@ def test_no_import_circle_between_kafka_modules():
 
 
 def local_targets(path: Path) -> set[Path]:
-    """The implementations/kafka modules ``path`` imports (lazy imports inside functions included)."""
+    """The modules of its own package ``path`` imports relatively (lazy imports inside functions included)."""
     out = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module and node.level:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import struct
 
-from implementations.kafka.client.records import encode_batch
 from implementations.kafka.judge.logdir import UNKNOWN_TOPIC_OR_PARTITION, LogDir
+from ktc.kafka.client.records import encode_batch
 from reference.types import Batch, Record, SegmentInfo
 
 ENTRY = struct.Struct(">qi")

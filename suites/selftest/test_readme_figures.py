@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 import implementations
-from implementations.kafka.processes import provision
 from ktc.cli.commands import build_parser
+from ktc.kafka.processes import provision
 from specs.clauses import all_clauses
 from specs.profiles import names as profile_names
 from suites.selftest.mutants import CATALOGUE

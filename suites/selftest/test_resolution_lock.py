@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from implementations.kafka.processes import provision
+from ktc.kafka.processes import provision
 
 pytestmark = pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux's /proc/locks")
 VERSION = "3.9.2"
@@ -56,7 +56,7 @@ def test_a_broker_fetch_waits_for_the_lock_and_uses_what_the_holder_finished(tmp
     monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
     env = {**os.environ, "PATH": f"{stand_in_mvn(tmp_path)}:{os.environ['PATH']}"}
     with provision.resolving():
-        child = subprocess.Popen([sys.executable, "-m", "implementations.kafka.processes.provision", VERSION],
+        child = subprocess.Popen([sys.executable, "-m", "ktc.kafka.processes.provision", VERSION],
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_until_blocked(child)
         lib = provision.cache_root() / "kafka" / VERSION / "lib"

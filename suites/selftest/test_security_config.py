@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from implementations.kafka.client.properties import parse_properties
-from implementations.kafka.client.security import PLAINTEXT, Security, SecurityError
+from ktc.kafka.client.properties import parse_properties
+from ktc.kafka.client.security import PLAINTEXT, Security, SecurityError
 
 
 def write(tmp_path: Path, text: str) -> Path:

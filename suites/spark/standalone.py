@@ -12,7 +12,7 @@ in turn runs ``bin/spark-class <class> <args>`` under nohup.  We run the same tw
 ``bin/spark-class`` directly, in the foreground, so that we hold their pids.
 
 Cleanup: each JVM is started in its own session (process group), with ``PR_SET_PDEATHSIG`` and
-registered with implementations/kafka/processes/lifecycle.py, so ``stop()`` runs on success,
+registered with ktc/kafka/processes/lifecycle.py, so ``stop()`` runs on success,
 failure, SIGINT, SIGTERM and at exit; it SIGKILLs each whole group (the worker's group holds its
 executors; PySpark's Python daemon leaves that group but exits when its executor's pipe closes) and
 removes the one temp dir that holds SPARK_LOG_DIR, SPARK_WORKER_DIR and SPARK_PID_DIR (made under
@@ -33,8 +33,8 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from implementations.kafka.processes.broker import free_port
-from implementations.kafka.processes.lifecycle import (
+from ktc.kafka.processes.broker import free_port
+from ktc.kafka.processes.lifecycle import (
     child_setup,
     dead,
     keep_stopped,

@@ -11,6 +11,9 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 
+from ktc.kafka.processes import clock_shim
+from ktc.kafka.processes.broker import BrokerError
+from ktc.kafka.processes.clock import ClockError, ControlledClock, HostClock
 from reference.types import (
     Advance,
     Batch,
@@ -22,10 +25,6 @@ from reference.types import (
     TimestampType,
     TopicConfig,
 )
-
-from ..processes import clock_shim
-from ..processes.broker import BrokerError
-from ..processes.clock import ClockError, ControlledClock, HostClock
 
 CLOCK_ENV = "KTC_KAFKA_CLOCK"  # "host": judge the brokers ktc starts over intervals, as any other
 CLOCK_MODES = ("controlled", "host")

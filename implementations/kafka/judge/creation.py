@@ -4,8 +4,9 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from ..client import messages
-from ..client.multiplex import Lost
+from ktc.kafka.client import messages
+from ktc.kafka.client.multiplex import Lost
+
 from .observe import Cut
 
 POLL_S = 0.01        # between readiness polls after CreateTopics

@@ -18,9 +18,8 @@ import os
 import struct
 from pathlib import Path
 
+from ktc.kafka.client.records import decode_batches
 from reference.types import DescribeLogResult, SegmentInfo
-
-from ..client.records import decode_batches
 
 ENTRY = struct.Struct(">qi")
 UNKNOWN_TOPIC_OR_PARTITION = 3

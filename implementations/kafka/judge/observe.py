@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, replace
 
 from implementations.protocol import Cut, JudgedTrace
+from ktc.kafka.client import wire
 from reference.types import (
     Ack,
     Advance,
@@ -33,8 +34,6 @@ from reference.types import (
     StoredRecord,
     TopicConfig,
 )
-
-from ..client import wire
 
 UNSUPPORTED_VERSION = 35
 RANGE_TEXT = re.compile(r"The timestamp should be within \[(-?\d+), (-?\d+)\]")

@@ -25,6 +25,11 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ktc.kafka.client import messages, wire
+from ktc.kafka.client.connection import Broken
+from ktc.kafka.client.multiplex import Lost, Multiplexer, Slot
+from ktc.kafka.processes.clock import HostClock
+from ktc.kafka.topics import TopicNamer, kafka_configs
 from reference.types import (
     CreateTopic,
     CreateTopicResult,
@@ -37,10 +42,6 @@ from reference.types import (
     clock_states,
 )
 
-from ..client import messages, wire
-from ..client.connection import Broken
-from ..client.multiplex import Lost, Multiplexer, Slot
-from ..processes.clock import HostClock
 from . import logstart
 from .creation import Creation
 from .observe import (
@@ -57,7 +58,6 @@ from .observe import (
     with_rolled,
 )
 from .retention import held_configs
-from .topics import TopicNamer, kafka_configs
 
 LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
 

@@ -23,11 +23,11 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
+from ktc.kafka.client import messages, wire
+from ktc.kafka.client.records import WireError
+from ktc.kafka.processes.broker import BrokerError
 from reference.types import Batch, Record, RetentionResult, TopicConfig
 
-from ..client import messages, wire
-from ..client.records import WireError
-from ..processes.broker import BrokerError
 from .observe import Cut
 
 RETENTION = "retention.ms"

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
-from . import lifecycle, provision
+from ktc.kafka.processes import lifecycle, provision
 
 TOOL_DIR = Path(__file__).resolve().parent / "kfake_go"  # package data: the wheel carries the Go sources
 MODULE = "github.com/twmb/franz-go/pkg/kfake"
@@ -242,8 +242,8 @@ def main(argv: Sequence[str] = ()) -> int:
 
 def _print_api_versions(bootstrap: str) -> None:
     """Print each API key's max version, named where the ktc client knows the API."""
-    from ..client.security import PLAINTEXT  # lazy: these load kafka-python
-    from ..client.wire import API_KEYS, Client
+    from ktc.kafka.client.security import PLAINTEXT  # lazy: these load kafka-python
+    from ktc.kafka.client.wire import API_KEYS, Client
     names = {key: name for name, key in API_KEYS.items()}
     with Client(bootstrap, timeout_s=5, security=PLAINTEXT) as client:
         versions = client.api_versions()

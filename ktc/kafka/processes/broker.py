@@ -384,6 +384,6 @@ def _remove_faketime_shm(pid: int) -> None:
             os.unlink(name)
 
 
-if __name__ == "__main__":  # python -m implementations.kafka.processes.broker [VERSION]: start, time, stop
+if __name__ == "__main__":  # python -m ktc.kafka.processes.broker [VERSION]: start, time, stop
     with LocalBroker(sys.argv[1] if len(sys.argv) > 1 else provision.DEFAULT_VERSIONS[0]) as b:
         print(f"Kafka {b.version} on {b.bootstrap} (pid {b.pid}) ready in {b.startup_s:.2f} s; dir {b.tmpdir}")

@@ -29,9 +29,9 @@ from reference.types import Batch, Record
 
 from ..client import wire
 from ..client.security import PLAINTEXT
-from ..cluster_histories import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms
 from . import provision
 from .broker import BrokerError, LocalBroker, free_port, random_cluster_id
+from .skew import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms
 
 with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated importlib.resources calls
     warnings.simplefilter("ignore", DeprecationWarning)
@@ -294,7 +294,7 @@ def leader_change_experiment(cluster: LocalCluster) -> dict:
 
 if (
     __name__ == "__main__"
-):  # python -m implementations.kafka.processes.cluster [VERSION]: start, verify, experiment, stop
+):  # python -m ktc.kafka.processes.cluster [VERSION]: start, verify, experiment, stop
     import sys
     with LocalCluster(sys.argv[1] if len(sys.argv) > 1 else provision.DEFAULT_VERSIONS[0]) as c:
         print(f"Kafka {c.version}: 3 nodes ready in {c.startup_s:.2f} s; offsets configured {list(c.offsets_ms)} ms, "

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from specs import versions
 from specs.profiles import names
 
-from ..client import wire
+from .client import wire
 
 AFTER = "log.message.timestamp.after.max.ms"
 BEFORE = "log.message.timestamp.before.max.ms"

@@ -236,7 +236,7 @@ def release(name: str) -> str:
     return name if _VERSION.match(name) else newest(name)
 
 
-if __name__ == "__main__":  # python -m implementations.kafka.processes.provision [VERSION | LINE ...]
+if __name__ == "__main__":  # python -m ktc.kafka.processes.provision [VERSION | LINE ...]
     import sys
 
     for v in map(release, sys.argv[1:] or DEFAULT_VERSIONS):
