@@ -85,20 +85,25 @@ class KafkaImplementation:
     # -- the target
     def start_process(self):
         """Start the broker ktc owns (a local KRaft broker here; subclasses start others)."""
-        from ktc.kafka.processes.broker import LocalBroker
         self._data = scratch.make()  # partitions are created ~6x faster in RAM
         data = {"log.dirs": self._data} if self._data is not None else {}
         extra = extra_broker_config()
         self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode, extra)
         clock = self.clock if isinstance(self.clock, ControlledClock) else None
         retention = {**RETENTION_ON_DEMAND, **NEVER_IDLE} if clock is not None else QUIET
-        broker = LocalBroker(self.kafka_version, config={**retention, **data, **extra}, clock=clock).start()
+        broker = self.new_broker({**retention, **data, **extra}, clock)
         if clock is not None:  # rolls need time to pass on the broker: only on a clock ktc moves
             self.log_dir = LogDir(Path(self._data) if self._data is not None else broker.tmpdir / "data")
         return broker
 
+    def new_broker(self, config: dict, clock: ControlledClock | None):
+        """The broker process itself, started (a local JVM here; container.py runs it in a container)."""
+        from ktc.kafka.processes.broker import LocalBroker
+        return LocalBroker(self.kafka_version, config=config, clock=clock).start()
+
     def address(self) -> str:
         if not self.bootstrap and self._process is None:
+            keep_clean(self)  # its clock file and data dir go on SIGINT/SIGTERM too, not only its broker
             self._process = self.start_process()
         return self.bootstrap or self._process.bootstrap
 

@@ -1,116 +1,60 @@
-"""Kafka in a container (the ``apache/kafka`` image) through testcontainers, where a Docker engine answers.
+"""``--impl kafka-container``: Apache Kafka in a container under testcontainers, judged like the local broker.
 
-``--impl kafka-container`` runs the same suites as the local broker.  Without a Docker engine
-every clause is reported ``unsupported`` with the reason (never a silent skip), so a report
-says that this tier could not run and why.  Ryuk, testcontainers' reaper, removes the container
-if this process dies; ``close`` and ``atexit`` remove it otherwise.
+The engine is the user's own Docker engine when one answers (``DOCKER_HOST``, or the default socket), else
+a ``dockerd`` ktc starts for the run and stops after it (containers/engine.py).  The image is
+``apache/kafka:<version>`` where the engine can pull it, else ``ktc/kafka:<version>``, built from the
+host's Java and the Maven Central jars ktc caches (containers/image.py); ``KTC_CONTAINER_IMAGE=local``
+skips the pull.  The container shares the host's network; Kafka listens on free ports of 127.0.0.1.
 
-The image is configured entirely from ``KAFKA_*`` environment variables (a single combined
-KRaft node); the advertised listener is the host port bound to it, chosen before start.
+On ``ktc/kafka`` the broker runs exactly as the local one does -- same properties, same data directory
+in RAM, same clock ktc sets (its file and preload mounted) -- so it is judged under the same clauses,
+at the instants ktc set.  On ``apache/kafka`` (a musl image that cannot load ktc's preload) it is judged
+over [sent, received] on the host's clock, and clauses that need a clock ktc sets are unsupported.
+
+With no engine and none that ktc can start, every clause is ``unsupported`` with the reason (never a
+silent skip): the report says this tier could not run and why.
 """
 from __future__ import annotations
 
-import atexit
-import functools
 import os
-import time
 
 from implementations.protocol import Capabilities
-from ktc.kafka.client import wire
-from ktc.kafka.client.security import PLAINTEXT
 from ktc.kafka.processes import provision
-from ktc.kafka.processes.broker import free_port
+from ktc.kafka.processes.clock import ControlledClock
 from specs.clauses import all_clauses
 
 from .adapter import QUIET, KafkaImplementation
+from .containers import engine as engines
+from .containers import image as images
+from .containers.broker import ApacheContainer, ContainerBroker
 from .judge.capabilities import KIP
 
-IMAGE = "apache/kafka"
-READY_TIMEOUT_S = 90.0
-
-
-@functools.cache
-def docker_problem() -> str | None:
-    """None when a Docker engine answers a ping; otherwise why this tier cannot run."""
-    try:
-        import docker
-    except ImportError:
-        return "the docker/testcontainers packages are not installed (pip install -e '.[broker]')"
-    try:
-        docker.from_env(timeout=5).ping()
-        return None
-    except Exception as error:  # docker raises several unrelated types for "no engine"
-        first = str(error).splitlines()[0][:160] if str(error) else type(error).__name__
-        return f"no Docker engine answers (DOCKER_HOST={os.environ.get('DOCKER_HOST', 'unset')}): {first}"
-
-
-def image_env(port: int) -> dict[str, str]:
-    """server.properties as the image's environment: a.b.c=v becomes KAFKA_A_B_C=v."""
-    props = {"node.id": 1, "process.roles": "broker,controller",
-             "listeners": "PLAINTEXT://:9092,CONTROLLER://:9093",
-             "advertised.listeners": f"PLAINTEXT://127.0.0.1:{port}",
-             "controller.listener.names": "CONTROLLER", "controller.quorum.voters": "1@localhost:9093",
-             "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-             "offsets.topic.replication.factor": 1, "transaction.state.log.replication.factor": 1,
-             "transaction.state.log.min.isr": 1, "auto.create.topics.enable": "false", **QUIET}
-    return {"KAFKA_" + k.upper().replace(".", "_"): str(v) for k, v in props.items()}
-
-
-class ContainerBroker:
-    """One ``apache/kafka:<version>`` container with its 9092 bound to a free loopback port."""
-
-    def __init__(self, version: str):
-        self.version, self.port, self.container = version, free_port(), None
-
-    @property
-    def bootstrap(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    def start(self) -> ContainerBroker:
-        from testcontainers.core.container import DockerContainer
-        container = DockerContainer(f"{IMAGE}:{self.version}").with_bind_ports(9092, self.port)
-        for key, value in image_env(self.port).items():
-            container = container.with_env(key, value)
-        self.container = container.start()
-        atexit.register(self.stop)
-        self._wait_ready()
-        return self
-
-    def _wait_ready(self) -> None:
-        deadline = time.monotonic() + READY_TIMEOUT_S
-        while time.monotonic() < deadline:
-            try:
-                with wire.Client(self.bootstrap, timeout_s=2, security=PLAINTEXT) as client:
-                    client.api_versions()
-                    return
-            except (OSError, wire.WireError):
-                time.sleep(0.2)
-        self.stop()
-        raise wire.WireError(
-            f"{IMAGE}:{self.version} did not answer on {self.bootstrap} within {READY_TIMEOUT_S:.0f} s"
-        )
-
-    def stop(self) -> None:
-        if self.container is not None:
-            container, self.container = self.container, None
-            container.stop()
+IMAGE_ENV = "KTC_CONTAINER_IMAGE"  # "local": always ktc/kafka; "auto" (default): apache/kafka when it can be pulled
+IMAGE_MODES = ("auto", "local")
 
 
 class KafkaContainerImplementation(KafkaImplementation):
-    """``kafka-container``: the suites against ``apache/kafka:<version>`` under testcontainers."""
+    """``kafka-container``: the suites against Kafka ``<version>`` in a container."""
 
     xdist_group = "kafka-container"
 
     def __init__(self, version: str | None = None):
         super().__init__(version or provision.DEFAULT_VERSIONS[0], bootstrap="")  # always our own container
         self.name = "kafka-container"
+        self.image_mode = image_mode(os.environ)
+        self.image = self.engine = None
+        self.image_how = ""
+        self._problem: list[str | None] = []
 
     @property
     def version(self) -> str:
-        return f"{IMAGE}:{self.kafka_version}"
+        return self.kafka_version
 
     def started_what(self) -> str:
-        return f"{IMAGE}:{self.kafka_version} under testcontainers"
+        where = self.engine.describe() if self.engine is not None else "a Docker engine"
+        how = f"; image {self.image_how}" if self.image_how else ""
+        return (f"Apache Kafka {self.kafka_version} in a container of {self.image or images.LOCAL + ':?'} "
+                f"under testcontainers, host network, on {where}{how}")
 
     def capabilities(self) -> Capabilities:
         problem = self.unavailable()
@@ -120,8 +64,38 @@ class KafkaContainerImplementation(KafkaImplementation):
         return super().capabilities()
 
     def unavailable(self) -> str | None:
-        """Why this target cannot run at all (no Docker engine), or None."""
-        return docker_problem()
+        """Why this target cannot run at all (no Docker engine, and none ktc can start), or None; asked once."""
+        if not self._problem:
+            self._problem.append(engines.problem())
+        return self._problem[0]
 
-    def start_process(self) -> ContainerBroker:
-        return ContainerBroker(self.kafka_version).start()
+    def start_process(self):
+        self.engine = engines.obtain()
+        try:
+            return self.start_in(self.engine)
+        except BaseException:
+            self.engine.stop()
+            raise
+
+    def start_in(self, engine: engines.Engine):
+        client = engine.client()
+        try:
+            apache = images.pull_apache(client, self.kafka_version) if self.image_mode == "auto" else None
+            if apache is not None:
+                self.image, self.image_how = apache, "pulled"
+                self.clock_reason = f"{apache} runs its own (musl) Java, which cannot load ktc's clock preload"
+                return ApacheContainer(self.kafka_version, engine, apache, QUIET).start()
+            self.image, self.image_how = images.ensure_local(client, self.kafka_version)
+        finally:
+            client.close()
+        return super().start_process()
+
+    def new_broker(self, config: dict, clock: ControlledClock | None):
+        return ContainerBroker(self.kafka_version, self.engine, self.image, config=config, clock=clock).start()
+
+
+def image_mode(environ) -> str:
+    mode = environ.get(IMAGE_ENV, "").strip() or "auto"
+    if mode not in IMAGE_MODES:
+        raise ValueError(f"{IMAGE_ENV}={mode!r}: expected one of {', '.join(IMAGE_MODES)}")
+    return mode

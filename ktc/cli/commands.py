@@ -5,6 +5,7 @@
   ktc run --impl NAME --profile NAMES [--hypothesis-profile ci] [--report DIR] [--baseline RESULTS]
           [--expectations TOML] [-- PYTEST ARGS]
   ktc clean --kafka-bootstrap HOST:PORT [--dry-run]   delete the topics killed runs left (ktc's own only)
+  ktc clean --containers [--dry-run]   remove the containers and Docker engine killed runs left (ktc's own only)
   ktc report | replay | diff | failures | expectations update   (ktc/cli/reports.py)
 
 Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
@@ -85,7 +86,9 @@ def build_parser() -> Parser:
     run.add_argument("--kafka-clock", choices=["controlled", "host"], default=os.environ.get("KTC_KAFKA_CLOCK"),
                      help="for the brokers ktc starts: 'controlled' (default; ktc's preload sets the broker's "
                           "clock and judges at it) or 'host' (judged over [sent, received]); default $KTC_KAFKA_CLOCK")
-    clean = sub.add_parser("clean", help="delete the topics ktc runs left on a broker (only ktc's own)")
+    clean = sub.add_parser("clean", help="delete the topics (or containers) killed ktc runs left (only ktc's own)")
+    clean.add_argument("--containers", action="store_true",
+                       help="remove the containers and the Docker engine ktc started that killed runs left")
     clean.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
                        help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
     clean.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
@@ -245,9 +248,16 @@ def broker_profile(address: str, requested: str) -> str:
 
 
 def cmd_clean(args) -> int:
-    """Delete every ktc topic on the broker (names only ktc makes: judge/topics.OWN_TOPIC)."""
+    """Delete every ktc topic on the broker (names only ktc makes: judge/topics.OWN_TOPIC); with
+    ``--containers``, what killed runs of the container tier left (containers/clean.py)."""
+    if args.containers:
+        from implementations.kafka.containers.clean import clean
+        for line in clean(args.dry_run):
+            print(f"ktc clean: {line}")
+        if not args.kafka_bootstrap:
+            return 0
     if not args.kafka_bootstrap:
-        raise UsageError("ktc clean needs --kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)")
+        raise UsageError("ktc clean needs --kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS), or --containers")
     use_kafka_config(args.kafka_config)
     reachable(args.kafka_bootstrap)
     from ktc.kafka.client import wire
