@@ -187,3 +187,37 @@ def pull_apache(client, version: str) -> str | None:
         return reference
     except docker.errors.APIError:
         return None
+
+
+def measure(version: str, cold: bool) -> None:
+    """Time each step of having the image: the tarball (cold: built anew), an engine, the import, a reuse."""
+    from . import engine as engines
+    t0 = time.monotonic()
+    java = java_home()
+    if cold:
+        for old in (provision.cache_root() / "container").glob(f"kafka-{version}-*.tar"):
+            old.unlink()
+    path = tarball(version, java)
+    print(f"root filesystem {path.name}: {path.stat().st_size / 1e6:.0f} MB, {time.monotonic() - t0:.1f} s")
+    t1 = time.monotonic()
+    engine = engines.obtain()
+    try:
+        print(f"engine: {engine.describe()}, {time.monotonic() - t1:.1f} s")
+        client = engine.client()
+        for attempt in ("first", "again"):
+            t2 = time.monotonic()
+            reference, how = ensure_local(client, version)
+            print(f"{attempt}: {reference} {how}; {time.monotonic() - t2:.2f} s")
+        client.close()
+    finally:
+        engine.stop()
+    print(f"total {time.monotonic() - t0:.1f} s")
+
+
+if __name__ == "__main__":  # python -m implementations.kafka.containers.image [VERSION] [--cold]
+    import sys
+    words = [w for w in sys.argv[1:] if not w.startswith("--")]
+    try:
+        measure(words[0] if words else provision.DEFAULT_VERSIONS[0], "--cold" in sys.argv)
+    except (ImageError, provision.ProvisionError, RuntimeError) as error:
+        sys.exit(f"image: {error}")
