@@ -157,3 +157,23 @@ def test_the_container_has_the_local_brokers_expectations():
     container = tomllib.loads((directory / "kafka-container.toml").read_text())
     local = tomllib.loads((directory / f"kafka-{container['version']}.toml").read_text())
     assert container["expect"] == local["expect"]
+
+
+def test_a_cache_path_too_long_for_unix_sockets_puts_the_engines_sockets_in_a_short_one(tmp_path, monkeypatch):
+    """AF_UNIX paths hold 107 bytes: under a long $KTC_CACHE the socket and exec root go to /tmp/ktcd-*,
+    the home (data root, log) stays in the cache and names them, and stop removes both."""
+    problem = engines.cannot_start()
+    if problem is not None:
+        pytest.skip(f"ktc cannot start a dockerd here: {problem}")
+    cache = tmp_path / ("c" * 90)
+    monkeypatch.setenv("KTC_CACHE", str(cache))
+    own = engines.OwnDockerd.make()
+    try:
+        assert own.home.parent == cache / engines.ENGINES
+        assert own.state != own.home and str(own.state).startswith("/tmp/ktcd-")
+        assert (own.home / "state").read_text() == str(own.state)
+        assert len(own.url) - len("unix://") <= 107 and engines.answers(own.url) is None
+    finally:
+        own.stop()
+    assert not own.home.exists() and not own.state.exists()
+    assert engines.referencing({str(own.home), str(own.state)}) == []
