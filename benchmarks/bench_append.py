@@ -306,6 +306,7 @@ def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict,
     log_dir.mkdir()
     session.configure(master="local[2]", **{
         "spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4", "spark.driver.memory": "4g",
+        "spark.sql.adaptive.enabled": "true", "spark.sql.autoBroadcastJoinThreshold": "10485760",
         "spark.eventLog.enabled": "true", "spark.eventLog.dir": str(log_dir), "spark.eventLog.compress": "false"})
     t0 = time.perf_counter()
     spark, jvm_start = session.get(), time.perf_counter() - t0

@@ -24,7 +24,12 @@ DEFAULTS = {
     "spark.ui.showConsoleProgress": "false",
     "spark.driver.bindAddress": "127.0.0.1",
     "spark.driver.host": "127.0.0.1",
-    "spark.sql.shuffle.partitions": "4",
+    # A test's input is small (a hundred histories): Spark's fixed cost per query decides, so few shuffle
+    # partitions, no adaptive re-planning (13 jobs per call -> 8) and no automatic broadcasts
+    # (benchmarks/bench_spark_small.py; the throughput bench, benchmarks/bench_append.py, turns AQE back on)
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.autoBroadcastJoinThreshold": "-1",
     "spark.sql.session.timeZone": "UTC",
     "spark.driver.extraJavaOptions": "-Duser.timezone=UTC",
     "spark.sql.ansi.enabled": "true",
