@@ -27,7 +27,8 @@ from implementations.kafka.containers import engine as engines  # noqa: E402
 from suites._support import interruptible  # noqa: E402
 from suites.broker.test_local_broker import ROOT, port_is_free  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("kafka-container")
+# its own group: the cleanup children may run on the other worker while the container tier runs on this one
+pytestmark = pytest.mark.xdist_group("container-cleanup")
 
 CHILD = """
 import json, sys, time
