@@ -117,8 +117,14 @@ def own_rows(target: Target, rows: list[Row]) -> list[Row]:
 
 
 def conforms(doc: dict) -> bool:
-    """Every failure expected and no expected deviation passing: the run's answer is yes."""
-    return not any(outcome(r) == UNEXPECTED or unexpected_pass(r) for r in doc["rows"])
+    """Every failure expected, no expected deviation passing and every test file collected: the run's
+    answer is yes."""
+    return not collection_errors(doc) and not any(outcome(r) == UNEXPECTED or unexpected_pass(r) for r in doc["rows"])
+
+
+def collection_errors(doc: dict) -> list[dict]:
+    """The test files pytest could not collect (``{"path", "error"}``): their tests judged nothing."""
+    return list((doc.get("provenance") or {}).get("collection_errors") or ())
 
 
 def human_seconds(seconds: float) -> str:

@@ -8,7 +8,7 @@ in summary.txt, which opens with this same table (reports/summary.py).
 from __future__ import annotations
 
 from . import rootcause
-from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, conforms, human_seconds, targets, unexpected_pass
+from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, collection_errors, conforms, human_seconds, targets, unexpected_pass
 from .registry import Context, renderer
 
 HEADERS = ("target", "version", "profile (evidence)", "pass", "unexp.fail", "expected", "unknown", "n/a", "time")
@@ -83,9 +83,11 @@ def fit(text: str, width: int) -> str:
 
 def answer_lines(doc: dict, context: Context, budget: int) -> list[str]:
     """Conforms (and how many expected deviations), or the root causes that fit in ``budget`` lines."""
-    lines = passes_lines(doc, context)
+    lines = passes_lines(doc, context) + uncollected_lines(doc, context)
     if conforms(doc):
         return lines + [conforms_line(doc)]
+    if not any(t["counts"][UNEXPECTED] for t in targets(doc)):
+        return lines + ["does not conform: the run is incomplete (above); no unexpected failure where it ran"]
     return lines + cause_lines(doc, context, budget - len(lines))
 
 
@@ -93,8 +95,19 @@ def conforms_line(doc: dict) -> str:
     """Yes, with how many known deviations; a target that did not run is no evidence, and is named."""
     found = targets(doc)
     expected, idle = sum(t["counts"][EXPECTED] for t in found), [t["implementation"] for t in found if t.get("not_run")]
+    if found and len(idle) == len(found):
+        return "nothing was judged: no target ran (pytest.log says why)"
     said = f"every failure is expected ({expected} known deviations, in summary.txt)" if expected else "no failures"
     return f"conforms where it ran: {said}; not run: {', '.join(idle)}" if idle else f"conforms: {said}"
+
+
+def uncollected_lines(doc: dict, context: Context) -> list[str]:
+    """Test files pytest could not collect: one line for the first, with its error, and how many more."""
+    found = collection_errors(doc)
+    if not found:
+        return []
+    more = f" (and {len(found) - 1} more files, in pytest.log)" if len(found) > 1 else ""
+    return [fit(f"not collected, so not judged: {found[0]['path']}: {found[0]['error']}{more}", context.width).rstrip()]
 
 
 def passes_lines(doc: dict, context: Context) -> list[str]:

@@ -347,7 +347,8 @@ def finish_run(report: Path, code: int, log: Path | None, budget: int = SCREEN_L
         print(f"ktc: the run did not finish (exit {code}){said}; {report} holds what it wrote, latest was not moved"
               + (f"; pytest's output: {log}" if log is not None else ""), file=sys.stderr)
     elif code == 1 and log is not None:
-        print(f"pytest's output (tracebacks, JVM and Spark logs): {log}")
+        error = last_error(log) if not results.exists() or judged_nothing(results) else None
+        print((f"ktc: error: {error}\n" if error else "") + f"pytest's output (tracebacks, JVM and Spark logs): {log}")
     return code
 
 
@@ -363,6 +364,14 @@ def render_answer(results: Path, max_lines: int) -> str:
     if os.environ.get("GITHUB_ACTIONS"):
         answer += render.render("github", doc, Context(report_dir=str(results.parent)))
     return answer.rstrip("\n")
+
+
+def judged_nothing(results: Path) -> bool:
+    """A results.json without a single row: the run failed before any test judged (a collection error)."""
+    try:
+        return not json.loads(results.read_text()).get("rows")
+    except (OSError, ValueError):
+        return True
 
 
 def last_error(log: Path) -> str | None:

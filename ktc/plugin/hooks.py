@@ -206,7 +206,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     directory = config.getoption("ktc_report")
     if not directory:
         return
-    meta = {**provenance(state, config), "targets": timed_targets(state.collected)}
+    meta = {**provenance(state, config), "targets": timed_targets(state.collected),
+            "collection_errors": state.collected.collection_errors}
     from ktc.plugin.artifacts import write_results
     path = write_results(Path(directory), rows, meta)  # clause texts, timelines, replays joined in first
     config.stash[RESULT_PATH] = str(path)

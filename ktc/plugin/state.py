@@ -87,6 +87,13 @@ class KtcState:
                 and profile not in caps.profiles and profile in caps.releases)
 
 
+def uncollected_path(nodeid: str, said: list[str]) -> str:
+    """The file a failed collection names: its node id, or (a path outside the rootdir fails as the
+    session) the module pytest's message quotes."""
+    quoted = [line.split("'")[1] for line in said if "test module '" in line]
+    return nodeid or (quoted[0] if quoted else "the test session")
+
+
 def split(values) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
@@ -132,6 +139,7 @@ class Collected:
         self.rows: list[dict] = []
         self.targets: dict[str, dict] = {}
         self.contract_errors: set[str] = set()
+        self.collection_errors: list[dict] = []  # files pytest could not import: none of their tests judged
         self.names, self.seconds = names, dict.fromkeys(names, 0.0)  # implementation -> its tests' time
 
     def pytest_runtest_logreport(self, report) -> None:
@@ -147,6 +155,12 @@ class Collected:
             elif key == CONTRACT_KEY:
                 self.show_once(report, value)
         headline(report)
+
+    def pytest_collectreport(self, report) -> None:  # on the controller too: pytest-xdist forwards failures
+        if report.failed:
+            said = [line for line in str(report.longrepr).splitlines() if line.strip()]
+            self.collection_errors.append({"path": uncollected_path(report.nodeid, said),
+                                           "error": (said[-1] if said else "")[:300]})
 
     def show_once(self, report, implementation: str) -> None:
         if implementation in self.contract_errors:

@@ -175,3 +175,22 @@ def test_a_schema_2_file_is_joined_with_the_clause_texts_before_it_is_rendered(t
     from html import escape
     assert escape(quote) in (tmp_path / "index.html").read_text()
     assert "<svg" in (tmp_path / "index.details.js").read_text()
+
+
+def test_a_test_file_that_could_not_be_collected_makes_the_answer_incomplete_not_conforming():
+    doc = conforming()
+    doc["provenance"]["collection_errors"] = [{"path": "suites/kip32/test_x.py", "error": "E   ImportError: boom"},
+                                              {"path": "suites/kip33/test_y.py", "error": "E   SyntaxError"}]
+    lines = terminal(doc)
+    assert not any(line.startswith("conforms") for line in lines), "\n".join(lines)
+    assert "not collected, so not judged: suites/kip32/test_x.py: E   ImportError: boom (and 1 more files" \
+        in "\n".join(lines)
+    assert lines[-1].startswith("does not conform: the run is incomplete")
+
+
+def test_a_run_where_no_target_ran_says_nothing_was_judged_not_conforms():
+    doc = conforming()
+    doc["rows"] = []
+    for target in doc["provenance"]["targets"]:
+        target["not_run"] = "no test judged it"
+    assert terminal(doc)[-1] == "nothing was judged: no target ran (pytest.log says why)"
