@@ -15,6 +15,7 @@ import json
 import signal
 import subprocess
 import sys
+import tarfile
 import time
 import tomllib
 from pathlib import Path
@@ -178,3 +179,24 @@ def test_a_cache_path_too_long_for_unix_sockets_puts_the_engines_sockets_in_a_sh
         own.stop()
     assert not own.home.exists() and not own.state.exists()
     assert engines.referencing({str(own.home), str(own.state)}) == []
+
+
+def test_the_image_holds_a_runtime_that_can_load_every_native_library_kafka_unpacks():
+    """ktc/kafka's root filesystem: the runtime and launcher, the loader and every library ldd names for the
+    runtime and for the natives the jars unpack (zstd-jni needs libpthread.so.0, which no JDK links: without
+    it zstd batches got UNKNOWN_SERVER_ERROR), the jars, a sticky /tmp; no jmods and no desktop libraries."""
+    from implementations.kafka.containers import image as images
+    from ktc.kafka.processes import provision
+    java = images.java_home()
+    lib = provision.lib_dir(provision.DEFAULT_VERSIONS[0])
+    with tarfile.open(images.tarball(provision.DEFAULT_VERSIONS[0], java)) as tar:
+        members = {m.name: m for m in tar}
+    names = set(members)
+    relative = str(java).lstrip("/")
+    assert {f"{relative}/bin/java", f"{relative}/lib/server/libjvm.so", f"{relative}/lib/modules"} <= names
+    libraries = {Path(n).name for n in names if not n.startswith((relative, "opt/"))}
+    assert {"ld-linux-x86-64.so.2", "libc.so.6", "libpthread.so.0", "libz.so.1"} <= libraries or \
+        not Path("/lib64/ld-linux-x86-64.so.2").exists(), sorted(libraries)
+    assert {f"opt/kafka/libs/{j.name}" for j in lib.glob("*.jar")} <= names
+    assert members["tmp"].isdir() and members["tmp"].mode == 0o1777
+    assert not [n for n in names if "/jmods/" in n or "libX11" in n or n.endswith("src.zip")]
