@@ -22,9 +22,10 @@ from reference.types import CreateTopic, History
 from specs import versions
 
 from .judge import clocked
-from .judge.capabilities import NOT_SENT, broker_capabilities, with_observations
+from .judge.capabilities import NOT_SENT, broker_capabilities, with_observations, with_probe
 from .judge.logdir import LogDir
 from .judge.pipeline import Pipeline
+from .judge.probe import Probed, probe
 from .judge.retention import BROKER_CONFIG as RETENTION_ON_DEMAND
 from .judge.retention import Canary, Retention
 
@@ -63,7 +64,7 @@ class KafkaImplementation:
         # a broker ktc starts speaks plaintext; one given by address, what $KTC_KAFKA_CONFIG says
         self.security = security or (Security.from_env() if self.bootstrap else PLAINTEXT)
         self.name = "kafka" if self.bootstrap else f"kafka-{self.kafka_version}"
-        self._process = self._client = self._found = self._pipeline = self._data = None
+        self._process = self._client = self._found = self._pipeline = self._data = self._probed = None
         self.clock, self.clock_reason = HostClock(), "a broker ktc did not start keeps its own clock"
         self.clock_mode = clock or clocked.clock_mode(os.environ)  # for a broker ktc starts
         self.log_dir: LogDir | None = None  # the partitions on disk: a broker ktc started on a clock it sets
@@ -119,7 +120,8 @@ class KafkaImplementation:
                 "version": None if self.bootstrap else self.kafka_version,
                 "started": None if self.bootstrap else self.started_what(), "profile": self._chosen_profile(found),
                 "requested_profile": self.requested_profile, "evidence": self.profile_evidence(found),
-                "security": self.security.describe(), "clock": self.clock_description(), "not_sent": NOT_SENT}
+                "security": self.security.describe(), "clock": self.clock_description(), "not_sent": NOT_SENT,
+                "probed": self._probed.notes if self._probed is not None else []}
 
     def clock_description(self) -> dict:
         """How operations were judged: at the broker's clock ktc set (and how that was verified), or
@@ -191,7 +193,22 @@ class KafkaImplementation:
         ignored = self._pipeline.ignored_configs if self._pipeline is not None else set()
         profile = self.profile()
         caps = broker_capabilities(profile, self.log_dir is not None, release=not self.bootstrap)
-        return with_observations(caps, ignored, all_clauses())
+        return with_probe(with_observations(caps, ignored, all_clauses()), self.probed().refused_targets)
+
+    @property
+    def probes(self) -> bool:
+        """Whether its answers are probed before the run (judge/probe.py): any broker ktc did not start."""
+        return bool(self.bootstrap)
+
+    def probed(self) -> Probed:
+        """What the broker can answer, asked once on a scratch topic (for a broker that is probed)."""
+        if self._probed is None:
+            versions = self.client().supported_versions() if self.probes else {}
+            advertised = {api: versions[key][1] for api, key in wire.API_KEYS.items() if key in versions}
+            topic = self.namer.names(History("kip", (CreateTopic("probe"),)))["probe"]
+            connect = lambda: wire.Client(self.address(), timeout_s=10.0, security=self.security)  # noqa: E731
+            self._probed = probe(connect, topic, advertised) if self.probes else Probed()
+        return self._probed
 
     def limit_defaults(self) -> dict[str, int] | None:
         """The broker's default timestamp limits, or None when they cannot be read."""
@@ -205,7 +222,9 @@ class KafkaImplementation:
         pipeline = Pipeline(address_of(self.address()), self.limit_defaults(), namer=self.namer,
                             ready_s=self.ready_s, connections=connections, depth=depth, security=self.security,
                             clock=self.clock, log_dir=self.log_dir, reconnect_s=self.reconnect_s)
-        pipeline.list_offsets_version = self.client().newest("ListOffsets", wire.LIST_OFFSETS_MAX)
+        pipeline.probed = self.probed()
+        pipeline.list_offsets_version = min(self.client().newest("ListOffsets", wire.LIST_OFFSETS_MAX),
+                                            pipeline.probed.list_offsets_version)
         return pipeline
 
     def run(self, histories) -> list[JudgedTrace]:

@@ -230,20 +230,14 @@ def use_kafka_config(path) -> None:
 
 
 def broker_profile(address: str, requested: str) -> str:
-    """What discovery makes of the broker, in words; a broker it cannot place needs --profile (exit 2)."""
-    from ktc.kafka.client import wire
-    from ktc.kafka.discovery import discover, unrecognised
-    from specs.profiles import names as profile_names
-    try:
-        with wire.Client(address, timeout_s=10.0) as client:
-            found = discover(client)
-    except Exception as error:  # WireError, a broker that lacks Metadata v9 / DescribeConfigs v4, ...
-        raise UsageError(f"{address} answered ApiVersions but not discovery ({type(error).__name__}: {error}); "
-                         f"pass --profile, one of {', '.join(profile_names())}") from None
+    """What discovery makes of the broker, in words.  With --profile given nothing more is asked; a
+    question the broker does not answer is a note in the line, never a refusal."""
     if requested not in ("own", "all"):
-        return f"judged as {requested} (given with --profile; detected {found.describe()})"
-    if found.profile is None:
-        raise UsageError(str(unrecognised(found, address)))
+        return f"judged as {requested} (given with --profile)"
+    from ktc.kafka.client import wire
+    from ktc.kafka.discovery import discover
+    with wire.Client(address, timeout_s=10.0) as client:
+        found = discover(client)
     return f"judged as {found.profile} (detected: {found.evidence})"
 
 

@@ -4,11 +4,16 @@ The brokers and the controller come from Metadata; the configs are read from a b
 Metadata reported (the bootstrap's own node when it is listed), never from an assumed id 1.  What
 was observed maps to a profile through ``PROFILE_RULES`` (data: which timestamp configs the broker
 has, and their defaults), and the choice is printed with its evidence.  A ``--profile`` given by the
-user always wins; a broker matching no rule is refused in one line that asks for ``--profile``.
+user always wins; a broker matching no rule is judged under the newest profile, and says so.
+
+Each question is optional evidence (issue 24): a broker that cannot answer one (tansu closes the
+connection on a broker DescribeConfigs naming keys) is noted ("DescribeConfigs(broker): connection
+closed at v4 to v0") and discovery goes on with what it has, the next question on a fresh connection.
+A version advertised but not answered is asked again at the next lower one, and the note says so.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from specs import versions
 from specs.profiles import names
@@ -53,6 +58,8 @@ class Discovery:
     profile: str | None = None
     by_api: bool = False  # the profile follows from ApiVersions alone (no config rule matched)
     line: str | None = None  # the release line ApiVersions names among those of the config rule's profile
+    notes: tuple[str, ...] = ()  # the questions the broker did not answer, and how
+    fallback: bool = False  # no rule matched: the newest profile, by default
 
     @property
     def evidence(self) -> str:
@@ -61,10 +68,11 @@ class Discovery:
         apis = ", ".join(f"{api} v{v}" for api, v in self.api_max.items())
         where = f"broker {self.node}" if self.node is not None else "no broker answered DescribeConfigs"
         how = "; profile from ApiVersions alone" if self.by_api else \
-            f"; line {self.line} by ApiVersions" if self.line else ""
-        return (
-            f"{configs} on {where} (of {len(self.brokers)}, controller {self.controller}); ApiVersions max {apis}{how}"
-        )
+            f"; line {self.line} by ApiVersions" if self.line else \
+            "; no rule matched: the newest profile (pass --profile to choose)" if self.fallback else ""
+        unanswered = "".join(f"; {note}" for note in self.notes)
+        return (f"{configs} on {where} (of {len(self.brokers)}, controller {self.controller}); "
+                f"ApiVersions max {apis}{how}{unanswered}")
 
     def describe(self) -> str:
         return f"{self.profile or 'no profile'}: {self.evidence}"
@@ -79,18 +87,77 @@ def profile_for(limits: dict[str, str]) -> str | None:
 
 
 def discover(client: wire.Client) -> Discovery:
-    """Ask the broker behind ``client``: Metadata, ApiVersions, and one real broker's configs."""
-    view = client.call(wire.messages.metadata([]))
-    supported = client.supported_versions()
+    """Ask the broker behind ``client``: Metadata, ApiVersions, and one real broker's configs, each
+    question optional (``Questions``)."""
+    ask = Questions(client)
+    view = ask("Metadata", lambda c: c.call(wire.messages.metadata([])))
+    supported = ask("ApiVersions", lambda c: c.supported_versions()) or {}
     api_max = {api: supported[wire.API_KEYS[api]][1] for api in SHOWN_APIS if wire.API_KEYS[api] in supported}
-    node = own_node(view.brokers, client.address, view.controller)
-    limits = broker_limits(client, node) if node is not None else {}
-    profile = profile_for(limits)
+    brokers, controller = (view.brokers, view.controller) if view is not None else ({}, -1)
+    node = own_node(brokers, client.address, controller)
+    top = supported.get(wire.API_KEYS["DescribeConfigs"], (0, wire.VERSIONS["DescribeConfigs"]))
+    limits = ask.lower("DescribeConfigs(broker)", lambda c, v: broker_limits(c, node, v),
+                       min(top[1], wire.VERSIONS["DescribeConfigs"]), top[0]) if node is not None else None
+    ask.close()
+    profile = profile_for(limits or {})
     by_api = profile is None and profile_by_api(api_max) is not None
     line = versions.line_by_api(profile, api_max) if profile is not None else None
     profile = line.profile if line is not None else profile or profile_by_api(api_max)
-    return Discovery(view.brokers, view.controller, node, limits, api_max, profile, by_api,
-                     line.line if line is not None else None)
+    return Discovery(brokers, controller, node, limits or {}, api_max, profile or names()[-1], by_api,
+                     line.line if line is not None else None, tuple(ask.notes), fallback=profile is None)
+
+
+class Questions:
+    """Discovery's questions: a failure is noted and the next question goes on a fresh connection."""
+
+    def __init__(self, client: wire.Client):
+        self.first = self.client = client
+        self.notes: list[str] = []
+
+    def __call__(self, what: str, question):
+        answer, failed = self.attempt(question)
+        if failed:
+            self.notes.append(f"{what}: {failed}")
+        return answer
+
+    def lower(self, what: str, question, top: int, bottom: int):
+        """``question(client, version)`` from ``top`` down to ``bottom`` until one is answered; noted."""
+        failures = []
+        for version in range(top, bottom - 1, -1):
+            answer, failed = self.attempt(lambda c, v=version: question(c, v))
+            if not failed:
+                if failures:
+                    self.notes.append(f"{what}: {failures[0]} at v{top}..v{version + 1}; answered at v{version}")
+                return answer
+            failures.append(failed)
+        if failures:
+            self.notes.append(f"{what}: {failures[0]} at v{top}..v{bottom}")
+        return None
+
+    def attempt(self, question):
+        try:
+            return question(self.client), None
+        except Exception as error:  # any failure is evidence, never a refusal
+            self.reopen()
+            return None, failed_how(error)
+
+    def reopen(self) -> None:
+        """The connection a question failed on is not used again: the next question gets a fresh one."""
+        self.close()
+        host, port = self.first.address
+        try:
+            self.client = wire.Client(f"{host}:{port}", timeout_s=self.first.timeout_s, security=self.first.security)
+        except Exception:  # the broker is gone: the next questions fail, and are noted
+            self.client = self.first
+
+    def close(self) -> None:
+        if self.client is not self.first:
+            self.client.close()
+
+
+def failed_how(error: Exception) -> str:
+    text = str(error)
+    return "connection closed" if "closed the connection" in text else f"{type(error).__name__}: {text}"
 
 
 def profile_by_api(api_max: dict[str, int]) -> str | None:
@@ -106,9 +173,10 @@ def own_node(brokers: dict[int, tuple[str, int]], address: tuple[str, int], cont
     return controller if controller in brokers else min(brokers, default=None)
 
 
-def broker_limits(client: wire.Client, node: int) -> dict[str, str]:
+def broker_limits(client: wire.Client, node: int, version: int | None = None) -> dict[str, str]:
     """The broker's timestamp-limit configs that exist, with their values (as text)."""
-    code, _message, entries = client.describe_broker_configs(node, list(LIMIT_KEYS.values()))
+    call = wire.messages.describe_configs(wire.RESOURCE_BROKER, str(node), list(LIMIT_KEYS.values()))
+    code, _message, entries = client.call(call if version is None else replace(call, at=version))
     if code != 0:
         return {}
     return {key: entries[name].value for key, name in LIMIT_KEYS.items()

@@ -58,6 +58,6 @@ def test_profile_given_on_the_command_line_wins_over_detection_on_an_external_br
     data = json.loads((tmp_path / "latest" / "results.json").read_text())
     targets = data["provenance"]["targets"]
     rows = [r for r in data["rows"] if r["implementation"] == "kafka" and r["profile"] == "kafka-4"]
-    assert "judged as kafka-4 (given with --profile; detected kafka-3.9" in proc.stderr, proc.stderr[-2000:]
+    assert "judged as kafka-4 (given with --profile)" in proc.stderr, proc.stderr[-2000:]
     assert targets[0]["profile"] == "kafka-4" and targets[0]["requested_profile"] == "kafka-4"
     assert any(r["verdict"] in ("pass", "fail") for r in rows), [r["verdict"] for r in rows]

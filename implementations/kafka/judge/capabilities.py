@@ -88,3 +88,27 @@ def with_observations(caps: Capabilities, ignored: set[str], clause_ids) -> Capa
     return Capabilities(profiles=caps.profiles, unsupported={**observed_unsupported(ignored, clause_ids),
                                                             **caps.unsupported}, pinned_only=caps.pinned_only,
                         releases=caps.releases)
+
+
+# The clauses that rest on a ListOffsets target (judge/probe.py TARGETS): a broker seen not to answer the
+# target (it closed the connection) cannot be judged on them, and says why in the probe's own words.
+CLAUSES_ON_TARGET = {
+    -3: ("KIP-33.list-offsets-max-timestamp", "KIP-33.list-offsets-max-timestamp-compressed",
+         "KIP-33.list-offsets-max-timestamp-log-append-time"),
+    -4: ("KIP-33.list-offsets-earliest-local",),
+    -5: ("KIP-33.list-offsets-latest-tiered",),
+    -6: ("KIP-33.list-offsets-unknown-negative-target",),
+}
+
+
+def probed_unsupported(refused_targets: dict[int, str]) -> dict[str, str]:
+    """Clause id -> the probed behaviour, for every clause resting on a target the broker refused."""
+    return {clause: reason for target, reason in sorted(refused_targets.items())
+            for clause in CLAUSES_ON_TARGET.get(target, ())}
+
+
+def with_probe(caps: Capabilities, refused_targets: dict[int, str]) -> Capabilities:
+    if not refused_targets:
+        return caps
+    return Capabilities(profiles=caps.profiles, unsupported={**probed_unsupported(refused_targets), **caps.unsupported},
+                        cannot_run=caps.cannot_run, pinned_only=caps.pinned_only, releases=caps.releases)

@@ -117,7 +117,9 @@ class Creation:
         asked = {name: configs for run in runs for name, configs in run.asked_configs(self.pipeline.held).items()}
         if not asked:
             return self.session.released(runs)
-        call = messages.describe_topics_configs([(name, list(configs)) for name, configs in asked.items()])
+        keys = self.pipeline.probed.describe_keys  # False: the broker cannot parse named keys, so all are asked
+        call = messages.describe_topics_configs([(name, list(configs) if keys else None)
+                                                 for name, configs in asked.items()])
         self.pipeline.call(call, lambda answer, received: self.verified(runs, asked, answer))
 
     def verified(self, runs: list, asked: dict, answer) -> None:

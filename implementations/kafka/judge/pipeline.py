@@ -44,6 +44,7 @@ from reference.types import (
 
 from . import logstart
 from .creation import Creation
+from .probe import Probed
 from .observe import (
     Cut,
     JudgedTrace,
@@ -77,6 +78,7 @@ class Pipeline(Multiplexer):
         self.live_topics: set[str] = set()  # created and not yet deleted (KafkaImplementation cleans up)
         self.ignored_configs: set[str] = set()  # config keys the broker accepted but did not apply
         self.list_offsets_version = messages.VERSIONS["ListOffsets"]  # for ops that name none (set from ApiVersions)
+        self.probed = Probed()  # what the broker was seen to answer (judge/probe.py); by default, everything
 
     def run(self, histories: Sequence[History], batch: int) -> list[JudgedTrace]:
         traces = Session(self, histories, max(1, batch)).run()
@@ -251,6 +253,10 @@ class HistoryRun:
             if pipeline.drive:
                 self.follow(pipeline.clock, state)
             op = rebase(op, history_now, pipeline.clock.now())
+            refused = pipeline.probed.refuses(op)
+            if refused:  # never sent: the broker was seen to close the connection on it
+                self.cut = Cut("unknown", len(self.observed), f"op #{len(self.observed)} not sent: {refused}")
+                return False
             seen = pipeline.answer_locally(op, self.names)
             if seen is None:
                 self.send(op, pipeline, slot, answered)
@@ -272,7 +278,8 @@ class HistoryRun:
         steps = pipeline.retention.steps(self.names[op.topic], op.partition, config) \
             if isinstance(op, RetentionPass) else \
             operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s,
-                      configs=pipeline.creation_configs, list_offsets_version=pipeline.list_offsets_version)
+                      configs=pipeline.creation_configs, list_offsets_version=pipeline.list_offsets_version,
+                      fetch_wait_ms=pipeline.probed.fetch_wait_ms)
         sent = pipeline.clock.now()
         segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
 
@@ -314,7 +321,7 @@ def leading_creates(history: History) -> list[CreateTopic]:
 
 
 def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, configs=kafka_configs,
-              list_offsets_version: int | None = None):
+              list_offsets_version: int | None = None, fetch_wait_ms: int = 0):
     """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
     ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
     can only be our own resent request."""
@@ -322,7 +329,7 @@ def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, con
         out = yield messages.produce(topic, wire.encode_batch(op.batch), partition=op.partition)
         return produce_result(out), out
     if isinstance(op, Fetch):
-        return fetch_result((yield from messages.fetch_all(topic, op.partition))), None
+        return fetch_result((yield from messages.fetch_all(topic, op.partition, fetch_wait_ms))), None
     if isinstance(op, ListOffsets):
         version = list_offsets_version if op.version is None else op.version
         answers = yield messages.list_offsets([(topic, op.partition, op.target)], int(op.read_committed), version)

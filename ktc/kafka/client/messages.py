@@ -228,6 +228,8 @@ def fetch(topic: str, *, partition: int = 0, offset: int = 0, max_bytes: int = 6
 def parse_fetch(response) -> FetchOutcome:
     if response.error_code:
         return FetchOutcome(response.error_code, -1, -1, ())
+    if not response.responses or not response.responses[0].partitions:
+        raise WireError("the Fetch answer names no partition")
     p = response.responses[0].partitions[0]
     return FetchOutcome(
         p.error_code, p.high_watermark, p.log_start_offset, tuple(decode_batches(bytes(p.records or b"")))
@@ -284,12 +286,13 @@ def parse_describe_configs(response) -> tuple[int, str | None, dict[str, ConfigE
     return r.error_code, r.error_message, entries
 
 
-def describe_topics_configs(topics: Sequence[tuple[str, Sequence[str]]]) -> Call:
-    """DescribeConfigs for several topics at once, each for the keys given; parsed as
+def describe_topics_configs(topics: Sequence[tuple[str, Sequence[str] | None]]) -> Call:
+    """DescribeConfigs for several topics at once, each for the keys given (None: all); parsed as
     {topic: (error code, {key: value})}."""
     req = DescribeConfigsRequest[VERSIONS["DescribeConfigs"]]
     resources = [req.DescribeConfigsResource(resource_type=RESOURCE_TOPIC, resource_name=name,
-                                             configuration_keys=list(keys)) for name, keys in topics]
+                                             configuration_keys=None if keys is None else list(keys))
+                 for name, keys in topics]
     return Call("DescribeConfigs", dict(resources=resources, include_synonyms=False, include_documentation=False),
                 lambda response: {r.resource_name: (r.error_code, {c.name: c.value for c in r.configs})
                                   for r in response.results})
@@ -335,18 +338,19 @@ def create_and_wait(topics: Sequence[NewTopic], wait_s: float = 10.0, timeout_ms
     return results
 
 
-def fetch_all(topic: str, partition: int = 0):
+def fetch_all(topic: str, partition: int = 0, max_wait_ms: int = 0):
     """Every batch from the log start to the high watermark (several Fetches if needed)."""
-    first = yield fetch(topic, partition=partition, offset=0)
+    first = yield fetch(topic, partition=partition, offset=0, max_wait_ms=max_wait_ms)
     if first.error_code == OFFSET_OUT_OF_RANGE:  # the log starts later: retention deleted its first segments
         start = (yield list_offsets([(topic, partition, EARLIEST_TIMESTAMP)]))[(topic, partition)]
-        first = first if start.error_code else (yield fetch(topic, partition=partition, offset=start.offset))
+        first = first if start.error_code else \
+            (yield fetch(topic, partition=partition, offset=start.offset, max_wait_ms=max_wait_ms))
     if first.error_code:
         return first
     batches = list(first.batches)
     offset = next_offset(batches) if batches else first.high_watermark
     while batches and offset < first.high_watermark:
-        more = yield fetch(topic, partition=partition, offset=offset)
+        more = yield fetch(topic, partition=partition, offset=offset, max_wait_ms=max_wait_ms)
         if more.error_code or not more.batches:
             break
         batches += more.batches
