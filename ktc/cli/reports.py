@@ -227,11 +227,13 @@ def gate(args, report: Path, code: int, inputs: tuple) -> int:
     if baseline is None and not files or code not in (0, 1):
         return code
     try:
-        rows = loading.load_results(report / "results.json")["rows"]
+        doc = loading.load_results(report / "results.json")
     except loading.InputError as error:
         print(f"ktc: error: {error}", file=sys.stderr)
         return 1
-    result = diff.gate(rows, baseline, expectations.index(files, rows))
+    rows = doc["rows"]
+    external = {t["implementation"] for t in doc.get("provenance", {}).get("targets", []) if t.get("external")}
+    result = diff.gate(rows, baseline, expectations.index(files, rows, external))
     print(diff.render_gate(result))
     return 1 if result["new_failures"] or result["unexpected_passes"] else 0
 

@@ -1,8 +1,11 @@
 """Known deviations inside pytest: expected failures as data, strict (WPT-style metadata).
 
 Files (format in reports/expectations.py) come from ``--ktc-expectations FILE`` and, for every
-implementation under test, ``expectations/<implementation name>.toml`` when it exists.  An entry
-applies when its implementation (and version, if it names one) matches.
+implementation under test, ``expectations/<implementation name>.toml`` when it exists.  A file applies
+to the target it describes: the implementation it names (and version, if it names one).  A file the
+user gives explicitly describes the broker that user points ktc at: when no target bears its name,
+it applies to every target ktc knows only by address (``external``: a bootstrap, whose software and
+version no Kafka request reveals), so a user's own kfake or tansu is held to kfake's or tansu's file.
 
 After each test: rows an entry names are annotated with it; a test whose every failing row is
 expected is reported as xfail (``x``) with the reasons; at the end of the session a merged row
@@ -30,16 +33,25 @@ def paths_for(impls, explicit) -> list[Path]:
 
 def load_index(impls, explicit) -> dict:
     """(clause, implementation, profile) -> entry, for the implementations and versions under test."""
-    versions = {impl.name: str(getattr(impl, "version", "")) for impl in impls}
+    given = {Path(p) for p in explicit or ()}
     out = {}
     for path in paths_for(impls, explicit):
         data = files.load(path, *known())
-        name, version = data["implementation"], data.get("version")
-        if name not in versions or (version is not None and versions[name] != str(version)):
-            continue
-        for entry in data.get("expect", []):
-            out[(entry["clause"], name, entry["profile"])] = {**entry, "file": path.name}
+        for name in targets_of(data, impls, path in given):
+            for entry in data.get("expect", []):
+                out[(entry["clause"], name, entry["profile"])] = {**entry, "file": path.name}
     return out
+
+
+def targets_of(data: dict, impls, explicit: bool) -> list[str]:
+    """The names of the targets a file describes: those it names (at its version, if it has one); for a
+    file given explicitly that names none of them, every target known only by its address."""
+    name, version = data["implementation"], data.get("version")
+    named = [impl.name for impl in impls if impl.name == name and
+             (version is None or str(getattr(impl, "version", "")) == str(version))]
+    if named or not explicit or any(impl.name == name for impl in impls):
+        return named
+    return [impl.name for impl in impls if getattr(impl, "external", False)]
 
 
 def known() -> tuple[set, tuple]:
