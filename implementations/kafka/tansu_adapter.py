@@ -11,7 +11,8 @@ A broker the user already runs is judged by address instead: ``ktc run --impl ka
 --kafka-bootstrap HOST:PORT --expectations expectations/tansu-<version>.toml``.
 
 tansu follows the newest Apache Kafka (Fetch v17, no timestamp configs to read), so it is judged
-under ``kafka-4``.  Before the first history its answers are probed (judge/probe.py): tansu closes
+under ``kafka-4`` (and the KIP texts, ``kip``, on pinned inputs, as any broker given by address).
+Before the first history its answers are probed (judge/probe.py): tansu closes
 the connection on ListOffsets targets it does not know and on a DescribeConfigs naming keys, and
 answers a Fetch with max_wait_ms 0 without the partition; those are asked differently or not at all,
 and the clauses resting on them are ``unsupported`` with the probed reason.  Where it departs from
@@ -127,7 +128,8 @@ class TansuBroker:
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise TansuError(f"tansu exited with code {self.process.returncode} before listening: {self.log_tail()}")
+                raise TansuError(f"tansu exited with code {self.process.returncode} before listening: "
+                                 f"{self.log_tail()}")
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                 return
             time.sleep(0.05)
@@ -193,9 +195,11 @@ class TansuImplementation(KafkaImplementation):
         return TansuBroker(binary).start()
 
     def capabilities(self) -> Capabilities:
-        """kafka-4 only: tansu is not Kafka, so the KIP texts' departures of Kafka (``kip``) are not its."""
+        """As any broker known by its address: kafka-4, and ``kip`` on pinned inputs; not held to each of
+        Apache Kafka's own release changes (``releases``), which are Kafka's, not tansu's."""
         base = super().capabilities()
-        return Capabilities(profiles=frozenset({PROFILE}), unsupported={**NOT_ON_A_BROKER, **base.unsupported})
+        return Capabilities(profiles=base.profiles, unsupported={**NOT_ON_A_BROKER, **base.unsupported},
+                            pinned_only=base.pinned_only)
 
 
 def locate_or_none() -> tuple[Path | None, str, str]:

@@ -15,6 +15,10 @@ broker and knows which response answers which request.  Each request frame may d
   the broker certainly acted on it and the client certainly never hears);
 - ``mid-response``: a prefix of the response frame is forwarded (at least one byte, never all of it).
 
+``refuse(rule)`` plays a broker that cannot parse some request: every request frame ``rule(frame)``
+accepts closes its connection before anything of it is forwarded, however often it is sent (counted
+in ``refused``, not in ``faults``).
+
 Half of the faults (seeded) close with an RST (``SO_LINGER`` 0) instead of a FIN, so the client sees
 a reset as well as an EOF.  Once a connection has a fault coming, its later requests draw none.
 
@@ -51,6 +55,8 @@ class FaultProxy:
         self.connections = 0               # accepted
         self.requests = 0                  # request frames read from clients
         self.planned: deque = deque()      # [kind, api key or None, matches to skip], taken in order
+        self.rule = None                   # frame -> True: the request is refused (its connection closed)
+        self.refused = 0                   # request frames refused by the rule
         self.lock = threading.Lock()
         self.links: set[Link] = set()
         self.threads: list[threading.Thread] = []
@@ -110,6 +116,17 @@ class FaultProxy:
         assert kind in KINDS, kind
         with self.lock:
             self.planned.append([kind, None if api is None else API_KEYS[api], skip])
+
+    def refuse(self, rule) -> None:
+        """Close the connection of every request frame ``rule(frame)`` accepts (None: refuse nothing)."""
+        with self.lock:
+            self.rule = rule
+
+    def refuses(self, frame: bytes) -> bool:
+        with self.lock:
+            refused = self.rule is not None and bool(self.rule(frame))
+            self.refused += refused
+            return refused
 
     def arm(self, probability: float) -> None:
         with self.lock:
@@ -208,6 +225,8 @@ class Link:
             frame = read_frame(self.client)
             if frame is None:
                 return self.close()
+            if self.proxy.refuses(frame):
+                return self.close()
             fault = self.proxy.decide(api_key(frame)) if self.doomed is None else None
             if fault is not None and fault[0] == BEFORE:
                 return self.close(reset=fault[1])
@@ -288,6 +307,10 @@ def read_frame(sock: socket.socket) -> bytes | None:
 
 def api_key(frame: bytes) -> int:
     return struct.unpack_from(">h", frame, 4)[0] if len(frame) >= 6 else -1
+
+
+def api_version(frame: bytes) -> int:
+    return struct.unpack_from(">h", frame, 6)[0] if len(frame) >= 8 else -1
 
 
 def send(sock: socket.socket, data: bytes) -> bool:

@@ -45,6 +45,7 @@ class Observed:
     received: int
     exact_now: int | None = None
     ambiguous: bool = False  # the broker's answer depends on a now the interval cannot pin
+    skipped: bool = False  # a read never sent (the broker was probed not to answer it): judged without it
 
 
 def local(op) -> Observed | None:
@@ -183,11 +184,12 @@ def rename(op, names: dict):
 def placed(history: History, observed: list[Observed], end: str) -> tuple:
     """The history with each operation at one end of its interval (or its echoed now), and its trace.
 
-    Clock operations the broker could not perform are dropped; Advance ops carry real time instead.
+    Clock operations the broker could not perform are dropped; Advance ops carry real time instead.  So
+    are reads never sent (``skipped``): a ListOffsets changes nothing, so the rest is judged without it.
     """
     at = lambda seen: seen.exact_now if seen.exact_now is not None else getattr(seen, end)
     steps = [(op, seen.result, at(seen)) for op, seen in zip(history.ops, observed)
-             if not isinstance(op, (Advance, StepClock, ElectLeader))]
+             if not isinstance(op, (Advance, StepClock, ElectLeader)) and not seen.skipped]
     ops, results, _start = on_real_time(steps)
     first = next((at(s) for s in observed), history.start_ms)
     return replace(history, ops=ops, start_ms=first, clock_offsets=(0,)), results

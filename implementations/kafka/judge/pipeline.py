@@ -37,6 +37,7 @@ from reference.types import (
     Fetch,
     History,
     ListOffsets,
+    ListOffsetsResult,
     Produce,
     RetentionPass,
     clock_states,
@@ -44,8 +45,8 @@ from reference.types import (
 
 from . import logstart
 from .creation import Creation
-from .probe import Probed
 from .observe import (
+    UNSUPPORTED_VERSION,
     Cut,
     JudgedTrace,
     Observed,
@@ -58,6 +59,7 @@ from .observe import (
     rebase,
     with_rolled,
 )
+from .probe import Probed
 from .retention import held_configs
 
 LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
@@ -253,11 +255,7 @@ class HistoryRun:
             if pipeline.drive:
                 self.follow(pipeline.clock, state)
             op = rebase(op, history_now, pipeline.clock.now())
-            refused = pipeline.probed.refuses(op)
-            if refused:  # never sent: the broker was seen to close the connection on it
-                self.cut = Cut("unknown", len(self.observed), f"op #{len(self.observed)} not sent: {refused}")
-                return False
-            seen = pipeline.answer_locally(op, self.names)
+            seen = pipeline.answer_locally(op, self.names) or skipped(op, pipeline.probed)
             if seen is None:
                 self.send(op, pipeline, slot, answered)
                 return True
@@ -308,6 +306,15 @@ class HistoryRun:
 
     def trace(self) -> JudgedTrace:
         return judged(self.history, self.executed, self.observed, self.names, self.cut)
+
+
+def skipped(op, probed) -> Observed | None:
+    """A ListOffsets the broker was probed not to answer (it closed the connection): not sent, and the
+    history judged without it (observe.placed); the clauses resting on it are unsupported."""
+    if probed.refuses(op) is None:
+        return None
+    now = wire.now_ms()
+    return Observed(ListOffsetsResult(-1, -1, UNSUPPORTED_VERSION), now, now, skipped=True)
 
 
 def leading_creates(history: History) -> list[CreateTopic]:
