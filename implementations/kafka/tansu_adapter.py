@@ -36,12 +36,12 @@ import time
 from pathlib import Path
 
 from implementations.protocol import Capabilities
+from ktc.kafka.client.security import PLAINTEXT
+from ktc.kafka.processes import lifecycle
+from ktc.kafka.processes.broker import free_port
 
 from .adapter import KafkaImplementation
-from .client.security import PLAINTEXT
 from .judge.capabilities import NOT_ON_A_BROKER
-from .processes import lifecycle
-from .processes.broker import free_port
 
 PROFILE = "kafka-4"
 BINARY_ENV = "KTC_TANSU_BIN"
@@ -210,7 +210,7 @@ def locate_or_none() -> tuple[Path | None, str, str]:
 
 
 def main() -> int:
-    from .client.wire import API_KEYS, Client
+    from ktc.kafka.client.wire import API_KEYS, Client
     try:
         binary, version, source = locate()
         broker = TansuBroker(binary).start()
