@@ -86,6 +86,7 @@ def implementation(bootstrap: str, worker: str):
     impl.namer = TopicNamer(worker=worker)
     try:
         impl.limit_defaults()  # discovery now, before any fault: its blocking client does not reconnect
+        impl.probed()  # and the probe of what it answers (judge/probe.py): a fault there is not a refusal
         yield impl
     finally:
         impl.close()

@@ -78,3 +78,33 @@ def test_a_shipped_file_is_found_for_its_implementation_and_version_only(path):
     assert expected.load_index([Named(data["implementation"], version)], ())
     if "version" in data:
         assert not expected.load_index([Named(data["implementation"], version + ".0-other")], ())
+
+
+class Target(Named):
+    def __init__(self, name: str, version: str, external: bool):
+        super().__init__(name, version)
+        self.external = external
+
+
+KFAKE = next(p for p in SHIPPED if p.stem.startswith("kfake-"))
+
+
+def test_a_file_given_explicitly_applies_to_the_broker_at_the_address_the_user_gave():
+    """A user's own kfake judged by address (target ``kafka``, version ``external HOST:PORT``) is held to
+    kfake's file when it is given explicitly; a target ktc started keeps only its own files."""
+    by_address = Target("kafka", "external 127.0.0.1:9092", external=True)
+    started = Target("kafka-4.4.0", "4.4.0", external=False)
+    def held_to_kfake(impls, explicit):
+        index = expected.load_index(impls, explicit)
+        return {name for (_clause, name, _profile), entry in index.items() if entry["file"] == KFAKE.name}
+    assert held_to_kfake([by_address, started], [KFAKE]) == {"kafka"}
+    assert held_to_kfake([by_address], ()) == set()  # found by name only: kfake's file is not kafka's
+    assert held_to_kfake([started], [KFAKE]) == set()  # nothing known only by address: nothing to apply it to
+
+
+def test_the_gate_holds_the_broker_known_by_address_to_the_file_given():
+    data = expectations.load(KFAKE)
+    rows = [{"implementation": "kafka", "implementation_version": "external 127.0.0.1:9092"}]
+    clauses = {clause for clause, _name, _profile in expectations.index([data], rows, {"kafka"})}
+    assert clauses == {e["clause"] for e in data["expect"]}
+    assert {name for _c, name, _p in expectations.index([data], rows, ())} == {"kfake"}  # no target known by address
