@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ipaddress
 import json
+import os
 import signal
 import subprocess
 import sys
@@ -200,3 +201,41 @@ def test_the_image_holds_a_runtime_that_can_load_every_native_library_kafka_unpa
     assert {f"opt/kafka/libs/{j.name}" for j in lib.glob("*.jar")} <= names
     assert members["tmp"].isdir() and members["tmp"].mode == 0o1777
     assert not [n for n in names if "/jmods/" in n or "libX11" in n or n.endswith("src.zip")]
+
+
+def test_a_users_engine_is_used_never_touched_and_ktc_clean_removes_only_ktcs_dead_containers(tmp_path):
+    """With DOCKER_HOST answering, a run starts no dockerd of its own; SIGKILLed, it leaves its container in
+    the user's engine, and ``ktc clean --containers`` removes that one (ktc's labels, a dead pid) and no other;
+    the engine itself answers throughout."""
+    problem = engines.cannot_start()
+    if problem is not None:
+        pytest.skip(f"ktc cannot start a dockerd to stand in for a user's engine here: {problem}")
+    users = engines.OwnDockerd.make()  # the "user's" engine: this test's, alive, so no clean purges it
+    env = {**os.environ, "DOCKER_HOST": users.url}
+    try:
+        client = engines.Engine(users.url).client()
+        bystander = client.containers.create(image_in(client), ["java", "-version"], labels={"ktc.pid": "1"})
+        child = subprocess.Popen([sys.executable, "-c", CHILD, "SIGKILL"], cwd=ROOT, text=True, env=env,
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        info = ready(child)
+        assert info["home"] is None and info["network"] == "host"
+        end(child, "SIGKILL")
+        assert len(client.containers.list(all=True, filters={"label": "ktc.host"})) == 1  # the run's, left
+        done = subprocess.run([sys.executable, "-m", "ktc", "clean", "--containers"], cwd=ROOT, text=True, env=env,
+                              capture_output=True, timeout=120)
+        assert done.returncode == 0 and "removed 1 ktc containers" in done.stdout, (done.stdout, done.stderr)
+        assert client.containers.list(all=True, filters={"label": "ktc.host"}) == []
+        assert [c.id for c in client.containers.list(all=True)] == [bystander.id]  # not ktc's: left alone
+        assert engines.answers(users.url) is None
+        assert wait_until_clean({**info, "home": None, "state": None}) == \
+            {"paths": [], "processes": [], "mounts": [], "port busy": False}
+        client.close()
+    finally:
+        users.stop()
+
+
+def image_in(client) -> str:
+    """Any image the engine has (the run below imports ktc/kafka; before it, import it the same way)."""
+    from implementations.kafka.containers import image as images
+    from ktc.kafka.processes import provision
+    return images.ensure_local(client, provision.DEFAULT_VERSIONS[0])[0]
