@@ -198,7 +198,8 @@ class KafkaImplementation:
         ignored = self._pipeline.ignored_configs if self._pipeline is not None else set()
         profile = self.profile()
         caps = broker_capabilities(profile, self.log_dir is not None, release=not self.bootstrap)
-        return with_probe(with_observations(caps, ignored, all_clauses()), self.probed().refused_targets)
+        caps = with_observations(caps, ignored, all_clauses())
+        return with_probe(caps, lambda: self.probed().refused_targets) if self.probes else caps
 
     @property
     def probes(self) -> bool:

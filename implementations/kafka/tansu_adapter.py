@@ -41,7 +41,6 @@ from ktc.kafka.processes import lifecycle
 from ktc.kafka.processes.broker import free_port
 
 from .adapter import KafkaImplementation
-from .judge.capabilities import NOT_ON_A_BROKER
 
 PROFILE = "kafka-4"
 BINARY_ENV = "KTC_TANSU_BIN"
@@ -162,7 +161,7 @@ class TansuImplementation(KafkaImplementation):
 
     def __init__(self):
         super().__init__(bootstrap="", profile=PROFILE, security=PLAINTEXT)
-        self.binary, self.kafka_version, self.source = locate_or_none()
+        self.binary, self.kafka_version, self.source, self.problem = located()
         self.name = "tansu"
 
     @property
@@ -175,11 +174,7 @@ class TansuImplementation(KafkaImplementation):
 
     def unavailable(self) -> str | None:
         """Why it cannot run here (no binary), or None."""
-        try:
-            locate()
-        except TansuError as error:
-            return str(error)
-        return None
+        return self.problem
 
     def started_what(self) -> str:
         return f"tansu {self.kafka_version} ({self.source}: {self.binary}), memory storage"
@@ -191,22 +186,28 @@ class TansuImplementation(KafkaImplementation):
         return "tansu follows the newest Apache Kafka"
 
     def start_process(self) -> TansuBroker:
-        binary, _version, _source = locate()
-        return TansuBroker(binary).start()
+        if self.binary is None:
+            raise TansuError(self.problem)
+        return TansuBroker(self.binary).start()
 
     def capabilities(self) -> Capabilities:
         """As any broker known by its address: kafka-4, and ``kip`` on pinned inputs; not held to each of
-        Apache Kafka's own release changes (``releases``), which are Kafka's, not tansu's."""
-        base = super().capabilities()
-        return Capabilities(profiles=base.profiles, unsupported={**NOT_ON_A_BROKER, **base.unsupported},
-                            pinned_only=base.pinned_only)
+        Apache Kafka's own release changes (``releases``), which are Kafka's, not tansu's.  Without a binary,
+        every clause unsupported with the reason: one "not run" row."""
+        if self.binary is None:
+            from specs.clauses import all_clauses
+            return Capabilities(profiles=frozenset({PROFILE, "kip"}), pinned_only=frozenset({"kip"}),
+                                unsupported={c.kip: self.unavailable() for c in all_clauses().values()})
+        base = super().capabilities()  # its unsupported clauses: not on a broker, and what the probe finds
+        return Capabilities(profiles=base.profiles, unsupported=base.unsupported, pinned_only=base.pinned_only)
 
 
-def locate_or_none() -> tuple[Path | None, str, str]:
+def located() -> tuple[Path | None, str, str, str | None]:
+    """locate(), and None or why not (asked once, when the implementation is made)."""
     try:
-        return locate()
-    except TansuError:
-        return None, "unavailable", "no binary"
+        return (*locate(), None)
+    except TansuError as error:
+        return None, "unavailable", "no binary", str(error)
 
 
 def main() -> int:

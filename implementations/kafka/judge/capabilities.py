@@ -8,6 +8,8 @@ the departures are expected, listed per version with reason and source in
 """
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from implementations.protocol import Capabilities
 from specs.profiles import names
 
@@ -107,8 +109,29 @@ def probed_unsupported(refused_targets: dict[int, str]) -> dict[str, str]:
             for clause in CLAUSES_ON_TARGET.get(target, ())}
 
 
-def with_probe(caps: Capabilities, refused_targets: dict[int, str]) -> Capabilities:
-    if not refused_targets:
-        return caps
-    return Capabilities(profiles=caps.profiles, unsupported={**probed_unsupported(refused_targets), **caps.unsupported},
+class Probing(Mapping):
+    """A broker's unsupported clauses: those declared, and on first use those resting on what the probe
+    (judge/probe.py) found it cannot answer.  Lazy, so a process that only collects the tests (the other
+    pytest-xdist worker) never starts or probes the broker; the one that runs them probes it once."""
+
+    def __init__(self, declared: Mapping[str, str], refused_targets: Callable[[], dict[int, str]]):
+        self.declared, self.refused_targets, self.found = declared, refused_targets, None
+
+    def everything(self) -> dict[str, str]:
+        if self.found is None:
+            self.found = {**probed_unsupported(self.refused_targets()), **self.declared}
+        return self.found
+
+    def __getitem__(self, clause: str) -> str:
+        return self.everything()[clause]
+
+    def __iter__(self):
+        return iter(self.everything())
+
+    def __len__(self) -> int:
+        return len(self.everything())
+
+
+def with_probe(caps: Capabilities, refused_targets: Callable[[], dict[int, str]]) -> Capabilities:
+    return Capabilities(profiles=caps.profiles, unsupported=Probing(caps.unsupported, refused_targets),
                         cannot_run=caps.cannot_run, pinned_only=caps.pinned_only, releases=caps.releases)
