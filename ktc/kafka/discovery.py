@@ -127,11 +127,11 @@ class Questions:
             answer, failed = self.attempt(lambda c, v=version: question(c, v))
             if not failed:
                 if failures:
-                    self.notes.append(f"{what}: {failures[0]} at v{top}..v{version + 1}; answered at v{version}")
+                    self.notes.append(f"{what}: {failures[0]} at {span(top, version + 1)}; answered at v{version}")
                 return answer
             failures.append(failed)
         if failures:
-            self.notes.append(f"{what}: {failures[0]} at v{top}..v{bottom}")
+            self.notes.append(f"{what}: {failures[0]} at {span(top, bottom)}")
         return None
 
     def attempt(self, question):
@@ -153,6 +153,10 @@ class Questions:
     def close(self) -> None:
         if self.client is not self.first:
             self.client.close()
+
+
+def span(top: int, low: int) -> str:
+    return f"v{top}" if top == low else f"v{top}..v{low}"
 
 
 def failed_how(error: Exception) -> str:

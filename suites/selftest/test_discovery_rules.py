@@ -68,3 +68,63 @@ def test_apiversions_no_line_matches_leave_the_config_rules_profile():
     from specs import versions
     assert versions.line_by_api("kafka-3.6", {"Produce": 99, "ListOffsets": 8}) is None
     assert versions.line_by_api("kafka-3.5", {"Produce": 10, "ListOffsets": 8}) is None  # 3.7's maxima, 3.5's configs
+
+
+class Broker:
+    """A broker's answers to discovery, closing the connection on DescribeConfigs above ``parses``."""
+
+    def __init__(self, parses: int, produce_max: int, limits: dict[str, str]):
+        self.parses, self.produce_max, self.limits = parses, produce_max, limits
+        self.asked: list[tuple[int, int]] = []  # (DescribeConfigs version, connection)
+        self.connections = 0
+
+    def connect(self, *_args, **_kwargs):
+        self.connections += 1
+        return Connection(self, self.connections)
+
+
+class Connection:
+    def __init__(self, broker: Broker, number: int):
+        self.broker, self.number = broker, number
+        self.address, self.timeout_s, self.security = ("127.0.0.1", 9092), 10.0, None
+
+    def call(self, call):
+        from ktc.kafka.client import wire
+        if call.api == "Metadata":
+            return wire.messages.ClusterView({111: ("127.0.0.1", 9092)}, 111, {})
+        self.broker.asked.append((call.version, self.number))
+        if call.version > self.broker.parses:
+            raise wire.WireError("127.0.0.1:9092 closed the connection")
+        return 0, None, {k: wire.ConfigEntry(k, v, 5, False, ()) for k, v in self.broker.limits.items()}
+
+    def supported_versions(self):
+        return {0: (0, self.broker.produce_max), 1: (0, 17), 2: (0, 9), 32: (0, 4)}
+
+    def close(self):
+        pass
+
+
+def discovered(monkeypatch, broker: Broker):
+    from ktc.kafka import discovery
+    monkeypatch.setattr(discovery.wire, "Client", broker.connect)
+    return discovery.discover(broker.connect())
+
+
+def test_a_question_the_broker_does_not_answer_is_a_note_each_lower_version_asked_on_a_fresh_connection(monkeypatch):
+    """tansu: DescribeConfigs(broker) closes the connection at every version; Produce v11 matches no rule."""
+    broker = Broker(parses=-1, produce_max=11, limits={})
+    found = discovered(monkeypatch, broker)
+    assert [version for version, _ in broker.asked] == [4, 3, 2, 1, 0]
+    assert len({connection for _, connection in broker.asked}) == 5  # never twice on a connection that closed
+    assert found.notes == ("DescribeConfigs(broker): connection closed at v4..v0",)
+    assert (found.profile, found.fallback, found.node) == ("kafka-4", True, 111)
+    assert "no rule matched" in found.evidence and "connection closed at v4..v0" in found.evidence
+
+
+def test_a_version_advertised_but_not_parsed_is_asked_again_one_lower_and_said(monkeypatch):
+    after = "log.message.timestamp.after.max.ms"
+    broker = Broker(parses=3, produce_max=12, limits={after: "3600000", after.replace("after", "before"): "9"})
+    found = discovered(monkeypatch, broker)
+    assert [version for version, _ in broker.asked] == [4, 3]
+    assert found.notes == ("DescribeConfigs(broker): connection closed at v4; answered at v3",)
+    assert found.limits == {"after": "3600000", "before": "9"} and found.profile == "kafka-4" and not found.fallback
