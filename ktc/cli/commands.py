@@ -7,6 +7,7 @@
   ktc clean --kafka-bootstrap HOST:PORT [--dry-run]   delete the topics killed runs left (ktc's own only)
   ktc clean --containers [--dry-run]   remove the containers and Docker engine killed runs left (ktc's own only)
   ktc report | replay | diff | failures | expectations update   (ktc/cli/reports.py)
+  ktc hunt --impl NAME [--budget 30m] [--resume] [--seed N] [--report DIR]   (ktc/hunt/)
 
 Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
 line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwise.
@@ -26,6 +27,7 @@ from ktc.cli import reports as cli_reports
 from ktc.cli import run as cli_run
 from ktc.cli.common import EXIT_USAGE, Parser, UsageError, reachable
 from ktc.cli.progress import Watcher
+from ktc.hunt import command as cli_hunt
 from ktc.paths import suites_dir
 
 
@@ -98,6 +100,7 @@ def build_parser() -> Parser:
     cli_impl.add_parsers(sub)
     cli_matrix.add_parser(sub)
     cli_audit.add_parser(sub)
+    cli_hunt.add_parser(sub)
     return parser
 
 
@@ -383,7 +386,7 @@ EXIT_NO_TESTS = 5
 
 COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, "clean": cmd_clean,
             **cli_reports.COMMANDS, **cli_impl.COMMANDS, **cli_matrix.COMMANDS,
-            **cli_audit.COMMANDS}
+            **cli_audit.COMMANDS, **cli_hunt.COMMANDS}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,180 @@
+"""The search: rounds of Hypothesis (nightly-like settings, the example database in the report directory)
+until the budget is spent or a failure nothing explains turns up.  Each example is judged in-process by
+the harness (``ktc.judge.harness.judge``) on every clause the target supports under the drawn profile;
+explained failures are counted and the search goes on; an unexplained one is shrunk by Hypothesis (for a
+bulk target, by ktc/judge/shrink.py) and returned as the finding."""
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+from hypothesis import HealthCheck, Phase, given, reject, settings
+from hypothesis import seed as hypothesis_seed
+from hypothesis import strategies as st
+from hypothesis.errors import Flaky, Unsatisfiable
+
+import reference
+from ktc.checks import CHECKS
+from ktc.hunt import signals
+from ktc.judge.context import RunContext
+from ktc.judge.features import features
+from ktc.judge.harness import ImplementationCrash, judge, minimal_violation
+from specs.clauses import all_clauses
+from strategies import batches, histories
+
+ROUND_S = 60.0          # a round aims at this long, from the rate measured so far
+MAX_CRASHES = 5         # the target raised this many times in a row: the hunt stops
+
+
+class Finding(Exception):
+    """A failure nothing explains, on the history Hypothesis last ran (after shrinking: the minimal one)."""
+
+    def __init__(self, verdicts, history):
+        self.verdicts, self.history = verdicts, history
+        super().__init__(", ".join(sorted({v.clause for v in verdicts})))
+
+
+@dataclass
+class Tally:
+    seen: set = field(default_factory=set)
+    coverage: Counter = field(default_factory=Counter)
+    verdicts: dict = field(default_factory=dict)   # (clause, profile) -> Counter of validities
+    features: dict = field(default_factory=dict)   # (clause, profile) -> Counter of features
+    explained: Counter = field(default_factory=Counter)  # (clause, profile, why) -> examples
+    crashes: list = field(default_factory=list)
+    in_a_row: int = 0
+    rounds: int = 0
+
+    @property
+    def examples(self) -> int:
+        return len(self.seen)
+
+    def add(self, history, verdicts, explained) -> None:
+        if history in self.seen:
+            return
+        self.seen.add(history)
+        self.coverage.update(signals.covered(history, reference.run(history)))
+        carried = features(history)
+        for v in verdicts:
+            key = (v.clause, history.profile)
+            self.verdicts.setdefault(key, Counter())[v.validity.value] += 1
+            self.features.setdefault(key, Counter()).update(carried)
+        for v, why in explained:
+            self.explained[(v.clause, history.profile, why)] += 1
+
+
+@dataclass
+class Hunt:
+    impl: object
+    profiles: tuple
+    explainer: object
+    deadline: float
+    seed: int
+    database: object
+    brokers: int = 1
+    max_ops: int = 16
+    context: RunContext = field(default_factory=RunContext)
+    tally: Tally = field(default_factory=Tally)
+    rate: float = 1.0  # examples per second, as measured
+
+    def clauses(self, profile: str) -> tuple:
+        registry, caps = all_clauses(), self.impl.capabilities()
+        return tuple(c for c in registry if c in CHECKS and registry[c].holds_in(profile)
+                     and not caps.reason_unsupported(c))
+
+
+@dataclass
+class Outcome:
+    finding: Finding | None = None
+    stopped: str = "budget spent"
+    flaky: bool = False
+
+
+def run(hunt: Hunt) -> Outcome:
+    """Rounds until the budget is spent, a finding, Ctrl-C (KeyboardInterrupt, caught by the caller after
+    this returns nothing) or a target that keeps crashing."""
+    while time.monotonic() < hunt.deadline:
+        if len(hunt.tally.crashes) and hunt.tally.in_a_row >= MAX_CRASHES:
+            return Outcome(stopped=f"the target raised {MAX_CRASHES} times in a row: {hunt.tally.crashes[-1]}")
+        outcome = one_round(hunt)
+        if outcome is not None:
+            return outcome
+    return Outcome()
+
+
+def one_round(hunt: Hunt) -> Outcome | None:
+    started, before = time.monotonic(), hunt.tally.examples
+    try:
+        probe(hunt, round_size(hunt))()
+    except Finding as finding:
+        return Outcome(minimal(hunt, finding), stopped="a failure nothing explains")
+    except Flaky as error:
+        finding = next((e for e in getattr(error, "exceptions", ()) if isinstance(e, Finding)), None)
+        if finding is not None:
+            return Outcome(finding, stopped="a failure nothing explains (it did not fail again on replay)", flaky=True)
+    except Unsatisfiable:
+        pass
+    hunt.tally.rounds += 1
+    spent = time.monotonic() - started
+    hunt.rate = max(0.05, (hunt.tally.examples - before) / spent) if spent > 0 else hunt.rate
+    return None
+
+
+def round_size(hunt: Hunt) -> int:
+    left = max(0.0, hunt.deadline - time.monotonic())
+    return max(5, min(3000, int(hunt.rate * min(ROUND_S, left)) or 5))
+
+
+def minimal(hunt: Hunt, finding: Finding) -> Finding:
+    """Hypothesis has shrunk it; a bulk target (no Hypothesis shrinking: one job per step) is shrunk here."""
+    if not getattr(hunt.impl, "bulk", False):
+        return finding
+    violation = minimal_violation(hunt.impl, finding.history, finding.verdicts)
+    return Finding(violation.verdicts, violation.history)
+
+
+def phases(hunt: Hunt) -> list:
+    shrink = [] if getattr(hunt.impl, "bulk", False) else [Phase.shrink]
+    return [Phase.explicit, Phase.reuse, Phase.generate, Phase.target, *shrink]
+
+
+def edgy(timestamps):
+    """Batches that may carry the LogAppendTime attribute bit or a header max that disagrees with their records."""
+    return batches(timestamps=timestamps, log_append_time_attribute=True, bad_header=True)
+
+
+def probe(hunt: Hunt, examples: int):
+    @hypothesis_seed(hunt.seed + hunt.tally.rounds)
+    @settings(max_examples=examples, database=hunt.database, deadline=None, phases=phases(hunt),
+              suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False)
+    @given(st.data())
+    def search(data):
+        if time.monotonic() >= hunt.deadline:
+            reject()
+        profile = data.draw(st.sampled_from(hunt.profiles), label="profile")
+        history = data.draw(histories(profile=profile, brokers=hunt.brokers, max_ops=hunt.max_ops, batches=edgy,
+                                      skew_ms=120_000 if hunt.brokers > 1 else 0), label="history")
+        examine(hunt, history)
+    return search
+
+
+def examine(hunt: Hunt, history) -> None:
+    """Judge one history; steer; count; raise ``Finding`` on a failure nothing explains."""
+    caps = hunt.impl.capabilities()
+    if caps.cannot_run is not None and caps.cannot_run(history):
+        reject()
+    try:
+        verdicts = judge(hunt.impl, [history], hunt.clauses(history.profile), hunt.context)[0]
+    except ImplementationCrash as error:
+        hunt.tally.crashes.append(str(error))
+        hunt.tally.in_a_row += 1
+        reject()
+    hunt.tally.in_a_row = 0
+    signals.steer(history, reference.run(history))
+    bad = [v for v in verdicts if v.bad]
+    explained = [(v, why) for v in bad if (why := hunt.explainer.why(v.clause, history.profile))]
+    hunt.tally.add(history, verdicts, explained)
+    unexplained = [v for v in bad if not any(v is e for e, _ in explained)]
+    if unexplained:
+        raise Finding(unexplained, history)

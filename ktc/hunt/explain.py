@@ -1,0 +1,39 @@
+"""Which failures are already explained: an expectations entry for the target (expectations/*.toml and
+``--expectations FILE``, as ``ktc run`` reads them), or a Kafka bug in specs/kafka-versions.toml whose
+affected releases include the target's version.  What nothing explains is a finding."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from specs import versions
+
+
+@dataclass(frozen=True)
+class Explainer:
+    index: dict      # (clause, implementation, profile) -> expectations entry
+    bugs: tuple      # (clause, change) for the Kafka bugs the target's version has
+    implementation: str
+
+    def why(self, clause: str, profile: str) -> str | None:
+        entry = self.index.get((clause, self.implementation, profile))
+        if entry is not None:
+            return f"expected ({entry['file']}): {entry['reason']}"
+        return next((f"known: {change.id} ({change.what})" for c, change in self.bugs if c == clause), None)
+
+
+def explainer(impl, explicit) -> Explainer:
+    from ktc.plugin.expected import load_index
+    return Explainer(load_index([impl], explicit), bugs_of(str(getattr(impl, "version", ""))), impl.name)
+
+
+def bugs_of(version: str) -> tuple:
+    """(clause, change) for each Kafka bug whose affected range holds ``version``."""
+    if not versions.RELEASE.match(version):
+        return ()
+    return tuple((clause, change) for change in versions.changes() if change.affected and within(version, change)
+                 for clause in change.clauses)
+
+
+def within(version: str, change) -> bool:
+    low, _, high = change.affected.partition("-")
+    return versions.key(low) <= versions.key(version) <= versions.key(high or low)
