@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis import seed as hypothesis_seed
@@ -19,7 +19,9 @@ from ktc.checks import CHECKS
 from ktc.hunt import signals
 from ktc.judge.context import RunContext
 from ktc.judge.features import features
-from ktc.judge.harness import ImplementationCrash, judge, minimal_violation
+from ktc.judge.harness import ImplementationCrash, judge
+from ktc.judge.shrink import shrink
+from reference.types import CreateTopic
 from specs.clauses import all_clauses
 from strategies import batches, histories
 
@@ -31,8 +33,14 @@ class Finding(Exception):
     """A failure nothing explains, on the history Hypothesis last ran (after shrinking: the minimal one)."""
 
     def __init__(self, verdicts, history):
-        self.verdicts, self.history = verdicts, history
+        self.verdicts, self.history = sorted(verdicts, key=first_wrong), history
         super().__init__(", ".join(sorted({v.clause for v in verdicts})))
+
+
+def first_wrong(verdict) -> tuple:
+    """A failure before an error, the earliest wrong answer first: the reproducers are written for it."""
+    where = verdict.mismatch.op_index if verdict.mismatch is not None else 1 << 30
+    return (verdict.validity.value != "fail", where)
 
 
 @dataclass
@@ -77,6 +85,7 @@ class Hunt:
     context: RunContext = field(default_factory=RunContext)
     tally: Tally = field(default_factory=Tally)
     rate: float = 1.0  # examples per second, as measured
+    failing: bool = False  # a failure nothing explains was seen: Hypothesis is shrinking it
 
     def clauses(self, profile: str) -> tuple:
         registry, caps = all_clauses(), self.impl.capabilities()
@@ -127,11 +136,29 @@ def round_size(hunt: Hunt) -> int:
 
 
 def minimal(hunt: Hunt, finding: Finding) -> Finding:
-    """Hypothesis has shrunk it; a bulk target (no Hypothesis shrinking: one job per step) is shrunk here."""
-    if not getattr(hunt.impl, "bulk", False):
-        return finding
-    violation = minimal_violation(hunt.impl, finding.history, finding.verdicts)
-    return Finding(violation.verdicts, violation.history)
+    """Hypothesis has shrunk it (not for a bulk target: one job per step); ktc/judge/shrink.py then proposes
+    every one-step reduction, judged in one run per round, and topics nothing uses are dropped."""
+    wanted = {v.clause for v in finding.verdicts}
+
+    def still_fails(candidates):
+        return [bool(wanted & {v.clause for v in unexplained(hunt, c, found)})
+                for c, found in zip(candidates, judge(hunt.impl, candidates, hunt.clauses(finding.history.profile),
+                                                      hunt.context))]
+    smallest, _rounds = shrink(finding.history, still_fails)
+    leaner = without_unused_topics(smallest)
+    if leaner != smallest and still_fails([leaner])[0]:
+        smallest = leaner
+    found = judge(hunt.impl, [smallest], hunt.clauses(smallest.profile), hunt.context)[0]
+    return Finding(unexplained(hunt, smallest, found) or finding.verdicts, smallest)
+
+
+def without_unused_topics(history):
+    used = {op.topic for op in history.ops if not isinstance(op, CreateTopic) and hasattr(op, "topic")}
+    return replace(history, ops=tuple(op for op in history.ops if not isinstance(op, CreateTopic) or op.topic in used))
+
+
+def unexplained(hunt: Hunt, history, verdicts) -> list:
+    return [v for v in verdicts if v.bad and not hunt.explainer.why(v.clause, history.profile)]
 
 
 def phases(hunt: Hunt) -> list:
@@ -150,8 +177,8 @@ def probe(hunt: Hunt, examples: int):
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False)
     @given(st.data())
     def search(data):
-        if time.monotonic() >= hunt.deadline:
-            reject()
+        if time.monotonic() >= hunt.deadline and not hunt.failing:
+            reject()  # the budget is spent; a failure being shrunk is finished first
         profile = data.draw(st.sampled_from(hunt.profiles), label="profile")
         history = data.draw(histories(profile=profile, brokers=hunt.brokers, max_ops=hunt.max_ops, batches=edgy,
                                       skew_ms=120_000 if hunt.brokers > 1 else 0), label="history")
@@ -172,9 +199,10 @@ def examine(hunt: Hunt, history) -> None:
         reject()
     hunt.tally.in_a_row = 0
     signals.steer(history, reference.run(history))
-    bad = [v for v in verdicts if v.bad]
-    explained = [(v, why) for v in bad if (why := hunt.explainer.why(v.clause, history.profile))]
-    hunt.tally.add(history, verdicts, explained)
-    unexplained = [v for v in bad if not any(v is e for e, _ in explained)]
-    if unexplained:
-        raise Finding(unexplained, history)
+    explained = [(v, why) for v in verdicts if v.bad and (why := hunt.explainer.why(v.clause, history.profile))]
+    if not hunt.failing:  # the examples the shrinker tries are not counted
+        hunt.tally.add(history, verdicts, explained)
+    found = unexplained(hunt, history, verdicts)
+    if found:
+        hunt.failing = True
+        raise Finding(found, history)

@@ -59,7 +59,7 @@ def write_finding(directory: Path, hunt, finding, observed) -> dict:
     reproducer = script.write(folder / "reproduce.py", finding, observed, found_on)
     test_class = sketch.under_test(finding.verdicts[0].clause)[0]
     java, checked = sketch.write(folder / f"{test_class}Sketch.java", finding, version)
-    return {"clauses": sorted({v.clause for v in finding.verdicts}), "profile": finding.history.profile,
+    return {"clause": finding.verdicts[0].clause, "clauses": sorted({v.clause for v in finding.verdicts}), "profile": finding.history.profile,
             "ops": len(finding.history.ops), "records": records(finding.history), "folder": str(folder),
             "script": str(reproducer), "sketch": str(java), "javap": checked, "counterexample": counterexample}
 
@@ -94,7 +94,17 @@ def write(directory: Path, hunt, outcome, finding_doc, seconds: float, spec: str
     found_rows = rows(hunt, outcome)
     if outcome.finding is not None and finding_doc:
         attach_finding(found_rows, outcome.finding, finding_doc["counterexample"])
-    return results.write(directory, found_rows, provenance(hunt, spec), attach=attach)
+    script_path = finding_doc["script"] if finding_doc else None
+    return results.write(directory, found_rows, provenance(hunt, spec), attach=lambda d: replays(attach(d), script_path))
+
+
+def replays(doc: dict, script_path: str | None) -> dict:
+    """A hunt's failure is replayed by its script (or, explained, not at all): not by a pytest command."""
+    for r in doc["rows"]:
+        if "replay" in r:
+            r["replay"] = f"python3 {script_path} --bootstrap HOST:PORT" if script_path and r.get("counterexample") \
+                else "explained: see hunt.json"
+    return doc
 
 
 def lines(doc: dict) -> list[str]:

@@ -62,7 +62,10 @@ def answer_data(result) -> dict | None:
     if isinstance(result, ListOffsetsResult):
         return {"error_code": result.error_code, "offset": result.offset, "timestamp": result.timestamp}
     if isinstance(result, FetchResult):
-        return {"records": [{"offset": r.offset, "timestamp": r.timestamp} for b in result.batches for r in b.records]}
+        return {"error_code": result.error_code,
+                "batches": [{"base_offset": b.base_offset, "log_append_time": b.timestamp_type is TimestampType.LOG_APPEND_TIME,
+                             "max_timestamp": b.max_timestamp, "records": [[r.offset, r.timestamp] for r in b.records]}
+                            for b in result.batches]}
     return None
 
 

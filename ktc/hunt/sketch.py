@@ -48,11 +48,25 @@ def javap_check(cls: str, method: str, version: str) -> str:
     return f"verified with javap in {lib}: {found[0]}" if found else f"NOT FOUND: {cls} has no method {method}"
 
 
+def jars_version(version: str) -> tuple[str, str]:
+    """The release whose jars the sketch is checked in: the target's own, else the newest ktc has cached."""
+    from ktc.kafka.processes.provision import cache_root
+    from specs.versions import RELEASE, key
+    if RELEASE.match(version):
+        return version, ""
+    cached = [p.parent.name for p in (cache_root() / "kafka").glob("*/lib") if RELEASE.match(p.parent.name)]
+    if not cached:
+        return version, ""
+    newest = max(cached, key=key)
+    return newest, f" ({version or 'the target'} is no Kafka release: checked in Kafka {newest}, the newest cached)"
+
+
 def write(path: Path, finding, version: str) -> tuple[Path, str]:
     clause = all_clauses()[finding.verdicts[0].clause]
     test_class, cls, method = under_test(clause.id)
+    version, note = jars_version(version)
     cls = resolve(cls, version)
-    checked = javap_check(cls, method, version)
+    checked = javap_check(cls, method, version) + note
     m = finding.verdicts[0].mismatch
     lines = [f"// Sketch for {test_class} (Apache Kafka {version or 'any'}): {clause.id} ({clause.kip})",
              f"// Method under test: {cls}#{method}  [{checked}]",

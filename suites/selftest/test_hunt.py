@@ -1,0 +1,96 @@
+"""``ktc hunt``: a planted fault is found, minimised and written as both reproducers; bad flags are one line
+and exit 2; a correct implementation yields no finding.  No broker: the targets are the reference and one of
+the suite's own mutants (suites/selftest/mutants.py)."""
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ktc.cli import main
+from specs.clauses import all_clauses
+from suites.selftest.mutants import BY_NAME
+
+ROOT = Path(__file__).resolve().parents[2]
+PLANTED = BY_NAME["trusts_header_max"]  # believes a batch header's MaxTimestamp instead of its records
+KTC_MODULES = {"ktc", "reference", "specs", "strategies", "implementations", "suites", "reports"}
+
+
+def hunt(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "ktc", "hunt", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=300)
+
+
+def imported(tree: ast.AST) -> set[str]:
+    names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
+    return {name.split(".")[0] for name in names}
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory):
+    report = tmp_path_factory.mktemp("hunt") / "report"
+    done = hunt("--impl", f"suites.selftest.mutants:{PLANTED.name}", "--profile", PLANTED.profiles[0],
+                "--budget", "50s", "--seed", "1", "--report", str(report))
+    return done, report, json.loads((report / "hunt.json").read_text())
+
+
+def test_a_planted_fault_is_found_and_minimised(planted):
+    done, report, doc = planted
+    assert done.returncode == 1, done.stderr
+    [finding] = doc["findings"]
+    assert PLANTED.clause in finding["clauses"]
+    assert finding["ops"] <= 3 and finding["records"] == 1  # CreateTopic, one Produce of one record, a Fetch
+    rows = json.loads((report / "results.json").read_text())["rows"]
+    assert any(r["clause"] == PLANTED.clause and r["verdict"] == "fail" and r["counterexample"] for r in rows)
+    assert doc["examples"] > 0 and doc["coverage"]["a disagreeing header"] > 0
+
+
+def test_the_script_stands_alone_and_names_the_clause(planted):
+    _done, _report, doc = planted
+    text = Path(doc["findings"][0]["script"]).read_text()
+    tree = ast.parse(text)  # valid Python
+    assert not imported(tree) & KTC_MODULES
+    clause = all_clauses()[doc["findings"][0]["clause"]]
+    assert clause.id in text and " ".join(clause.quote.split())[:60] in text
+
+
+def test_the_sketch_names_the_method_under_test(planted):
+    _done, _report, doc = planted
+    text = Path(doc["findings"][0]["sketch"]).read_text()
+    assert "LogValidator#validateMessagesAndAssignOffsets" in text and doc["findings"][0]["clause"] in text
+
+
+def test_a_correct_implementation_yields_no_finding(tmp_path):
+    done = hunt("--impl", "reference", "--profile", "kafka-4", "--budget", "4s", "--seed", "1",
+                "--report", str(tmp_path / "r"))
+    assert done.returncode == 0, done.stderr
+    doc = json.loads((tmp_path / "r" / "hunt.json").read_text())
+    assert doc["findings"] == [] and doc["examples"] > 0
+
+
+@pytest.mark.parametrize("args,needle", [
+    ([], "required: --impl"),
+    (["--impl", "nope"], "unknown implementation 'nope'"),
+    (["--impl", "reference", "--budget", "soon"], "--budget 'soon'"),
+    (["--impl", "reference", "--budget", "0s"], "--budget '0s'"),
+    (["--impl", "reference", "--seed", "x"], "--seed 'x'"),
+    (["--impl", "reference", "--profile", "kafka-9"], "unknown profile 'kafka-9'"),
+    (["--impl", "reference", "--brokers", "7"], "--brokers '7'"),
+    (["--impl", "reference", "--expectations", "/no/such.toml"], "--expectations /no/such.toml"),
+    (["--impl", "reference", "--bogus"], "unrecognized arguments: --bogus"),
+])
+def test_bad_flags_are_one_line_and_exit_2(args, needle, capsys):
+    assert main(["hunt", *args]) == 2
+    err = capsys.readouterr().err
+    assert needle in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_resume_needs_an_earlier_hunt_and_a_new_hunt_needs_a_fresh_directory(tmp_path, capsys):
+    assert main(["hunt", "--impl", "reference", "--resume", "--report", str(tmp_path)]) == 2
+    assert "holds no earlier hunt" in capsys.readouterr().err
+    (tmp_path / "hypothesis-db").mkdir()
+    assert main(["hunt", "--impl", "reference", "--report", str(tmp_path)]) == 2
+    assert "pass --resume" in capsys.readouterr().err
