@@ -11,7 +11,6 @@ import sys
 import time
 from pathlib import Path
 
-
 DATABASE = "hypothesis-db"
 BUDGET = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
 UNITS = {"s": 1, "m": 60, "h": 3600, None: 1}
@@ -169,7 +168,7 @@ def finish(directory: Path, hunt, outcome, seconds: float, spec: str) -> int:
 
 def observed(hunt, finding):
     """The target's answers to the minimal history (what the script compares a broker's answers with)."""
-    from ktc.judge.harness import ImplementationCrash, run_checked, own_copy
+    from ktc.judge.harness import ImplementationCrash, own_copy, run_checked
     try:
         return run_checked(hunt.impl, [own_copy(finding.history)], hunt.context)[0]
     except ImplementationCrash:

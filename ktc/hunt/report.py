@@ -19,7 +19,8 @@ ORDER = ("pass", "unknown", "fail", "error")
 
 
 def rows(hunt, outcome) -> list[dict]:
-    found = {(v.clause, outcome.finding.history.profile) for v in outcome.finding.verdicts} if outcome.finding else set()
+    finding = outcome.finding
+    found = {(v.clause, finding.history.profile) for v in finding.verdicts} if finding else set()
     reasons = {(c, p): why for (c, p, why) in hunt.tally.explained}
     out = [row(hunt, key, counts, reasons.get(key), key in found) for key, counts in hunt.tally.verdicts.items()]
     for key in found - set(hunt.tally.verdicts):
@@ -59,8 +60,9 @@ def write_finding(directory: Path, hunt, finding, observed) -> dict:
     reproducer = script.write(folder / "reproduce.py", finding, observed, found_on)
     test_class = sketch.under_test(finding.verdicts[0].clause)[0]
     java, checked = sketch.write(folder / f"{test_class}Sketch.java", finding, version)
-    return {"clause": finding.verdicts[0].clause, "clauses": sorted({v.clause for v in finding.verdicts}), "profile": finding.history.profile,
-            "ops": len(finding.history.ops), "records": records(finding.history), "folder": str(folder),
+    return {"clause": finding.verdicts[0].clause, "clauses": sorted({v.clause for v in finding.verdicts}),
+            "profile": finding.history.profile, "ops": len(finding.history.ops), "records": records(finding.history),
+            "folder": str(folder),
             "script": str(reproducer), "sketch": str(java), "javap": checked, "counterexample": counterexample}
 
 
@@ -95,22 +97,24 @@ def write(directory: Path, hunt, outcome, finding_doc, seconds: float, spec: str
     if outcome.finding is not None and finding_doc:
         attach_finding(found_rows, outcome.finding, finding_doc["counterexample"])
     script_path = finding_doc["script"] if finding_doc else None
-    return results.write(directory, found_rows, provenance(hunt, spec), attach=lambda d: replays(attach(d), script_path))
+    return results.write(directory, found_rows, provenance(hunt, spec),
+                         attach=lambda d: replays(attach(d), script_path))
 
 
 def replays(doc: dict, script_path: str | None) -> dict:
     """A hunt's failure is replayed by its script (or, explained, not at all): not by a pytest command."""
     for r in doc["rows"]:
         if "replay" in r:
-            r["replay"] = f"python3 {script_path} --bootstrap HOST:PORT" if script_path and r.get("counterexample") \
-                else "explained: see hunt.json"
+            scripted = script_path and r.get("counterexample")
+            r["replay"] = f"python3 {script_path} --bootstrap HOST:PORT" if scripted else "explained: see hunt.json"
     return doc
 
 
 def lines(doc: dict) -> list[str]:
     """The hunt's own lines, after the table: examples, coverage, explained failures, findings."""
     cov = ", ".join(f"{name} {count}" for name, count in doc["coverage"].items())
-    out = [f"ktc hunt: {doc['examples']} examples in {doc['rounds']} rounds, {doc['seconds']} s; stopped: {doc['stopped']}",
+    out = [f"ktc hunt: {doc['examples']} examples in {doc['rounds']} rounds, {doc['seconds']} s; "
+           f"stopped: {doc['stopped']}",
            f"  examples with: {cov}"]
     out += [f"  explained: {e['clause']} ({e['profile']}) x{e['examples']}: {e['why'][:140]}" for e in doc["explained"]]
     for f in doc["findings"]:

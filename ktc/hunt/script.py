@@ -63,10 +63,13 @@ def answer_data(result) -> dict | None:
         return {"error_code": result.error_code, "offset": result.offset, "timestamp": result.timestamp}
     if isinstance(result, FetchResult):
         return {"error_code": result.error_code,
-                "batches": [{"base_offset": b.base_offset, "log_append_time": b.timestamp_type is TimestampType.LOG_APPEND_TIME,
-                             "max_timestamp": b.max_timestamp, "records": [[r.offset, r.timestamp] for r in b.records]}
-                            for b in result.batches]}
+                "batches": [stored(b) for b in result.batches]}
     return None
+
+
+def stored(b) -> dict:
+    return {"base_offset": b.base_offset, "log_append_time": b.timestamp_type is TimestampType.LOG_APPEND_TIME,
+            "max_timestamp": b.max_timestamp, "records": [[r.offset, r.timestamp] for r in b.records]}
 
 
 def data(finding, observed, found_on: str) -> dict:
