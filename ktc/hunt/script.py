@@ -41,6 +41,8 @@ def op_data(op) -> dict:
     if isinstance(op, Produce):
         b = op.batch
         data["batch"] = {"timestamps": [r.timestamp for r in b.records], "codec": b.codec,
+                         "keys": [None if r.key is None else r.key.hex() for r in b.records],
+                         "values": [r.value.hex() for r in b.records],
                          "attributes": attributes(b), "header_max": header_max(b)}
     elif isinstance(op, ListOffsets):
         data.update(target=op.target, version=op.version)
@@ -58,7 +60,8 @@ def summary(op) -> str:
 def answer_data(result) -> dict | None:
     """The observed answer in the script's own shape (what ``same_shape`` compares)."""
     if isinstance(result, ProduceResult):
-        return {"error_code": result.error_code}
+        return {"error_code": result.error_code,
+                "record_errors": [[e.batch_index, e.message] for e in result.record_errors]}
     if isinstance(result, ListOffsetsResult):
         return {"error_code": result.error_code, "offset": result.offset, "timestamp": result.timestamp}
     if isinstance(result, FetchResult):
