@@ -112,7 +112,7 @@ def replays(doc: dict, script_path: str | None) -> dict:
 
 def lines(doc: dict) -> list[str]:
     """The hunt's own lines, after the table: examples, coverage, explained failures, findings."""
-    cov = ", ".join(f"{name} {count}" for name, count in doc["coverage"].items())
+    cov = ", ".join(f"{name} {doc['coverage'].get(name, 0)}" for name in COVERAGE)
     out = [f"ktc hunt: {doc['examples']} examples in {doc['rounds']} rounds, {doc['seconds']} s; "
            f"stopped: {doc['stopped']}",
            f"  examples with: {cov}"]
