@@ -69,6 +69,7 @@ class KafkaImplementation:
         self.clock_mode = clock or clocked.clock_mode(os.environ)  # for a broker ktc starts
         self.log_dir: LogDir | None = None  # the partitions on disk: a broker ktc started on a clock it sets
         self.namer = TopicNamer()  # one per implementation: every pipeline it makes draws fresh names
+        self.probe_topic: str | None = None  # the probe's scratch topic while it exists (judge/probe.py)
         tuned(self, os.environ)
         if not self.bootstrap:
             versions.line_of(self.kafka_version)  # a version ktc has no line for is refused here, in one line
@@ -207,13 +208,18 @@ class KafkaImplementation:
         return bool(self.bootstrap)
 
     def probed(self) -> Probed:
-        """What the broker can answer, asked once on a scratch topic (for a broker that is probed)."""
+        """What the broker can answer, asked once on a scratch topic (for a broker that is probed); the
+        topic is deleted by the probe, or by ``close`` when a signal ends the run meanwhile."""
+        if self._probed is None and not self.probes:
+            self._probed = Probed()
         if self._probed is None:
-            versions = self.client().supported_versions() if self.probes else {}
+            versions = self.client().supported_versions()
             advertised = {api: versions[key][1] for api, key in wire.API_KEYS.items() if key in versions}
-            topic = self.namer.names(History("kip", (CreateTopic("probe"),)))["probe"]
+            self.probe_topic = self.namer.names(History("kip", (CreateTopic("probe"),)))["probe"]
+            keep_clean(self)
             connect = lambda: wire.Client(self.address(), timeout_s=10.0, security=self.security)  # noqa: E731
-            self._probed = probe(connect, topic, advertised) if self.probes else Probed()
+            self._probed = probe(connect, self.probe_topic, advertised)
+            self.probe_topic = None
         return self._probed
 
     def limit_defaults(self) -> dict[str, int] | None:
@@ -291,6 +297,8 @@ class KafkaImplementation:
         if pipeline is not None:
             pipeline.close()
             self.delete_topics(pipeline.live_topics)
+        if self.probe_topic:
+            self.delete_topics([self.probe_topic])
         if self._client is not None:
             self._client.close()
             self._client = None
