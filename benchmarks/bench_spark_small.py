@@ -83,7 +83,8 @@ def report(times: dict, jobs: dict, current: dict, histories: int) -> None:
     print(f"{histories} histories per call, {len(times['baseline'])} interleaved calls per setting")
     for name, settings in (("baseline", BASELINE), ("session", current)):
         median = statistics.median(times[name])
-        print(f"  {name:8} median {median:5.2f} s  min {min(times[name]):5.2f} s  jobs/call {jobs[name]:2d}  {settings}")
+        fastest = min(times[name])
+        print(f"  {name:8} median {median:5.2f} s  min {fastest:5.2f} s  jobs/call {jobs[name]:2d}  {settings}")
     ratio = statistics.median(times["session"]) / statistics.median(times["baseline"])
     print(f"session/baseline: {ratio:.2f}x (median wall per call)")
 

@@ -7,8 +7,8 @@ in summary.txt, which opens with this same table (reports/summary.py).
 """
 from __future__ import annotations
 
-from . import rootcause
-from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, collection_errors, conforms, human_seconds, targets, unexpected_pass
+from . import outcomes, rootcause
+from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, conforms, human_seconds, targets, unexpected_pass
 from .registry import Context, renderer
 
 HEADERS = ("target", "version", "profile (evidence)", "pass", "unexp.fail", "expected", "unknown", "n/a", "time")
@@ -103,7 +103,7 @@ def conforms_line(doc: dict) -> str:
 
 def uncollected_lines(doc: dict, context: Context) -> list[str]:
     """Test files pytest could not collect: one line for the first, with its error, and how many more."""
-    found = collection_errors(doc)
+    found = outcomes.collection_errors(doc)
     if not found:
         return []
     more = f" (and {len(found) - 1} more files, in pytest.log)" if len(found) > 1 else ""
