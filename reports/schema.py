@@ -20,6 +20,7 @@ class Expected(TypedDict, total=False):
     reason: str
     source: str
     file: str
+    inherited: str          # the older version whose file a version nobody wrote one for was held to
 
 
 class Row(TypedDict, total=False):

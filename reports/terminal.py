@@ -113,10 +113,12 @@ def uncollected_lines(doc: dict, context: Context) -> list[str]:
 def passes_lines(doc: dict, context: Context) -> list[str]:
     """Expected deviations that passed (strict: each fails the run), on one line."""
     found = [f"{r['clause']} on {r['implementation']}/{r['profile']}" for r in doc["rows"] if unexpected_pass(r)]
-    if not found:
-        return []
-    return [fit(f"{len(found)} unexpected passes (remove their expectations): " + ", ".join(found),
-                context.width).rstrip()]
+    changed = [f"{r['clause']} on {r['implementation']}" for r in doc["rows"]
+               if r["verdict"] == "pass" and (r.get("expected") or {}).get("inherited")]
+    lines = [f"{len(found)} unexpected passes (remove their expectations): " + ", ".join(found)] if found else []
+    lines += [f"{len(changed)} passes an older version's file expected to fail (a change, not a failure): "
+              + ", ".join(changed)] if changed else []
+    return [fit(line, context.width).rstrip() for line in lines]
 
 
 def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:

@@ -6,6 +6,8 @@ says so: ``expectations/kfake-<version>.toml`` lists each departure with kfake's
 """
 from __future__ import annotations
 
+import os
+
 from implementations.protocol import Capabilities
 from ktc.kafka.client.security import PLAINTEXT
 
@@ -23,7 +25,9 @@ class KfakeImplementation(KafkaImplementation):
 
     def __init__(self):
         super().__init__(bootstrap="", profile=PROFILE, security=PLAINTEXT)
-        self.name, self.kafka_version = "kfake", kfake.KFAKE_VERSION
+        # KTC_KFAKE_VERSION: pinned (default; CI), newest (the Go module proxy's latest), or a module version
+        self.kafka_version, self.chosen = kfake.chosen_version(os.environ.get("KTC_KFAKE_VERSION", ""))
+        self.name = "kfake"
 
     @property
     def version(self) -> str:
@@ -35,13 +39,13 @@ class KfakeImplementation(KafkaImplementation):
         )
 
     def describe(self) -> str:
-        return f"franz-go kfake {self.kafka_version}"
+        return f"franz-go kfake {self.kafka_version} ({self.chosen})"
 
     def profile_evidence(self, found) -> str:
         return "kfake follows the newest Apache Kafka"
 
     def start_process(self) -> kfake.KfakeBroker:
-        return kfake.KfakeBroker().start()
+        return kfake.KfakeBroker(version=self.kafka_version).start()
 
     def capabilities(self) -> Capabilities:
         """kafka-4 only: kfake is not Kafka, so the KIP texts' departures of Kafka (``kip``) are not its."""

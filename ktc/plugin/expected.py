@@ -24,22 +24,50 @@ from reports.verdicts import BAD
 DIRECTORY = expectations_dir()
 
 
-def paths_for(impls, explicit) -> list[Path]:
+def paths_for(impls, explicit, directory: Path = DIRECTORY) -> list[Path]:
     found = [Path(p) for p in explicit or ()]
-    named = [DIRECTORY / f"{impl.name}{suffix}.toml" for impl in impls for suffix in ("", f"-{impl.version}")]
+    named = [directory / f"{impl.name}{suffix}.toml" for impl in impls for suffix in ("", f"-{impl.version}")]
     found += [p for p in named if p.exists()]
     return list(dict.fromkeys(found))
 
 
-def load_index(impls, explicit) -> dict:
+def version_key(version: str) -> tuple[int, ...]:
+    """Numbers to order versions by: ``3.9.2``, ``0.6.0-510f3e2`` (a build's commit dropped),
+    ``v0.0.0-20260918054303-01f206a7e32c`` (a Go pseudo-version: its commit time decides)."""
+    parts = str(version).removeprefix("v").split("-")
+    if len(parts) > 1 and any(c.isalpha() for c in parts[-1]) or len(parts) > 2:
+        parts = parts[:-1]  # a commit hash orders nothing
+    return tuple(int(n) for part in parts for n in part.replace("+", ".").split(".") if n.isdigit())
+
+
+def nearest_older(impl, directory: Path = DIRECTORY) -> Path | None:
+    """For a version no file names: the file of the newest older version of the same implementation,
+    whose entries then hold non-strictly (a verdict that changed since is reported, not failed)."""
+    if (directory / f"{impl.name}-{impl.version}.toml").exists():
+        return None
+    want, prefix = version_key(impl.version), f"{impl.name}-"
+    older = [(version_key(p.stem[len(prefix):]), p) for p in directory.glob(f"{prefix}*.toml")
+             if p.stem[len(prefix):][:1].isdigit() or p.stem[len(prefix):].startswith("v")]
+    older = [(key, p) for key, p in older if key and key < want]
+    return max(older)[1] if older else None
+
+
+def load_index(impls, explicit, directory: Path = DIRECTORY) -> dict:
     """(clause, implementation, profile) -> entry, for the implementations and versions under test."""
     given = {Path(p) for p in explicit or ()}
-    out = {}
-    for path in paths_for(impls, explicit):
+    out, covered = {}, set()
+    for path in paths_for(impls, explicit, directory):
         data = files.load(path, *known())
         for name in targets_of(data, impls, path in given):
+            covered.add(name)
             for entry in data.get("expect", []):
                 out[(entry["clause"], name, entry["profile"])] = {**entry, "file": path.name}
+    for impl in (i for i in impls if i.name not in covered):
+        inherited = nearest_older(impl, directory)
+        data = files.load(inherited, *known()) if inherited is not None else {}
+        for entry in data.get("expect", []):
+            out[(entry["clause"], impl.name, entry["profile"])] = {**entry, "file": inherited.name,
+                                                                    "inherited": data.get("version")}
     return out
 
 
@@ -69,11 +97,23 @@ def annotate(rows: list[dict], index: dict) -> None:
     for row in rows:
         entry = index.get(key(row))
         if entry is not None:
-            row["expected"] = {k: entry.get(k) for k in ("verdict", "reason", "source", "file")}
+            row["expected"] = {k: entry.get(k) for k in ("verdict", "reason", "source", "file", "inherited")
+                               if entry.get(k) is not None}
 
 
 def unexpected_passes(rows: list[dict]) -> list[dict]:
-    return [r for r in rows if r.get("expected") and r["verdict"] == "pass"]
+    """Rows an entry expected to fail that passed; an entry inherited from an older version's file is a
+    change of that implementation's behaviour (``changes``), not a stale entry."""
+    return [r for r in rows if r.get("expected") and r["verdict"] == "pass" and not r["expected"].get("inherited")]
+
+
+def changes(rows: list[dict]) -> list[str]:
+    """Verdicts that changed since the older version whose file a newer version inherited: reported as
+    what they are, never failing the run (the newer version is not the one the file was written for)."""
+    return [f"ktc: {r['implementation']} {r.get('implementation_version')} now passes {r['clause']}/{r['profile']}, "
+            f"which {r['expected']['inherited']} failed ({r['expected']['reason']}; expectations/"
+            f"{r['expected']['file']})" for r in rows
+            if (r.get("expected") or {}).get("inherited") and r["verdict"] == "pass"]
 
 
 def all_failures_expected(rows: list[dict]) -> bool:

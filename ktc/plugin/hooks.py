@@ -203,6 +203,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config.stash[SURPRISES] = expected.surprises(rows)
     if config.stash[SURPRISES] and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    config.stash[SURPRISES] += expected.changes(rows)  # said, not failed: a newer version than its file's
     directory = config.getoption("ktc_report")
     if not directory:
         return

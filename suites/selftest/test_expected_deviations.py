@@ -72,12 +72,19 @@ def test_every_shipped_expectation_names_a_known_clause_and_profile_with_a_reaso
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
-def test_a_shipped_file_is_found_for_its_implementation_and_version_only(path):
+def test_a_shipped_file_holds_its_version_strictly_a_newer_one_loosely_and_an_older_one_not_at_all(path):
     data = expectations.load(path)
     version = str(data.get("version", "any"))
     assert expected.load_index([Named(data["implementation"], version)], ())
     if "version" in data:
-        assert not expected.load_index([Named(data["implementation"], version + ".0-other")], ())
+        own = expected.load_index([Named(data["implementation"], version)], ()).values()
+        assert not any(e.get("inherited") for e in own)
+        assert not expected.load_index([Named(data["implementation"], "0.0.0")], ())  # older than every file
+        newer = expected.load_index([Named(data["implementation"], "99999999999999")], ()).values()
+        if path.stem == f"{data['implementation']}-{version}":  # kfake, tansu: one file per version of one name
+            assert newer and all(e["inherited"] == version and e["file"] == path.name for e in newer)
+        else:  # a Kafka release is a target of its own name (kafka-3.9.2): no other version shares it
+            assert not newer
 
 
 class Target(Named):

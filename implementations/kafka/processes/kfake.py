@@ -12,7 +12,7 @@ group with stdin a pipe (the launcher stops at EOF, so it dies with us) and ``PR
 reads the ``KTC_KFAKE_LISTENING host:port`` line, and is stopped like a ``LocalBroker``: on
 ``__exit__``, at exit and on SIGINT/SIGTERM (processes/lifecycle.py), by SIGKILL of its group.
 
-    python -m implementations.kafka.processes.kfake [--build-only]
+    python -m implementations.kafka.processes.kfake [--build-only]     # KTC_KFAKE_VERSION=newest|pinned|<version>
 """
 from __future__ import annotations
 
@@ -61,6 +61,34 @@ KFAKE_VERSION = pinned_version()
 
 # ---- building ----------------------------------------------------------------------------------
 
+def newest_version(timeout_s: float = 60.0) -> str | None:
+    """The newest kfake the Go module proxy serves (``go list -m MODULE@latest``), or None when it cannot
+    say (offline, no Go): the caller then keeps the pinned one and says so."""
+    go = shutil.which("go")
+    if go is None:
+        return None
+    try:
+        done = subprocess.run([go, "list", "-m", "-f", "{{.Version}}", f"{MODULE}@latest"], cwd=TOOL_DIR,
+                              capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+    except (subprocess.TimeoutExpired, OSError):
+        return None
+    found = done.stdout.strip()
+    return found if done.returncode == 0 and found.startswith("v") else None
+
+
+def chosen_version(wanted: str) -> tuple[str, str]:
+    """(version, how it was chosen) for ``KTC_KFAKE_VERSION``: ``pinned`` (the default: go.mod's),
+    ``newest`` (the proxy's latest, else the pinned one, said), or an exact module version."""
+    if wanted in ("", "pinned"):
+        return KFAKE_VERSION, "pinned in kfake_go/go.mod"
+    if wanted != "newest":
+        return wanted, "given with KTC_KFAKE_VERSION"
+    newest = newest_version()
+    if newest is None:
+        return KFAKE_VERSION, "the pinned one: the Go module proxy did not answer for the newest"
+    return newest, "the newest the Go module proxy serves" + (" (= pinned)" if newest == KFAKE_VERSION else "")
+
+
 def binary_path(version: str = KFAKE_VERSION) -> Path:
     """Where ``build`` puts the binary: ``<cache>/kfake/<version>/kfake``."""
     return provision.cache_root() / "kfake" / version / "kfake"
@@ -75,9 +103,9 @@ def source_digest(tool_dir: Path = TOOL_DIR) -> str:
     return digest.hexdigest()
 
 
-def build(*, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
-    """The kfake binary, compiled first with ``go build`` unless a current one is cached."""
-    target = binary_path()
+def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
+    """The kfake binary at ``version``, compiled first with ``go build`` unless a current one is cached."""
+    target = binary_path(version)
     stamp = target.with_name(".source")
     want = source_digest()
     if target.exists() and stamp.exists() and stamp.read_text().strip() == want:
@@ -89,7 +117,8 @@ def build(*, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkstemp(prefix="kfake-", dir=target.parent)[1])
     try:
-        _go_build(go, partial, timeout_s)
+        with module_at(go, version, timeout_s) as module:
+            _go_build(go, module, partial, timeout_s)
         os.replace(partial, target)  # atomic: a concurrent build never leaves half a binary
         stamp.write_text(want + "\n")
     finally:
@@ -97,19 +126,39 @@ def build(*, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
     return target
 
 
-def _go_build(go: str, output: Path, timeout_s: float) -> None:
-    """Run ``go build`` of TOOL_DIR into ``output``; KfakeError with the tail of go's output on failure."""
-    cmd = [go, "build", "-trimpath", "-buildvcs=false", "-o", str(output), "."]
+@contextlib.contextmanager
+def module_at(go: str, version: str, timeout_s: float):
+    """The launcher's module directory requiring kfake at ``version``: TOOL_DIR itself for the pinned
+    one, else a temporary copy whose go.mod ``go get`` moved to that version."""
+    if version == KFAKE_VERSION:
+        yield TOOL_DIR
+        return
+    with tempfile.TemporaryDirectory(prefix="ktc-kfake-module-") as scratch:
+        for name in SOURCES:
+            shutil.copy(TOOL_DIR / name, scratch)
+        _go(go, ["get", f"{MODULE}@{version}"], Path(scratch), timeout_s, f"go get {MODULE}@{version}")
+        _go(go, ["mod", "tidy"], Path(scratch), timeout_s, "go mod tidy")
+        yield Path(scratch)
+
+
+def _go_build(go: str, module: Path, output: Path, timeout_s: float) -> None:
+    """Run ``go build`` of ``module`` into ``output``."""
+    _go(go, ["build", "-trimpath", "-buildvcs=false", "-o", str(output), "."], module, timeout_s,
+        f"go build of {TOOL_DIR}")
+
+
+def _go(go: str, args: list[str], cwd: Path, timeout_s: float, what: str) -> None:
+    """Run one go command; KfakeError with the tail of go's output when it fails."""
     try:
-        done = subprocess.run(cmd, cwd=TOOL_DIR, capture_output=True, text=True, timeout=timeout_s,
+        done = subprocess.run([go, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s,
                               stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired:
-        raise KfakeError(f"go build of {TOOL_DIR} did not finish within {timeout_s:.0f} s "
+        raise KfakeError(f"{what} did not finish within {timeout_s:.0f} s "
                          "(is the Go module proxy reachable? see `go env GOPROXY`)") from None
     except OSError as error:
         raise KfakeError(f"could not run {go}: {error}") from None
     if done.returncode != 0:
-        raise KfakeError(f"go build of {TOOL_DIR} failed (exit {done.returncode}): "
+        raise KfakeError(f"{what} failed (exit {done.returncode}): "
                          f"{_tail(done.stdout + done.stderr)} (check `go version` >= 1.26 and the module proxy)")
 
 
@@ -125,8 +174,8 @@ class KfakeBroker:
     """One kfake broker (node id 0) on 127.0.0.1; ``bootstrap`` is its address once started."""
 
     def __init__(self, *, port: int = 0, config: dict[str, object] | None = None,
-                 ready_timeout_s: float = READY_TIMEOUT_S):
-        self.port = port
+                 ready_timeout_s: float = READY_TIMEOUT_S, version: str = KFAKE_VERSION):
+        self.port, self.version = port, version
         self.config = dict(config or {})
         self.ready_timeout_s = ready_timeout_s
         self.process: subprocess.Popen | None = None
@@ -152,7 +201,7 @@ class KfakeBroker:
 
     def start(self) -> KfakeBroker:
         """Build if needed, launch, and wait for the listening line; stops itself on failure."""
-        binary = build()  # before the clock starts: a cold build is not start time
+        binary = build(self.version)  # before the clock starts: a cold build is not start time
         t0 = time.monotonic()
         try:
             self._launch(binary)
@@ -227,11 +276,12 @@ def main(argv: Sequence[str] = ()) -> int:
     """Build; unless ``--build-only``, start a broker, print its bootstrap and ApiVersions, and stop."""
     try:
         t0 = time.monotonic()
-        path = build()
-        print(f"kfake {KFAKE_VERSION}: {path} ({time.monotonic() - t0:.1f} s)")
+        version, how = chosen_version(os.environ.get("KTC_KFAKE_VERSION", ""))
+        path = build(version)
+        print(f"kfake {version} ({how}): {path} ({time.monotonic() - t0:.1f} s)")
         if "--build-only" in argv:
             return 0
-        with KfakeBroker() as kfake:
+        with KfakeBroker(version=version) as kfake:
             print(f"kfake on {kfake.bootstrap} (pid {kfake.pid}) ready in {kfake.startup_s:.3f} s")
             _print_api_versions(kfake.bootstrap)
     except KfakeError as error:
