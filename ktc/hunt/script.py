@@ -4,6 +4,7 @@ The script's code is ``script_template.py.txt``; what is written here is its dat
 from __future__ import annotations
 
 import json
+import textwrap
 from pathlib import Path
 
 from ktc.judge.serialize import to_data
@@ -100,7 +101,8 @@ def write(path: Path, finding, observed, found_on: str) -> Path:
     doc = data(finding, observed, found_on)
     quote = doc["quote"][:200].replace('"""', "'''").replace("\\", "/")
     text = TEMPLATE.read_text().replace("__DATA__", repr(json.dumps(doc, indent=1)))
-    text = text.replace("CLAUSE_LINE", f"Finding: {doc['clause']} ({doc['kip']}): \"{quote}\"")
+    said = textwrap.fill(f"Finding: {doc['clause']} ({doc['kip']}): \"{quote}\"", 116)
+    text = text.replace("CLAUSE_LINE", said)
     text = text.replace("THIS_FILE", path.name)
     path.write_text(text)
     return path

@@ -94,3 +94,21 @@ def test_resume_needs_an_earlier_hunt_and_a_new_hunt_needs_a_fresh_directory(tmp
     (tmp_path / "hypothesis-db").mkdir()
     assert main(["hunt", "--impl", "reference", "--report", str(tmp_path)]) == 2
     assert "pass --resume" in capsys.readouterr().err
+
+
+def test_the_script_encodes_each_batch_as_ktc_s_client_does(planted):
+    """The standalone encoder (CRC32C included) against ktc's own, which the broker tier holds to real brokers."""
+    import importlib.util
+
+    from ktc.judge.serialize import from_data
+    from ktc.kafka.client.records import encode_batch
+    from reference.types import Produce
+    _done, _report, doc = planted
+    spec = importlib.util.spec_from_file_location("reproduce", doc["findings"][0]["script"])
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    produces = [op for op in from_data(doc["findings"][0]["counterexample"]["history"]).ops if isinstance(op, Produce)]
+    sent = [op for op in module.DATA["ops"] if op["op"] == "Produce"]
+    assert produces and len(sent) == len(produces)
+    for op, data in zip(produces, sent):
+        assert module.encode_batch(data["batch"], 0) == encode_batch(op.batch)
