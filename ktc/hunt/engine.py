@@ -172,9 +172,10 @@ def edgy(timestamps):
 
 
 def probe(hunt: Hunt, examples: int):
-    @hypothesis_seed(hunt.seed + hunt.tally.rounds)
+    # @settings above @seed: @seed alone drops the example database, which --resume continues from
     @settings(max_examples=examples, database=hunt.database, deadline=None, phases=phases(hunt),
               suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False)
+    @hypothesis_seed(hunt.seed + hunt.tally.rounds)
     @given(st.data())
     def search(data):
         if time.monotonic() >= hunt.deadline and not hunt.failing:

@@ -48,6 +48,15 @@ def test_a_planted_fault_is_found_and_minimised(planted):
     assert doc["examples"] > 0 and doc["coverage"]["a disagreeing header"] > 0
 
 
+def test_resume_replays_the_saved_failure_first(planted):
+    _done, report, _doc = planted
+    assert any((report / "hypothesis-db").rglob("*")), "the example database holds nothing to resume from"
+    again = hunt("--impl", f"suites.selftest.mutants:{PLANTED.name}", "--profile", PLANTED.profiles[0],
+                 "--budget", "30s", "--seed", "2", "--report", str(report), "--resume")
+    assert again.returncode == 1, again.stderr
+    assert json.loads((report / "hunt.json").read_text())["examples"] <= 2  # the saved example, replayed first
+
+
 def test_the_script_stands_alone_and_names_the_clause(planted):
     _done, _report, doc = planted
     text = Path(doc["findings"][0]["script"]).read_text()
