@@ -77,7 +77,15 @@ def report_dir(args) -> Path:
 
 
 def load_target(args):
+    """The target, as ``ktc run`` checks it: a bootstrap reachable, a Kafka version Maven Central knows."""
     import implementations
+    from ktc.cli.commands import known_kafka_version
+    from ktc.cli.common import reachable
+    if args.kafka_bootstrap:
+        reachable(args.kafka_bootstrap)
+    for version in filter(None, [args.kafka_version, args.impl.removeprefix("kafka-")
+                                 if implementations.RELEASE.match(args.impl) else None]):
+        known_kafka_version(version)
     try:
         impl = implementations.load(args.impl, version=args.kafka_version, bootstrap=args.kafka_bootstrap)
     except implementations.ImplementationError as error:

@@ -90,6 +90,7 @@ def test_a_correct_implementation_yields_no_finding(tmp_path):
     (["--impl", "reference", "--brokers", "7"], "--brokers '7'"),
     (["--impl", "reference", "--expectations", "/no/such.toml"], "--expectations /no/such.toml"),
     (["--impl", "reference", "--bogus"], "unrecognized arguments: --bogus"),
+    (["--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
 ])
 def test_bad_flags_are_one_line_and_exit_2(args, needle, capsys):
     assert main(["hunt", *args]) == 2
