@@ -300,7 +300,7 @@ def write_inputs(sizes: list[int], workdir: Path, notes: list) -> dict:
 
 
 def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict, dict]:
-    from implementations.spark import session
+    from ktc.spark import session
     log_dir = workdir / "spark-events"
     log_dir.mkdir()
     session.configure(master="local[2]", **{  # AQE back on (ktc's session turns it off for small inputs)

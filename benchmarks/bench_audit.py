@@ -128,8 +128,8 @@ def main(argv=None) -> int:
         return 2
     import pyspark
 
-    from implementations.spark import session
     from ktc.audit import connector
+    from ktc.spark import session
     coordinate, why = connector.coordinate(pyspark.__version__)
     session.configure(master="local[2]", **{"spark.jars.packages": coordinate, "spark.driver.memory": "4g"})
     spark = session.get()

@@ -2,7 +2,7 @@
 
 A test hands Spark about a hundred small histories (Hypothesis's ``ci`` profile: 120 examples) in one job,
 so its cost is Spark's fixed cost per query, not throughput.  This bench times that call under the
-session's settings (``implementations/spark/session.py``) against a baseline of other runtime SQL
+session's settings (``ktc/spark/session.py``) against a baseline of other runtime SQL
 settings, interleaved in one session (baseline, candidate, baseline, ...) so load bursts hit both, and
 prints the medians, the ratio and the Spark jobs per call.
 
@@ -65,7 +65,8 @@ def timed_call(spark, impl, histories, settings: dict, group: str) -> tuple[floa
 
 def main(argv=None) -> int:
     args = arguments(argv)
-    from implementations.spark import SparkImplementation, session
+    from implementations.spark import SparkImplementation
+    from ktc.spark import session
     histories = drawn(args.histories, args.seed)
     impl, spark = SparkImplementation(), session.get()
     current = {key: spark.conf.get(key) for key in BASELINE}

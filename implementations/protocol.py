@@ -1,4 +1,4 @@
-"""The one protocol every implementation under test satisfies.
+"""The one protocol every implementation under test satisfies, and the plug-in every family registers.
 
 An implementation takes whole histories (reference.types.History) and returns, for each, a
 trace: one result per operation, in order.  Time is an argument: each history carries real time
@@ -10,6 +10,7 @@ job; a simple implementation just loops.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -121,3 +122,89 @@ class JudgedTrace(tuple):
     undecidable: bool = False
     cut: Cut | None = None
 
+
+
+class SettingError(ValueError):
+    """A family's option, ``--impl`` or subcommand argument that cannot be used as given: one line for the
+    user (``ktc`` prints it and exits 2)."""
+
+
+@dataclass(frozen=True)
+class Option:
+    """One option a family adds to ``ktc run`` and, with ``pytest``, to the pytest plugin.
+
+    ``setting``: the keyword it reaches a built-in's constructor under (``implementations.load``).
+    ``env``: ``ktc run``'s default, read from that environment variable.  ``check(value)``: run by
+    ``ktc run`` before any work, in the registry's order; raises ``SettingError``, may return a line to
+    print.  An option that is not a pytest option reaches the run through what ``check`` exports.
+    """
+
+    flag: str
+    help: str
+    setting: str | None = None
+    env: str | None = None
+    metavar: str | None = None
+    choices: tuple[str, ...] | None = None
+    repeat: bool = False
+    pytest: bool = True
+    check: Callable[[object], str | None] | None = None
+
+    @property
+    def name(self) -> str:
+        """Its attribute on ``ktc run``'s arguments (``--kafka-version`` -> ``kafka_version``)."""
+        return self.flag.removeprefix("--").replace("-", "_")
+
+    @property
+    def dest(self) -> str:
+        """Its pytest option's dest (``ktc_kafka_version``)."""
+        return f"ktc_{self.name}"
+
+
+@dataclass(frozen=True)
+class Command:
+    """A ``ktc`` subcommand a family brings: ``arguments(parser)`` adds its options, ``run(args)`` is its exit code."""
+
+    name: str
+    help: str
+    arguments: Callable[[object], None]
+    run: Callable[[object], int]
+
+
+def _never(*_) -> None:
+    return None
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """One implementation family, as ktc's generic core sees it (implementations/__init__.py registers it).
+
+    ``builtins``: its ``--impl`` names -> ``module:attribute``; ``pattern``/``from_pattern``: names it
+    builds from a pattern (``kafka-X.Y.Z``), with ``pattern_hint`` for the error that lists them.
+    ``serves(spec, values)``: whether an ``--impl`` under these option values (``Option.name`` -> value)
+    is this family's target (``kafka`` is the started broker's, or, with ``--kafka-bootstrap``, the
+    external one's).  ``own_profile(spec, values, requested)``: before any test, checks the target and
+    returns a line naming the profile it will be judged under (None when that is said at the run's end);
+    raises ``SettingError``.  ``replay_env(target)``: the environment that re-creates a recorded target
+    (``target()``) for the replay line.  ``summary(target)``: a line about the target at the run's end (a
+    broker's clock), or None.  ``configure(specs, values)``: once per pytest session, before any
+    implementation is built.  ``commands``: its ``ktc`` subcommands.
+    """
+
+    family: str
+    description: str
+    builtins: Mapping[str, str] = field(default_factory=dict)
+    options: tuple[Option, ...] = ()
+    serves: Callable[[str, Mapping], bool] | None = None
+    own_profile: Callable[[str, Mapping, str], str | None] = _never
+    replay_env: Callable[[Mapping], Mapping[str, str]] = lambda target: {}
+    summary: Callable[[Mapping], str | None] = _never
+    configure: Callable[[Sequence[str], Mapping], None] = _never
+    commands: tuple[Command, ...] = ()
+    pattern: re.Pattern | None = None
+    from_pattern: Callable[[re.Match], object] | None = None
+    pattern_hint: str = ""
+
+    def claims(self, spec: str, values: Mapping) -> bool:
+        if self.serves is not None:
+            return bool(self.serves(spec, values))
+        return spec in self.builtins or bool(self.pattern and self.pattern.match(spec))

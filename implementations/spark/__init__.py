@@ -11,6 +11,7 @@ import json
 from collections.abc import Sequence
 
 from implementations.protocol import Capabilities
+from ktc.spark import session
 from reference.types import (
     Ack,
     CreateTopicResult,
@@ -29,7 +30,7 @@ from reference.types import (
 from specs.profiles import all_profiles
 from specs.profiles import get as get_profile
 
-from . import contract, session, topics
+from . import contract, topics
 
 BUCKETS = 8
 MISSING = {"Produce": ProduceResult(3), "Fetch": FetchResult((), 3), "ListOffsets": ListOffsetsResult(-1, -1, 3),

@@ -1,6 +1,7 @@
 """The public DataFrame API: evaluate Kafka-source-shaped records under a profile.
 
-    from implementations.spark import api, session
+    from implementations.spark import api
+    from ktc.spark import session
     out = api.evaluate(records_df, profile="kafka-4")
     out.batches   # ProduceResponse v8 per batch: error_code, error_message, record_errors, base_offset, lat
     out.records   # one verdict row per input record: verdict, rule_id, error_code, reason, now_ms, ts_ms, lower, upper

@@ -128,7 +128,7 @@ def resolved(coordinate: str, log: Path) -> list[str]:
         raise ConnectorError(f"Spark's Ivy did not resolve {coordinate} within {RESOLVE_TIMEOUT_S:.0f} s "
                              f"(is repo.maven.apache.org reachable?); see {log}")
     if child.returncode != 0:
-        from implementations.spark.session import root_cause
+        from ktc.spark.session import root_cause
         raise ConnectorError(f"Spark's Ivy could not resolve {coordinate}: {root_cause(log.read_text())}; "
                              f"see {log}")
     found = [url.removeprefix("file://") for url in json.loads(printed.splitlines()[-1]) if url]

@@ -22,7 +22,7 @@ def spark_session(plan):
         import pyspark
     except ImportError:
         raise UsageError("ktc audit needs Spark: pip install 'ktc[spark]' (and Java 17)") from None
-    from implementations.spark import session
+    from ktc.spark import session
     settings, note = {}, "no Kafka source"
     if plan.source == "kafka":
         settings, note, plan = kafka_connector(plan, pyspark.__version__)

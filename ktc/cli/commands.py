@@ -6,6 +6,7 @@
           [--expectations TOML] [-- PYTEST ARGS]
   ktc clean --kafka-bootstrap HOST:PORT [--dry-run]   delete the topics killed runs left (ktc's own only)
   ktc clean --containers [--dry-run]   remove the containers and Docker engine killed runs left (ktc's own only)
+                             (ktc clean is the bootstrap and container families' subcommand: implementations/families/)
   ktc report | replay | diff | failures | expectations update   (ktc/cli/reports.py)
   ktc hunt --impl NAME [--budget 30m] [--resume] [--seed N] [--report DIR]   (ktc/hunt/)
 
@@ -25,7 +26,7 @@ from ktc.cli import impl as cli_impl
 from ktc.cli import matrix as cli_matrix
 from ktc.cli import reports as cli_reports
 from ktc.cli import run as cli_run
-from ktc.cli.common import EXIT_USAGE, Parser, UsageError, reachable
+from ktc.cli.common import EXIT_USAGE, Parser, UsageError
 from ktc.cli.progress import Watcher
 from ktc.hunt import command as cli_hunt
 from ktc.paths import suites_dir
@@ -76,26 +77,8 @@ def build_parser() -> Parser:
                           "the terminal; by default they go to pytest.log in the report directory")
     run.add_argument("--self-checks", action="store_true",
                      help="also run ktc's own quick self-checks (tests that judge no implementation)")
-    run.add_argument("--spark-master", help="Spark master URL for --impl spark (default local[*])")
-    run.add_argument("--spark-conf", action="append", default=[], metavar="spark.KEY=VALUE",
-                     help="any Spark setting, passed through (repeatable)")
-    run.add_argument("--kafka-version", help="for --impl kafka: the Apache Kafka version to fetch and start")
-    run.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
-                     help="for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)")
-    run.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
-                     help="for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, sasl.mechanism, "
-                          "sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)")
-    run.add_argument("--kafka-clock", choices=["controlled", "host"], default=os.environ.get("KTC_KAFKA_CLOCK"),
-                     help="for the brokers ktc starts: 'controlled' (default; ktc's preload sets the broker's "
-                          "clock and judges at it) or 'host' (judged over [sent, received]); default $KTC_KAFKA_CLOCK")
-    clean = sub.add_parser("clean", help="delete the topics (or containers) killed ktc runs left (only ktc's own)")
-    clean.add_argument("--containers", action="store_true",
-                       help="remove the containers and the Docker engine ktc started that killed runs left")
-    clean.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
-                       help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
-    clean.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
-                       help="client properties for TLS/SASL (as for ktc run)")
-    clean.add_argument("--dry-run", action="store_true", help="list them, delete nothing")
+    add_family_options(run)
+    add_family_commands(sub)
     cli_reports.add_parsers(sub, run)
     cli_impl.add_parsers(sub)
     cli_matrix.add_parser(sub)
@@ -104,10 +87,36 @@ def build_parser() -> Parser:
     return parser
 
 
+def add_family_options(run) -> None:
+    """Each implementation family's options (implementations/families/), with their defaults from the environment,
+    and the families in ``ktc run --help``'s last lines."""
+    import implementations
+    run.epilog = "implementation families: " + "; ".join(
+        f"{p.family} ({', '.join(p.builtins)}): {p.description}" for p in implementations.plugins())
+    for option in implementations.options():
+        extra = {"action": "append", "default": []} if option.repeat else {
+            "default": os.environ.get(option.env) if option.env else None}
+        run.add_argument(option.flag, metavar=option.metavar, choices=option.choices, help=option.help, **extra)
+
+
+def add_family_commands(sub) -> None:
+    """The subcommands families bring (``ktc clean``)."""
+    import implementations
+    for command in implementations.commands():
+        command.arguments(sub.add_parser(command.name, help=command.help))
+
+
+def family_command(args) -> int:
+    import implementations
+    return next(c for c in implementations.commands() if c.name == args.command).run(args)
+
+
 def main(argv: list[str] | None = None) -> int:
+    from implementations import SettingError
     try:
-        return COMMANDS[(args := parse(sys.argv[1:] if argv is None else list(argv))).command](args)
-    except UsageError as error:
+        args = parse(sys.argv[1:] if argv is None else list(argv))
+        return COMMANDS.get(args.command, family_command)(args)
+    except (UsageError, SettingError) as error:
         print(f"ktc: error: {error}", file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
@@ -173,111 +182,14 @@ def validate_run(args) -> None:
             implementations.load(spec)
         except implementations.ImplementationError as error:
             raise UsageError(str(error)) from None
-    for setting in args.spark_conf:
-        key, sep, value = setting.partition("=")
-        if not sep or not key.startswith("spark.") or not value:
-            raise UsageError(f"--spark-conf {setting!r}: expected spark.KEY=VALUE")
     if args.profile not in ("own", "all"):
         for name in args.profile.split(","):
             try:
                 get(name.strip())
             except ProfileError as error:
                 raise UsageError(f"--profile: {error}, or 'own' (the default) or 'all'") from None
-    use_kafka_config(args.kafka_config)
-    use_kafka_clock(args.kafka_clock)
-    if args.kafka_version:
-        known_kafka_version(args.kafka_version)
-    for spec in args.impl or ():
-        if implementations.RELEASE.match(spec):
-            known_kafka_version(spec.removeprefix("kafka-"))
-    if args.kafka_bootstrap:
-        reachable(args.kafka_bootstrap)
-        if any(spec == "kafka" for spec in args.impl or ()):
-            print(f"ktc: {args.kafka_bootstrap} {broker_profile(args.kafka_bootstrap, args.profile)}", file=sys.stderr)
-
-
-def known_kafka_version(version: str) -> None:
-    """An unknown Kafka version is answered from Maven Central's metadata, in one request, before any work."""
-    from ktc.kafka.processes.provision import ProvisionError, check_release
-    from specs.versions import VersionError, line_of
-    try:
-        line_of(version)
-        check_release(version)
-    except (ProvisionError, VersionError) as error:
-        raise UsageError(f"--kafka-version {version}: {error}") from None
-
-
-def use_kafka_clock(mode: str | None) -> None:
-    """Hand the clock choice to the pytest child and its workers (KTC_KAFKA_CLOCK), checked first."""
-    from implementations.kafka.judge.clocked import CLOCK_ENV, ClockChoiceError, clock_mode
-    if mode is None:
-        return
-    try:
-        os.environ[CLOCK_ENV] = clock_mode({CLOCK_ENV: mode})
-    except ClockChoiceError as error:
-        raise UsageError(str(error)) from None
-
-
-def use_kafka_config(path) -> None:
-    """Check the TLS/SASL client properties now, and hand them to every connection (and the pytest
-    child, its workers included) through KTC_KAFKA_CONFIG."""
-    if not path:
-        return
-    from ktc.kafka.client.security import Security, SecurityError
-    try:
-        security = Security.from_properties(path)
-    except SecurityError as error:
-        raise UsageError(f"--kafka-config: {error}") from None
-    os.environ["KTC_KAFKA_CONFIG"] = str(Path(path).resolve())
-    print(f"ktc: connecting with {security.describe()}", file=sys.stderr)
-
-
-def broker_profile(address: str, requested: str) -> str:
-    """What discovery makes of the broker, in words.  With --profile given nothing more is asked; a
-    question the broker does not answer is a note in the line, never a refusal."""
-    if requested not in ("own", "all"):
-        return f"judged as {requested} (given with --profile)"
-    from ktc.kafka.client import wire
-    from ktc.kafka.discovery import discover
-    with wire.Client(address, timeout_s=10.0) as client:
-        found = discover(client)
-    return f"judged as {found.profile} (detected: {found.evidence})"
-
-
-def cmd_clean(args) -> int:
-    """Delete every ktc topic on the broker (names only ktc makes: judge/topics.OWN_TOPIC); with
-    ``--containers``, what killed runs of the container tier left (containers/clean.py)."""
-    if args.containers:
-        from implementations.kafka.containers.clean import clean
-        for line in clean(args.dry_run):
-            print(f"ktc clean: {line}")
-        if not args.kafka_bootstrap:
-            return 0
-    if not args.kafka_bootstrap:
-        raise UsageError("ktc clean needs --kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS), or --containers")
-    use_kafka_config(args.kafka_config)
-    reachable(args.kafka_bootstrap)
-    from ktc.kafka.client import wire
-    from ktc.kafka.topics import OWN_TOPIC
-    with wire.Client(args.kafka_bootstrap, timeout_s=30.0) as client:
-        names = sorted(client.call(wire.messages.metadata(None)).topics)
-        own = [n for n in names if OWN_TOPIC.match(n)]
-        failed = {} if args.dry_run else delete_all(client, own)
-    verb = "would delete" if args.dry_run else "deleted"
-    print(f"ktc clean: {verb} {len(own) - len(failed)} ktc topics on {args.kafka_bootstrap}; "
-          f"left {len(names) - len(own)} other topics alone")
-    for name, code in sorted(failed.items()):
-        print(f"ktc clean: {name}: DeleteTopics error {code}", file=sys.stderr)
-    return 1 if failed else 0
-
-
-def delete_all(client, names: list[str]) -> dict[str, int]:
-    """DeleteTopics in chunks; the names that failed, with their error codes."""
-    failed: dict[str, int] = {}
-    for start in range(0, len(names), 500):
-        answers = client.delete_topics(names[start:start + 500])
-        failed.update({n: code for n, code in answers.items() if code not in (0, 3)})
-    return failed
+    for line in implementations.check(vars(args), args.impl or (), args.profile):
+        print(f"ktc: {line}", file=sys.stderr)
 
 
 def cmd_run(args) -> int:
@@ -322,10 +234,13 @@ def child_env(args) -> dict:
 
 
 def settings_argv(args) -> list[str]:
-    given = {"--kafka-version": args.kafka_version, "--kafka-bootstrap": args.kafka_bootstrap,
-             "--spark-master": args.spark_master}
-    argv = [f"{flag}={value}" for flag, value in given.items() if value]
-    argv += [f"--spark-conf={item}" for item in args.spark_conf]
+    """Every family option given that is also a pytest option, as ``--flag=value`` (each item of a repeatable one)."""
+    import implementations
+    argv = []
+    for option in implementations.options():
+        value = getattr(args, option.name)
+        if option.pytest and value:
+            argv += [f"{option.flag}={item}" for item in (value if option.repeat else [value])]
     return argv + [f"--ktc-run-options={json.dumps(vars(args))}"]
 
 
@@ -384,7 +299,7 @@ def last_error(log: Path) -> str | None:
 EXIT_NO_TESTS = 5
 
 
-COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run, "clean": cmd_clean,
+COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run,
             **cli_reports.COMMANDS, **cli_impl.COMMANDS, **cli_matrix.COMMANDS,
             **cli_audit.COMMANDS, **cli_hunt.COMMANDS}
 

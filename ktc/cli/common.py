@@ -66,24 +66,9 @@ STRAY = "; ktc's options go before '--' and pytest's after it (an implementation
 
 def reachable(address: str, timeout_s: float = 10.0) -> None:
     """An unreachable bootstrap address is a usage error, reported in one line within the timeout."""
-    import socket
-
-    from ktc.kafka.client.security import AuthenticationError
-    host, _, port = address.rpartition(":")
-    if not host or not port.isdigit():
-        raise UsageError(f"--kafka-bootstrap {address!r}: expected HOST:PORT")
+    from ktc.kafka.reach import Unreachable
+    from ktc.kafka.reach import reachable as ask
     try:
-        socket.create_connection((host, int(port)), timeout=timeout_s).close()
-        from ktc.kafka.client import (
-            wire,  # a TCP accept is not a broker: ask it ApiVersions
-        )
-        with wire.Client(address, timeout_s=timeout_s) as client:
-            client.api_versions()
-    except OSError as error:
-        raise UsageError(
-            f"cannot reach Kafka at {address} ({error.strerror or error}); is the broker running?"
-        ) from None
-    except AuthenticationError as error:
-        raise UsageError(f"{address} refused ktc's login or certificate ({error}); check --kafka-config") from None
-    except Exception as error:  # WireError, a protocol mismatch, a timeout inside the client
-        raise UsageError(f"{address} did not answer as a Kafka broker ({type(error).__name__}: {error})") from None
+        ask(address, timeout_s)
+    except Unreachable as error:
+        raise UsageError(str(error)) from None

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+import implementations
 from ktc.judge.context import DEFAULT_TIMEOUT_S
 from ktc.paths import suites_dir
 from ktc.plugin import groups, hooks, hypothesis_profiles, progress
@@ -21,8 +22,7 @@ from ktc.plugin.state import OWN, STATE, KtcState
 from specs.profiles import names as profile_names
 
 SEED_KEY = "ktc-hypothesis-seed"
-KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations", "ktc_kafka_version", "ktc_kafka_bootstrap",
-               "ktc_spark_master", "ktc_spark_conf")
+KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations")  # and every family's (family_dests)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -39,14 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--impl-timeout", dest="ktc_impl_timeout", type=float, default=DEFAULT_TIMEOUT_S,
                     metavar="SECONDS", help="bound on each call of an implementation's run(), per 100 histories "
                                             f"(default {DEFAULT_TIMEOUT_S:g}; 0 for none)")
-    group.addoption("--kafka-version", dest="ktc_kafka_version", metavar="VERSION",
-                    help="for --impl kafka / kafka-cluster / kafka-container: the Apache Kafka version to start")
-    group.addoption("--kafka-bootstrap", dest="ktc_kafka_bootstrap", metavar="HOST:PORT",
-                    help="for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)")
-    group.addoption("--spark-master", dest="ktc_spark_master", metavar="URL",
-                    help="for --impl spark (default local[*])")
-    group.addoption("--spark-conf", dest="ktc_spark_conf", action="append", default=[], metavar="spark.KEY=VALUE",
-                    help="for --impl spark: any Spark setting (repeatable)")
+    for option in implementations.options():  # each implementation family's (implementations/families/)
+        if option.pytest:
+            extra = {"action": "append", "default": []} if option.repeat else {}
+            group.addoption(option.flag, dest=option.dest, metavar=option.metavar, help=option.help, **extra)
     group.addoption("--ktc-run-options", metavar="JSON", help=argparse_suppress())
     group.addoption("--ktc-judged-only", action="store_true",
                     help="collect only the tests that judge an implementation (those taking `impl`); ktc run sets it")
@@ -59,9 +55,14 @@ def argparse_suppress() -> str:
     return argparse.SUPPRESS  # set by ktc run: its own options, recorded in results.json's provenance
 
 
+def family_dests() -> list[str]:
+    return [option.dest for option in implementations.options() if option.pytest]
+
+
 def is_ktc_session(config: pytest.Config) -> bool:
     """A ktc option was given, or the session collects ktc's own suites."""
-    if any(config.getoption(name) for name in KTC_OPTIONS) or config.getoption("ktc_profile") != OWN:
+    given = (*KTC_OPTIONS, *family_dests())
+    if any(config.getoption(name) for name in given) or config.getoption("ktc_profile") != OWN:
         return True
     suites = suites_dir()
     base = Path(config.invocation_params.dir)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import implementations
 from ktc.judge import harness
 from ktc.plugin import expected, failure_report, hypothesis_profiles, targets
 from ktc.plugin.headline import HEADLINE_KEY
@@ -170,11 +171,11 @@ def replay_line(item, profile: str, implementation: str) -> str:
 
 
 def target_env(state: KtcState, implementation: str) -> dict:
+    """The environment that re-creates the target (its family's replay environment)."""
     impl = next((i for i in state.impls if i.name == implementation), None)
-    target = impl.target() if impl is not None else {}
-    found = {"KAFKA_BOOTSTRAP_SERVERS": (target or {}).get("bootstrap"),
-             "KTC_KAFKA_VERSION": (target or {}).get("version") if not (target or {}).get("bootstrap") else None}
-    return {k: v for k, v in found.items() if v}
+    target = impl.target() if impl is not None else None
+    spec = state.impl_specs.get(implementation, implementation)
+    return {k: v for k, v in implementations.replay_env(spec, state.values, target).items() if v}
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -233,29 +234,11 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     for target in state.collected.targets.values():
         how = "given with --profile" if target.get("requested_profile") else f"detected: {target.get('evidence')}"
         terminalreporter.write_line(f"ktc: {target['implementation']} judged as {target['profile']} ({how})")
-        if target.get("clock"):
-            terminalreporter.write_line(f"ktc: {target['implementation']} {describe_clock(target['clock'])}")
+        line = implementations.summary(state.impl_specs.get(target["implementation"], ""), state.values, target)
+        if line:
+            terminalreporter.write_line(f"ktc: {target['implementation']} {line}")
     rows = results.merge_rows(state.collected.rows)
     counts = {v: sum(r["verdict"] == v for r in rows) for v in SHOWN}
     seed = config.getoption("hypothesis_seed", None)
     terminalreporter.write_line(f"ktc: {len(rows)} clause rows: " + ", ".join(f"{n} {v}" for v, n in counts.items())
                                 + f"; seed {seed}; written to {config.stash[RESULT_PATH]}")
-
-
-def describe_clock(clock: dict) -> str:
-    """The broker's clock in one line: set by ktc and verified (how often, how fast seen), or why not."""
-    if not clock.get("controlled"):
-        return f"clock: the host's, operations judged over [sent, received] ({clock.get('reason')})"
-    if not clock.get("checks"):
-        return "clock: controlled by ktc, never set by a history"
-    return (f"clock: controlled by ktc, {clock['checks']} settings checked by a LogAppendTime echo, "
-            f"{clock['failures']} not echoed; a setting seen in {clock['median_seen_ms']:.1f} ms "
-            f"(median), {clock['max_seen_ms']:.1f} ms (max){describe_retention(clock)}")
-
-
-def describe_retention(clock: dict) -> str:
-    """The broker's retention passes a history asked for, and what one took (judge/retention.py)."""
-    if not clock.get("retention_passes"):
-        return ""
-    return (f"; {clock['retention_passes']} retention passes run by the broker, "
-            f"{clock['retention_median_ms']:.0f} ms each (median), {clock['retention_max_ms']:.0f} ms (max)")

@@ -29,9 +29,9 @@ class KtcState:
     def __init__(self, config: pytest.Config):
         specs = split(config.getoption("impl") or ["reference"])
         self.context = RunContext(timeout_s=config.getoption("ktc_impl_timeout"))
-        configure_spark(config, specs)
-        settings = {"version": config.getoption("ktc_kafka_version"),
-                    "bootstrap": config.getoption("ktc_kafka_bootstrap")}
+        self.values = family_values(config)  # each family's options: Option.name -> value
+        implementations.configure(specs, self.values)
+        settings = implementations.settings(self.values)
         self.impls = [UnderTest(load_impl(spec, settings), self.context) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
         option = config.getoption("ktc_profile")
@@ -98,12 +98,9 @@ def split(values) -> list[str]:
     return [v.strip() for value in values for v in value.split(",") if v.strip()]
 
 
-def configure_spark(config: pytest.Config, specs: list[str]) -> None:
-    """--spark-master / --spark-conf reach the one Spark session before it is built."""
-    master, conf = config.getoption("ktc_spark_master"), config.getoption("ktc_spark_conf")
-    if "spark" in specs and (master or conf):
-        from implementations.spark import session
-        session.configure(master, **dict(item.split("=", 1) for item in conf if "=" in item))
+def family_values(config: pytest.Config) -> dict:
+    """The implementation families' options as given to pytest, by ``Option.name``."""
+    return {option.name: config.getoption(option.dest) for option in implementations.options() if option.pytest}
 
 
 def load_impl(spec: str, settings: dict):

@@ -1,7 +1,8 @@
 """ARCHITECTURE.md's import rules, enforced: an implementation under test never imports the
 reference's rule logic (only reference.types), and nothing outside implementations/ imports
-pyspark or Kafka clients -- except ``ktc audit`` (ktc/audit/, ktc/cli/audit_run.py), which judges a
-real topic's stored data with Spark."""
+pyspark or Kafka clients -- except ktc's Spark toolkit (ktc/spark/) and ``ktc audit`` (ktc/audit/,
+ktc/cli/audit_run.py), which judges a real topic's stored data with Spark; and ktc's generic core (ktc/cli,
+ktc/plugin) imports no implementation family, only the registry and the layers ARCHITECTURE.md lists."""
 import ast
 from pathlib import Path
 
@@ -31,7 +32,7 @@ def test_implementation_never_imports_reference_rules(path):
     assert not bad, f"{path.name} imports reference rule logic: {sorted(bad)}"
 
 
-SPARK_USERS = {"implementations", "ktc/audit", "ktc/cli/audit_run.py"}
+SPARK_USERS = {"implementations", "ktc/spark", "ktc/audit", "ktc/cli/audit_run.py"}
 
 
 def test_only_implementations_and_the_audit_import_pyspark():
@@ -120,3 +121,81 @@ def local_targets(path: Path) -> set[Path]:
             target = base.joinpath(*node.module.split("."))
             out |= {p for p in (target.with_suffix(".py"), target / "__init__.py") if p.exists()}
     return out
+
+
+# ktc's generic core knows no implementation family: ktc/cli and ktc/plugin reach the families only through the
+# registry (implementations/__init__.py: each family's plug-in in implementations/families/) and the protocol.
+CORE = ("ktc/cli", "ktc/plugin")
+CORE_MAY_IMPORT = ("implementations", "implementations.protocol", "specs", "reports", "reference", "ktc", "ktc.paths",
+                   "ktc.judge", "ktc.checks", "ktc.kafka", "ktc.spark", "ktc.cli", "ktc.plugin", "ktc.audit")
+EXACT = {"implementations", "ktc"}  # these packages themselves, not what lies under them
+FIRST_PARTY = {"ktc", "implementations", "specs", "reference", "strategies", "reports", "suites", "mutation",
+               "examples", "expectations", "benchmarks"}
+
+
+def module_of(name: str) -> str:
+    """The module an imported name is: ``implementations.SettingError`` -> ``implementations``, while
+    ``implementations.kafka`` stays (a package of this tree)."""
+    parts, found = name.split("."), []
+    for part in parts:
+        where = ROOT.joinpath(*found, part)
+        if not (where.is_dir() or where.with_suffix(".py").exists()):
+            break
+        found.append(part)
+    return ".".join(found)
+
+
+def allowed_in_core(module: str) -> bool:
+    return any(module == ok or (ok not in EXACT and module.startswith(ok + ".")) for ok in CORE_MAY_IMPORT)
+
+
+def core_violations(path: Path, package: str | None = None) -> set[str]:
+    """The modules ``path`` imports that ktc's core may not (``package``: where ``path`` sits, for relative imports;
+    default: where it is in the tree)."""
+    package = package if package is not None else ".".join(path.relative_to(ROOT).parts[:-1])
+    modules = {module_of(m) for m in imports_anywhere(path, package) if m.split(".")[0] in FIRST_PARTY}
+    return {m for m in modules if not allowed_in_core(m)}
+
+
+def imports_anywhere(path: Path, package: str) -> set[str]:
+    """Absolute imports of ``path``, lazy ones inside functions included; relative ones resolved to names."""
+    found = imports(path)
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            parts = package.split(".")
+            module = ".".join(parts[:len(parts) - node.level + 1] + ([node.module] if node.module else []))
+            found |= {module} | {f"{module}.{a.name}" for a in node.names}
+    return found
+
+
+@pytest.mark.parametrize("path", [p for folder in CORE for p in sorted((ROOT / folder).rglob("*.py"))],
+                         ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_generic_core_imports_no_implementation_family(path):
+    bad = core_violations(path)
+    assert not bad, (f"{path.relative_to(ROOT)} imports {sorted(bad)}: ktc/cli and ktc/plugin may import only "
+                     f"{', '.join(CORE_MAY_IMPORT)} (ARCHITECTURE.md); reach a family through its plug-in")
+
+
+REFUSED = ["from implementations.kafka.adapter import KafkaImplementation", "import implementations.spark",
+           "from implementations import kafka", "from implementations.families import bootstrap",
+           "def f():\n    from implementations.kafka.judge import clocked", "from suites.selftest import doubles"]
+ALLOWED = ["import implementations", "from implementations import SettingError, load",
+           "from implementations.protocol import Capabilities", "from ktc.kafka.client import wire",
+           "from ktc.spark import session", "from specs.profiles import names", "from . import hooks",
+           "from ..judge import harness", "from ..kafka import discovery"]
+
+
+@pytest.mark.parametrize("line", REFUSED + ALLOWED)
+def test_the_core_rule_sees_a_family_import_however_it_is_written(line, tmp_path):
+    """The rule above, on a file of ktc/plugin holding one import it must refuse or let through."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(line + "\n")
+    bad = core_violations(probe, package="ktc.plugin")
+    assert bool(bad) == (line in REFUSED), f"{line!r}: {sorted(bad)}"
+
+
+def test_the_spark_toolkit_imports_no_implementation_and_no_core():
+    for path in (ROOT / "ktc" / "spark").rglob("*.py"):
+        bad = {m for m in imports(path) if m.split(".")[0] == "implementations"
+               or m.startswith(("ktc.judge", "ktc.plugin", "ktc.cli"))}
+        assert not bad, f"{path.relative_to(ROOT)} imports {sorted(bad)}"

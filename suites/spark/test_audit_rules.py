@@ -17,10 +17,10 @@ pytest.importorskip("pyspark", reason="ktc audit needs the [spark] extra (pip in
 
 import pyarrow as pa  # noqa: E402
 
-from implementations.spark import session  # noqa: E402
 from ktc.audit import audit  # noqa: E402
 from ktc.audit.facts import facts_from_configs  # noqa: E402
 from ktc.audit.sources import BATCH_SCHEMA  # noqa: E402
+from ktc.spark import session  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("spark")
 READ_MS, HOUR, AFTER = 1_800_000_000_000, 3_600_000, 3_600_000

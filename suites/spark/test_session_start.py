@@ -94,8 +94,8 @@ def test_a_connector_that_cannot_be_resolved_is_one_line_and_leaves_no_folder(tm
 def test_a_kafka_source_spark_cannot_find_is_one_line_ktc_audit_falls_back_on():
     """Without the connector's jars on the classpath (this session never loads them), the Kafka source fails
     when planned; ``kafka_source_failure`` must name it in one line so ``ktc audit`` reads with its client."""
-    from implementations.spark import session
     from ktc.audit.sources import kafka_source_failure, read_spark_kafka
+    from ktc.spark import session
     with pytest.raises(Exception) as raised:
         read_spark_kafka(session.get(), "127.0.0.1:1", "t")
     line = kafka_source_failure(raised.value)

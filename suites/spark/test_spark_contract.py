@@ -10,9 +10,10 @@ from hypothesis import strategies as st
 
 pytest.importorskip("pyspark", reason="the Spark tier needs the [spark] extra (pip install -e '.[spark]')")
 
-from implementations.spark import api, contract, int64, session  # noqa: E402
+from implementations.spark import api, contract, int64
 from implementations.spark.contract import ContractError  # noqa: E402
 from ktc.judge import bulk  # noqa: E402
+from ktc.spark import session  # noqa: E402
 from reference.types import INT64_MAX, INT64_MIN  # noqa: E402
 from strategies import append_histories  # noqa: E402
 

@@ -30,7 +30,7 @@ from suites.spark.standalone import ClusterError, StandaloneCluster, tail, with_
 SELECTION = ["suites/kip937/test_validation.py", "suites/kip33/test_list_offsets.py", "--hypothesis-seed=0",
              "-k", "generated_batches_are_validated or first_offset_at_or_after"]
 CHILD_TIMEOUT_S = 300.0
-APP_NAME = "ktc"  # implementations/spark/session.py's appName
+APP_NAME = "ktc"  # ktc/spark/session.py's appName
 FINISHED_TASK = "Finished task"  # the executor's INFO line per task
 PYTHON_TASK = "Starting Python task execution"  # applyInArrow (segments.py) run by the executor's Python
 

@@ -1,0 +1,1 @@
+"""One file per implementation family, each holding its ``PLUGIN`` (implementations/__init__.py finds them)."""

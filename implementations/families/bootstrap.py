@@ -1,0 +1,63 @@
+"""Any Kafka-compatible broker by address: ``--impl kafka --kafka-bootstrap HOST:PORT`` (implementations/kafka/
+adapter.py), its profile discovered (ktc/kafka/discovery.py) unless given, and ``ktc clean`` of ktc's topics there."""
+from __future__ import annotations
+
+import os
+import sys
+
+from implementations.families._kafka import KAFKA_BOOTSTRAP, KAFKA_CONFIG, clock_line, reachable, target_env, use_config
+from implementations.protocol import Command, Plugin
+
+
+def serves(spec: str, values) -> bool:
+    return spec == "kafka" and bool(values.get("kafka_bootstrap"))
+
+
+def own_profile(spec: str, values, requested: str) -> str:
+    """What discovery makes of the broker, in words.  With --profile given nothing more is asked; a
+    question the broker does not answer is a note in the line, never a refusal."""
+    address = values["kafka_bootstrap"]
+    if requested not in ("own", "all"):
+        return f"{address} judged as {requested} (given with --profile)"
+    from ktc.kafka.client import wire
+    from ktc.kafka.discovery import discover
+    with wire.Client(address, timeout_s=10.0) as client:
+        found = discover(client)
+    return f"{address} judged as {found.profile} (detected: {found.evidence})"
+
+
+def clean_arguments(parser) -> None:
+    parser.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
+                        help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
+    parser.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
+                        help="client properties for TLS/SASL (as for ktc run)")
+    parser.add_argument("--dry-run", action="store_true", help="list them, delete nothing")
+
+
+def clean(args) -> int:
+    """Delete every ktc topic on the broker (names only ktc makes: ktc/kafka/topics.py's OWN_TOPIC)."""
+    if not args.kafka_bootstrap:
+        raise SettingError("ktc clean needs --kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)")
+    if args.kafka_config:
+        print(f"ktc: {use_config(args.kafka_config)}", file=sys.stderr)
+    reachable(args.kafka_bootstrap)
+    from ktc.kafka.clean import delete_own
+    own, others, failed = delete_own(args.kafka_bootstrap, dry_run=args.dry_run)
+    verb = "would delete" if args.dry_run else "deleted"
+    print(f"ktc clean: {verb} {own - len(failed)} ktc topics on {args.kafka_bootstrap}; "
+          f"left {others} other topics alone")
+    for name, code in sorted(failed.items()):
+        print(f"ktc clean: {name}: DeleteTopics error {code}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+CLEAN = Command("clean", "delete the topics ktc runs left on a broker (only ktc's own)", clean_arguments, clean)
+
+PLUGIN = Plugin(
+    family="bootstrap",
+    description="any Kafka-compatible broker you run, by address: --kafka-bootstrap HOST:PORT (TLS/SASL: "
+                "--kafka-config)",
+    builtins={"kafka": "implementations.kafka:KafkaImplementation"},
+    options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP), serves=serves, own_profile=own_profile, replay_env=target_env,
+    summary=clock_line, commands=(CLEAN,),
+)

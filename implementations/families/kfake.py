@@ -1,0 +1,12 @@
+"""``kfake``: franz-go's fake broker, built with Go and started by ktc (implementations/kafka/kfake_adapter.py)."""
+from __future__ import annotations
+
+from implementations.families._kafka import clock_line
+from implementations.protocol import Plugin
+
+PLUGIN = Plugin(
+    family="kfake",
+    description="franz-go's in-memory fake Kafka broker, built with Go and started by ktc",
+    builtins={"kfake": "implementations.kafka.kfake_adapter:KfakeImplementation"},
+    summary=clock_line,
+)
