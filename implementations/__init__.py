@@ -53,8 +53,23 @@ def options() -> tuple[Option, ...]:
     return tuple(seen.values())
 
 
-def commands() -> tuple[Command, ...]:
-    return tuple(command for plugin in plugins() for command in plugin.commands)
+def commands() -> dict[str, tuple[Command, ...]]:
+    """The subcommands families bring, by name, each with every family's part of it (registry order)."""
+    out: dict[str, tuple[Command, ...]] = {}
+    for plugin in plugins():
+        for command in plugin.commands:
+            out[command.name] = (*out.get(command.name, ()), command)
+    return out
+
+
+def run_command(name: str, args) -> int:
+    """Every family's part of subcommand ``name``; the worst exit code.  When none was asked anything,
+    one line saying what each needs (``SettingError``)."""
+    parts = commands()[name]
+    codes = [code for code in (part.run(args) for part in parts) if code is not None]
+    if not codes:
+        raise SettingError(f"ktc {name} needs " + ", or ".join(part.needs for part in parts if part.needs))
+    return max(codes)
 
 
 def plugin_for(spec: str, values: Mapping) -> Plugin | None:
@@ -172,4 +187,4 @@ def extra_hint(error: ImportError) -> str:
 
 __all__ = ["Capabilities", "Command", "Implementation", "ImplementationError", "Option", "Plugin", "SettingError",
            "builtins", "check", "commands", "configure", "load", "options", "plugin_for", "plugins", "replay_env",
-           "settings", "summary"]
+           "run_command", "settings", "summary"]

@@ -162,12 +162,15 @@ class Option:
 
 @dataclass(frozen=True)
 class Command:
-    """A ``ktc`` subcommand a family brings: ``arguments(parser)`` adds its options, ``run(args)`` is its exit code."""
+    """A family's part of a ``ktc`` subcommand: ``arguments(parser)`` adds its options (several families may
+    share a subcommand: ``ktc clean`` is the bootstrap's topics and the container's containers); ``run(args)``
+    is its exit code, or None when the arguments ask nothing of this family; ``needs`` says what would."""
 
     name: str
     help: str
     arguments: Callable[[object], None]
-    run: Callable[[object], int]
+    run: Callable[[object], int | None]
+    needs: str = ""
 
 
 def _never(*_) -> None:

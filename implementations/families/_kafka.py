@@ -52,6 +52,12 @@ def reachable(address: str) -> None:
         raise SettingError(str(error)) from None
 
 
+def dry_run(parser) -> None:
+    """``--dry-run`` of ``ktc clean``, added once whichever family's part adds it first."""
+    if "--dry-run" not in parser._option_string_actions:
+        parser.add_argument("--dry-run", action="store_true", help="list what would go, remove nothing")
+
+
 KAFKA_VERSION = Option("--kafka-version", "for --impl kafka / kafka-cluster / kafka-container: the Apache Kafka "
                        "version to fetch and start", setting="version", metavar="VERSION", check=known_release)
 KAFKA_BOOTSTRAP = Option("--kafka-bootstrap", "for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)",

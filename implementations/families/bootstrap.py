@@ -5,7 +5,15 @@ from __future__ import annotations
 import os
 import sys
 
-from implementations.families._kafka import KAFKA_BOOTSTRAP, KAFKA_CONFIG, clock_line, reachable, target_env, use_config
+from implementations.families._kafka import (
+    KAFKA_BOOTSTRAP,
+    KAFKA_CONFIG,
+    clock_line,
+    dry_run,
+    reachable,
+    target_env,
+    use_config,
+)
 from implementations.protocol import Command, Plugin
 
 
@@ -31,13 +39,13 @@ def clean_arguments(parser) -> None:
                         help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
     parser.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
                         help="client properties for TLS/SASL (as for ktc run)")
-    parser.add_argument("--dry-run", action="store_true", help="list them, delete nothing")
+    dry_run(parser)
 
 
-def clean(args) -> int:
+def clean(args) -> int | None:
     """Delete every ktc topic on the broker (names only ktc makes: ktc/kafka/topics.py's OWN_TOPIC)."""
     if not args.kafka_bootstrap:
-        raise SettingError("ktc clean needs --kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)")
+        return None
     if args.kafka_config:
         print(f"ktc: {use_config(args.kafka_config)}", file=sys.stderr)
     reachable(args.kafka_bootstrap)
@@ -51,7 +59,8 @@ def clean(args) -> int:
     return 1 if failed else 0
 
 
-CLEAN = Command("clean", "delete the topics ktc runs left on a broker (only ktc's own)", clean_arguments, clean)
+CLEAN = Command("clean", "delete the topics killed ktc runs left on a broker (only ktc's own)", clean_arguments, clean,
+                needs="--kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)")
 
 PLUGIN = Plugin(
     family="bootstrap",

@@ -100,15 +100,17 @@ def add_family_options(run) -> None:
 
 
 def add_family_commands(sub) -> None:
-    """The subcommands families bring (``ktc clean``)."""
+    """The subcommands families bring (``ktc clean``), each with every family's options for it."""
     import implementations
-    for command in implementations.commands():
-        command.arguments(sub.add_parser(command.name, help=command.help))
+    for name, parts in implementations.commands().items():
+        parser = sub.add_parser(name, help="; ".join(part.help for part in parts))
+        for part in parts:
+            part.arguments(parser)
 
 
 def family_command(args) -> int:
     import implementations
-    return next(c for c in implementations.commands() if c.name == args.command).run(args)
+    return implementations.run_command(args.command, args)
 
 
 def main(argv: list[str] | None = None) -> int:
