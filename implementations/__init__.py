@@ -145,6 +145,8 @@ def from_pattern(spec: str) -> Implementation | None:
         if match is not None:
             try:
                 return plugin.from_pattern(match)
+            except ImportError as error:
+                raise ImplementationError(f"--impl {spec}: {error}{extra_hint(error)}") from None
             except ValueError as error:
                 raise ImplementationError(f"--impl {spec}: {error}") from None
     return None
@@ -168,9 +170,17 @@ def _import(spec: str, target: str):
     except Exception as error:  # the module itself fails: say where, in one line
         raise ImplementationError(f"importing {module_name!r} for --impl {spec!r} raised "
                                   f"{type(error).__name__}: {error}") from None
+    try:
+        return attribute_of(obj, attribute)
+    except ImportError as error:  # a package that imports its implementation on first use (implementations.kafka)
+        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}") \
+            from None
+    except AttributeError:
+        raise ImplementationError(f"module {module_name!r} has no attribute {attribute!r} (--impl {spec!r})") from None
+
+
+def attribute_of(obj, attribute: str):
     for part in attribute.split("."):
-        if not hasattr(obj, part):
-            raise ImplementationError(f"module {module_name!r} has no attribute {attribute!r} (--impl {spec!r})")
         obj = getattr(obj, part)
     return obj
 

@@ -75,6 +75,7 @@ def cmd_audit(args) -> int:
 
 def checked_plan(args) -> Plan:
     """Every option checked, the broker asked, before any Spark starts."""
+    needs_spark()
     source = checked_source(args.source, args.kafka_bootstrap)
     overrides = config_pairs(args.config)
     use_security(args.kafka_config)
@@ -85,6 +86,14 @@ def checked_plan(args) -> Plan:
     seed = random.randrange(2**31) if args.seed is None else args.seed
     return Plan(args.topic, source, args.kafka_bootstrap, profile, configs, args.samples, seed,
                 args.clock_skew_ms, cli_run.report_root(args.report), args.spark_master, note)
+
+
+def needs_spark() -> None:
+    """The audit counts with Spark, whatever the source: without it, one line that says what to install."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        raise UsageError("ktc audit needs Spark: pip install 'ktc[spark]' (and Java 17)") from None
 
 
 def use_security(path: str | None) -> None:

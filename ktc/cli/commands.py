@@ -121,9 +121,21 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, SettingError) as error:
         print(f"ktc: error: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except ModuleNotFoundError as error:  # a package of one of ktc's extras, needed on this path and missing
+        return missing_extra(error)
     except KeyboardInterrupt:
         print("ktc: interrupted", file=sys.stderr)
         return 130
+
+
+def missing_extra(error: ModuleNotFoundError) -> int:
+    """One line naming the pip command, for a package one of ktc's extras brings; anything else is a bug: raised."""
+    from implementations import extra_hint
+    hint = extra_hint(error)
+    if not hint:
+        raise error
+    print(f"ktc: error: {error}{hint}", file=sys.stderr)
+    return EXIT_USAGE
 
 
 def parse(argv: list[str]):

@@ -2,9 +2,11 @@
 
 The wheel is built from a copy of the tree (so no stale build/ of the clone leaks in) and installed
 with its base dependencies only (no Spark, no broker extras), as a broker team adding ktc to its CI
-would.  From an empty temp directory: ``ktc clauses --check`` is clean, the README's example adapter
-(copied there, as users do) runs green with its report in ./ktc-report/latest/, and an unrelated
-project's Hypothesis tests in that venv see no trace of ktc's plugin.
+would.  From an empty temp directory: ``ktc --version``, ``ktc profiles`` and ``ktc clauses --check``
+work, the README's example adapter (copied there, as users do) runs green with its report in
+./ktc-report/latest/, ``ktc run --impl kafka`` (a release that does not exist, a bootstrap nobody
+listens on), ``ktc audit``, ``ktc matrix`` and ``ktc clean`` each answer in one line and exit 2, and an
+unrelated project's Hypothesis tests in that venv see no trace of ktc's plugin.
 """
 from __future__ import annotations
 
@@ -82,3 +84,31 @@ def test_an_unrelated_project_in_that_venv_sees_no_trace_of_ktc(installed, tmp_p
     done = run([installed / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider"], tmp_path)
     assert done.returncode == 0, done.stdout[-3000:]
     assert "ktc" not in done.stdout.lower() and not (tmp_path / "ktc-report").exists()
+
+
+def test_version_and_profiles_from_the_wheel(installed, elsewhere):
+    version = run([installed / "ktc", "--version"], elsewhere)
+    profiles = run([installed / "ktc", "profiles"], elsewhere)
+    assert version.returncode == 0 and version.stdout.startswith("ktc "), version.stdout + version.stderr
+    assert profiles.returncode == 0 and "kafka-4:" in profiles.stdout, profiles.stdout + profiles.stderr[-2000:]
+
+
+# What a broker team tries first from a plain install (no extras): each answers in one line and exits 2, naming
+# what is wrong, never a traceback.  (issue 24: 4 of these 9 commands ended in "No module named 'kafka'".)
+ONE_LINE = {
+    "run-unknown-release": (["run", "--impl", "kafka", "--kafka-version", "77.1.0"], "--kafka-version 77.1.0"),
+    "run-unreachable-bootstrap": (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "127.0.0.1:1"),
+    "audit-without-spark": (["audit", "--topic", "t", "--kafka-bootstrap", "127.0.0.1:1"], "pip install 'ktc[spark]'"),
+    "matrix-unknown-release": (["matrix", "--kafka-versions", "77.1.0"], "77.1.0"),
+    "clean-unreachable": (["clean", "--kafka-bootstrap", "127.0.0.1:1"], "127.0.0.1:1"),
+    "clean-without-broker": (["clean"], "--kafka-bootstrap"),
+}
+
+
+@pytest.mark.parametrize("name", ONE_LINE)
+def test_a_plain_install_answers_a_broker_command_in_one_line(installed, elsewhere, name):
+    argv, said = ONE_LINE[name]
+    done = run([installed / "ktc", *argv], elsewhere, timeout=120)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith("ktc: error: ") and said in lines[0], (
+        f"exit {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
