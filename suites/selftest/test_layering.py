@@ -123,11 +123,13 @@ def local_targets(path: Path) -> set[Path]:
     return out
 
 
-# ktc's generic core knows no implementation family: ktc/cli and ktc/plugin reach the families only through the
-# registry (implementations/__init__.py: each family's plug-in in implementations/families/) and the protocol.
-CORE = ("ktc/cli", "ktc/plugin")
+# ktc's generic core knows no implementation family: ktc/cli and ktc/plugin (and ktc/hunt) reach the families only
+# through the registry (implementations/__init__.py; each family's plug-in is in implementations/families/) and the
+# protocol.
+CORE = ("ktc/cli", "ktc/plugin", "ktc/hunt")
 CORE_MAY_IMPORT = ("implementations", "implementations.protocol", "specs", "reports", "reference", "ktc", "ktc.paths",
-                   "ktc.judge", "ktc.checks", "ktc.kafka", "ktc.spark", "ktc.cli", "ktc.plugin", "ktc.audit")
+                   "ktc.judge", "ktc.checks", "ktc.kafka", "ktc.spark", "ktc.cli", "ktc.plugin", "ktc.audit",
+                   "ktc.hunt", "strategies")
 EXACT = {"implementations", "ktc"}  # these packages themselves, not what lies under them
 FIRST_PARTY = {"ktc", "implementations", "specs", "reference", "strategies", "reports", "suites", "mutation",
                "examples", "expectations", "benchmarks"}
