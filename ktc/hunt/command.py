@@ -79,13 +79,11 @@ def report_dir(args) -> Path:
 def load_target(args):
     """The target, as ``ktc run`` checks it: a bootstrap reachable, a Kafka version Maven Central knows."""
     import implementations
-    from ktc.cli.commands import known_kafka_version
-    from ktc.cli.common import reachable
-    if args.kafka_bootstrap:
-        reachable(args.kafka_bootstrap)
-    for version in filter(None, [args.kafka_version, args.impl.removeprefix("kafka-")
-                                 if implementations.RELEASE.match(args.impl) else None]):
-        known_kafka_version(version)
+    values = {"kafka_bootstrap": args.kafka_bootstrap, "kafka_version": args.kafka_version}
+    try:  # the families' own checks, as ktc run makes them (implementations/families/): reachable, known release
+        implementations.check(values, [args.impl], getattr(args, "profile", None) or "own")
+    except implementations.SettingError as error:
+        raise UsageError(str(error)) from None
     try:
         impl = implementations.load(args.impl, version=args.kafka_version, bootstrap=args.kafka_bootstrap)
     except implementations.ImplementationError as error:
