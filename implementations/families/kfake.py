@@ -9,4 +9,5 @@ PLUGIN = Plugin(
     description="franz-go's in-memory fake Kafka broker, built with Go and started by ktc",
     builtins={"kfake": "implementations.kafka.kfake_adapter:KfakeImplementation"},
     summary=clock_line,
+    replay_env=lambda target: {"KTC_KFAKE_VERSION": target["kfake_version"]} if target.get("kfake_version") else {},
 )

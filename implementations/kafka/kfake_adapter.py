@@ -38,6 +38,10 @@ class KfakeImplementation(KafkaImplementation):
             f"franz-go kfake {self.kafka_version} (built from implementations/kafka/processes/kfake_go with go build)"
         )
 
+    def target(self) -> dict:
+        """The broker's record, with the kfake build it ran (``ktc replay`` rebuilds that one)."""
+        return {**super().target(), "kfake_version": self.kafka_version}
+
     def describe(self) -> str:
         return f"franz-go kfake {self.kafka_version} ({self.chosen})"
 
