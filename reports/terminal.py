@@ -31,11 +31,20 @@ def title(doc: dict) -> str:
             f"Hypothesis profile {hyp.get('profile')}; {doc.get('generated_at')}")
 
 
+def short_version(version: str) -> str:
+    """A Go pseudo-version (kfake's ``v0.0.0-20260918054303-01f206a7e32c``) as its commit date and hash, the
+    parts that tell two builds apart in the 14-character column: ``260918-01f206a`` (yymmdd-hash)."""
+    parts = version.split("-")
+    if len(parts) == 3 and len(parts[1]) == 14 and parts[1].isdigit() and len(parts[2]) == 12:
+        return f"{parts[1][2:8]}-{parts[2][:7]}"
+    return version
+
+
 def cells(doc: dict) -> list[list[str]]:
     """One list of cells per target, in HEADERS order; a target that did not run has three."""
     out = []
     for t in targets(doc):
-        head = [t["implementation"], t.get("version") or "-"]
+        head = [t["implementation"], short_version(t.get("version") or "-")]
         if t.get("not_run"):
             out.append(head + [f"not run: {t['not_run']}"])
             continue

@@ -197,3 +197,9 @@ def test_a_run_where_no_target_ran_says_nothing_was_judged_not_conforms():
     for target in doc["provenance"]["targets"]:
         target["not_run"] = "no test judged it"
     assert terminal(doc)[-1] == "nothing was judged: no target ran (pytest.log says why)"
+
+
+def test_a_go_pseudo_version_shows_its_commit_date_and_hash_in_the_version_column():
+    line = next(x for x in terminal(conforming()) if x.startswith("kfake"))
+    assert line.split()[1] == "260918-01f206a"  # v0.0.0-20260918054303-01f206a7e32c: the parts that differ
+    assert next(x for x in terminal(conforming()) if x.startswith("kafka-3.9.2")).split()[1] == "3.9.2"
