@@ -60,10 +60,14 @@ class AppendRules:
         return (f"Timestamp {ts} of message with offset {index} is out of range. "
                 f"The timestamp should be within [{low}, {high}]")
 
-    def wrong_type_message(self, index: int, ts: int, batch: Batch) -> str:
+    def wrong_type_message(self, index: int, ts: int, batch: Batch, config: TopicConfig) -> str:
+        """Kafka names the record by its class: a compressed batch kept in place (no rebuild) is read without
+        its keys and values (LogValidator's skipKeyValueIterator), a ``PartialDefaultRecord``."""
         record = batch.records[index]
         key = 0 if record.key is None else len(record.key)
-        return (f"Invalid timestamp type in message DefaultRecord(offset={index}, timestamp={ts}, "
+        kind = "PartialDefaultRecord" if batch.codec != "none" and not configs.rebuilds(config, batch.codec) \
+            else "DefaultRecord"
+        return (f"Invalid timestamp type in message {kind}(offset={index}, timestamp={ts}, "
                 f"key={key} bytes, value={len(record.value)} bytes). "
                 "Producer should not set timestamp type to LogAppendTime.")
 
@@ -77,7 +81,7 @@ class AppendRules:
             if self.profile.lat_batch_check != "after-range-check":
                 return None
         typed_lat = batch.timestamp_type is LAT and self.profile.lat_batch_check != "never"
-        return self.wrong_type_message(index, ts, batch) if typed_lat else None
+        return self.wrong_type_message(index, ts, batch, config) if typed_lat else None
 
     def record_errors(self, batch: Batch, config: TopicConfig, now: int) -> tuple[RecordError, ...]:
         seen = self.seen_timestamps(batch)
