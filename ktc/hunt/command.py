@@ -160,7 +160,7 @@ def finish(directory: Path, hunt, outcome, seconds: float, spec: str) -> int:
     finding_doc = None
     try:
         if outcome.finding is not None:
-            finding_doc = report.write_finding(directory, hunt, outcome.finding, observed(hunt, outcome.finding))
+            finding_doc = report.write_finding(directory, hunt, outcome.finding, observed(hunt, outcome.finding), spec)
     except KeyboardInterrupt:
         outcome.stopped += "; interrupted while writing the finding"
     finally:

@@ -13,6 +13,7 @@ import hypothesis
 from ktc.hunt import script, sketch
 from ktc.hunt.signals import COVERAGE
 from reports.files import write_atomically
+from reports.loading import COUNTEREXAMPLE_SCHEMA
 from reports.verdicts import rank
 
 ORDER = ("pass", "unknown", "fail", "error")
@@ -48,12 +49,14 @@ def attach_finding(rows_: list[dict], finding, counterexample: dict) -> None:
             r["counterexample"], r["reason"] = counterexample, finding.verdicts[0].clause + " (a hunt finding)"
 
 
-def write_finding(directory: Path, hunt, finding, observed) -> dict:
+def write_finding(directory: Path, hunt, finding, observed, spec: str = "") -> dict:
     """counterexample.json, reproduce.py and the unit-test sketch; their paths and the javap check."""
     from ktc.judge.harness import ClauseViolation
     folder = directory / "findings" / finding.verdicts[0].clause
     folder.mkdir(parents=True, exist_ok=True)
-    counterexample = ClauseViolation(finding.verdicts, finding.history, hunt.impl.name).counterexample()
+    counterexample = {**ClauseViolation(finding.verdicts, finding.history, hunt.impl.name).counterexample(),
+                      "schema_version": COUNTEREXAMPLE_SCHEMA, "profile": finding.history.profile,  # for ktc replay
+                      "implementation_spec": spec or hunt.impl.name}
     (folder / "counterexample.json").write_text(json.dumps(counterexample, indent=1, sort_keys=True))
     version = str(getattr(hunt.impl, "version", ""))
     found_on = f"{hunt.impl.name} {version}".strip()

@@ -73,7 +73,7 @@ def test_the_sketch_names_the_method_under_test(planted):
 
 
 def test_a_correct_implementation_yields_no_finding(tmp_path):
-    done = hunt("--impl", "reference", "--profile", "kafka-4", "--budget", "4s", "--seed", "1",
+    done = hunt("--impl", "reference", "--profile", "kafka-4", "--budget", "10s", "--seed", "1",
                 "--report", str(tmp_path / "r"))
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "r" / "hunt.json").read_text())
@@ -122,3 +122,15 @@ def test_the_script_encodes_each_batch_as_ktc_s_client_does(planted):
     assert produces and len(sent) == len(produces)
     for op, data in zip(produces, sent):
         assert module.encode_batch(data["batch"], 0) == encode_batch(op.batch)
+
+
+def test_a_finding_replays_with_ktc_replay(planted):
+    """The finding's counterexample.json is a replay file: still failing on the mutant, fixed on the reference."""
+    _done, _report, doc = planted
+    path = str(Path(doc["findings"][0]["folder"]) / "counterexample.json")
+    on_mutant = subprocess.run([sys.executable, "-m", "ktc", "replay", path], cwd=ROOT, capture_output=True,
+                               text=True, timeout=300)
+    assert on_mutant.returncode == 1 and on_mutant.stdout.startswith("STILL FAILING"), on_mutant.stderr
+    on_reference = subprocess.run([sys.executable, "-m", "ktc", "replay", path, "--impl", "reference"], cwd=ROOT,
+                                  capture_output=True, text=True, timeout=300)
+    assert on_reference.returncode == 0 and on_reference.stdout.startswith("FIXED"), on_reference.stdout
