@@ -15,22 +15,14 @@ import shutil
 import socket
 from pathlib import Path
 
+from ktc.kafka.processes.scratch import alive
+
 from . import engine as engines
 from .broker import LABELS
 
 # What a broker ktc starts mounts into its container: its dir (processes/broker.py), its data dir in RAM
 # (processes/scratch.py) and its clock's file (processes/clock.py).  The clock preload's dir (the cache) is not.
 BROKER_DIRS = ("ktc-kafka-", "ktc-clock-")
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def orphaned(name: str) -> bool:
