@@ -33,7 +33,7 @@ import urllib.request
 from collections.abc import Callable
 from pathlib import Path
 
-from ktc.kafka.processes.broker import free_port
+from ktc.kafka.processes.broker import free_ports
 from ktc.kafka.processes.lifecycle import (
     child_setup,
     dead,
@@ -121,7 +121,7 @@ class StandaloneCluster:
             self.root = Path(tempfile.mkdtemp(prefix="ktc-spark-standalone-", dir=self.parent))
         for name in ("logs", "work", "pids"):
             self.dir(name).mkdir()
-        self.ports = {name: free_port() for name in ("master", "master_ui", "worker", "worker_ui")}
+        self.ports = dict(zip(("master", "master_ui", "worker", "worker_ui"), free_ports(4)))
         self._launch("master", MASTER, "--host", HOST, "--port", str(self.ports["master"]),
                      "--webui-port", str(self.ports["master_ui"]))
         self._wait(lambda: accepts(self.ports["master"]), f"the master to accept on {self.master_url}")

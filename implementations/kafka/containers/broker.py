@@ -24,7 +24,7 @@ import socket
 import time
 from pathlib import Path
 
-from ktc.kafka.processes.broker import BrokerError, LocalBroker, free_port
+from ktc.kafka.processes.broker import BrokerError, LocalBroker, free_ports
 from ktc.kafka.processes.lifecycle import keep_stopped, release, signals_deferred
 
 from . import engine as engines
@@ -130,7 +130,8 @@ class ApacheContainer:
 
     def __init__(self, version: str, engine: engines.Engine, reference: str, config: dict):
         self.version, self.engine, self.image, self.config = version, engine, reference, config
-        self.port, self.controller_port, self.container, self.process = free_port(), free_port(), None, None
+        self.port, self.controller_port = free_ports(2)
+        self.container, self.process = None, None
 
     @property
     def bootstrap(self) -> str:

@@ -62,9 +62,23 @@ class BrokerError(RuntimeError):
 
 
 def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+    return free_ports(1)[0]
+
+
+def free_ports(count: int) -> list[int]:
+    """``count`` distinct loopback ports, free at the moment of asking.
+
+    The sockets stay bound until every port is picked, so the kernel cannot hand the same
+    port out twice (two ``free_port()`` calls in a row can, and a broker then refuses two
+    listeners on one port)."""
+    sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
+    try:
+        for s in sockets:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in sockets]
+    finally:
+        for s in sockets:
+            s.close()
 
 
 def random_cluster_id() -> str:
@@ -139,9 +153,9 @@ class LocalBroker:
         self.open()
         try:
             for attempt in range(2):  # a freed port can be taken before the JVM binds it: retry once
-                self.port, self.controller_port = free_port(), free_port()
+                self.port, self.controller_port, secure_port = free_ports(3)
                 if self.secure is not None:
-                    self.secure.port = free_port()
+                    self.secure.port = secure_port
                 self._write_files()
                 self._format(lib)
                 self.launch(lib)

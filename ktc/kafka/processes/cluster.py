@@ -30,7 +30,7 @@ from reference.types import Batch, Record
 from ..client import wire
 from ..client.security import PLAINTEXT
 from . import provision
-from .broker import BrokerError, LocalBroker, free_port, random_cluster_id
+from .broker import BrokerError, LocalBroker, free_ports, random_cluster_id
 from .skew import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms
 
 with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated importlib.resources calls
@@ -108,7 +108,8 @@ class LocalCluster:
                 self.stop()
 
     def _make_nodes(self) -> None:
-        ports = [(free_port(), free_port()) for _ in self.offsets_s]
+        flat = free_ports(2 * len(self.offsets_s))
+        ports = list(zip(flat[::2], flat[1::2]))
         voters = ",".join(f"{i + 1}@127.0.0.1:{c}" for i, (_p, c) in enumerate(ports))
         cluster_id = random_cluster_id()
         self.nodes = [LocalBroker(self.version, node_id=i + 1, cluster_id=cluster_id, ports=ports[i],
