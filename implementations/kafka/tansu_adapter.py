@@ -38,7 +38,7 @@ from pathlib import Path
 from implementations.protocol import Capabilities
 from ktc.kafka.client.security import PLAINTEXT
 from ktc.kafka.processes import lifecycle
-from ktc.kafka.processes.broker import free_port
+from ktc.kafka.processes.broker import free_ports
 
 from .adapter import KafkaImplementation
 
@@ -94,7 +94,7 @@ class TansuBroker:
     def __init__(self, binary: Path, ready_timeout_s: float = READY_TIMEOUT_S):
         self.binary, self.ready_timeout_s = binary, ready_timeout_s
         self.process: subprocess.Popen | None = None
-        self.port = free_port()
+        self.port, = free_ports(1)
         self.startup_s: float | None = None
         self._log = None
 

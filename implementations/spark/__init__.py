@@ -45,8 +45,8 @@ PROFILE_SWITCHES = ["arithmetic", "validation", "long_max_fallback", "default_be
 class SparkImplementation:
     name = "spark"
     bulk = True  # the ktc harness batches every history of a test into one run() call
-    # No xdist group: Spark is most of a conformance run (348 tests, one job each), so its tests fill both
-    # workers around the brokers' groups, one session per worker (ktc/plugin/groups.py; benchmarks/README.md)
+    # No xdist group of its own: Spark is most of a conformance run, so its tests fill both workers around the
+    # brokers' groups; the plugin groups each test's profiles (ktc/plugin/bulk.py), judged in one run
     xdist_group = None
 
     @property
@@ -58,7 +58,7 @@ class SparkImplementation:
         return Capabilities(profiles=frozenset(all_profiles()))
 
     def describe(self) -> str:
-        return f"PySpark {self.version} (DataFrame plans, one job per test)"
+        return f"PySpark {self.version} (DataFrame plans, one run per test, every profile at once)"
 
     def run(self, histories: Sequence[History]) -> list[tuple]:
         histories = list(histories)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import reference
 from implementations.protocol import Implementation
@@ -19,6 +20,7 @@ from ktc.judge.divergence import attribute, first_divergence, owned_by, same_pla
 from ktc.judge.features import features
 from ktc.judge.scenario import Scenario
 from ktc.judge.serialize import dump_history, load_history, to_data
+from ktc.judge.stats import Recorder
 from ktc.judge.steering import steer
 from ktc.judge.timeout import TimedOut, bulk_timeout, call_with_timeout
 from ktc.judge.verdicts import Divergence, Validity, Verdict, render_mismatch
@@ -240,10 +242,7 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
         context.pending.append((history, clauses))
         return []
     verdicts = judge(impl, [history], clauses, context)[0]
-    carried = features(history)
-    for verdict in verdicts:
-        context.recorder.add(verdict, carried)
-    failed = [v for v in verdicts if v.bad]
+    failed = record(context.recorder, history, verdicts)
     if failed:
         raise ClauseViolation(failed, history, impl.name)
     return verdicts
@@ -258,25 +257,53 @@ def skip_if_cannot_run(impl: Implementation, history: History) -> None:
         pytest.skip(f"unsupported: {why}")
 
 
+@dataclass
+class BulkBatch:
+    """One test's buffered histories (under one profile), the recorder its rows read, and what it raised:
+    its own body's exception, or after judging its smallest clause violation."""
+    pending: list
+    recorder: Recorder
+    error: BaseException | None = None
+
+
+def take_batch(context: RunContext) -> BulkBatch:
+    """What the running test buffered for a bulk implementation; the context buffers no more."""
+    pending, context.pending, context.bulk_active = list(dict.fromkeys(context.pending)), [], False
+    return BulkBatch(pending, context.recorder)
+
+
 def flush_bulk(impl: Implementation) -> None:
     """Judge every buffered history in one run; shrink the first disagreement in bulk and raise it
     (every clause that history fails, as ``assert_conforms`` raises them)."""
-    context = context_of(impl)
-    pending, context.pending, context.bulk_active = list(dict.fromkeys(context.pending)), [], False
-    if not pending:
+    batch = take_batch(context_of(impl))
+    flush_batches(impl, [batch])
+    if batch.error is not None:
+        raise batch.error
+
+
+def flush_batches(impl: Implementation, batches: list[BulkBatch]) -> None:
+    """Judge the histories of several tests (or one test under several profiles) in one run: each
+    batch's recorder gets its verdicts, and a batch whose history failed gets its smallest violation."""
+    flat = [(batch, history, clauses) for batch in batches for history, clauses in batch.pending]
+    if not flat:
         return
-    verdicts = judge(impl, [h for h, _ in pending], sorted({c for _, cs in pending for c in cs}), context)
-    first = None
-    for (history, clauses), found in zip(pending, verdicts):
-        cited = [v for v in found if v.clause in clauses]
-        carried = features(history)
-        for verdict in cited:
-            context.recorder.add(verdict, carried)
-        failed = [v for v in cited if v.bad]
-        if failed and first is None:
-            first = (history, failed)
-    if first is not None:
-        raise minimal_violation(impl, *first)
+    verdicts = judge(impl, [h for _, h, _ in flat], sorted({c for *_, cs in flat for c in cs}), context_of(impl))
+    first: dict[int, tuple] = {}
+    for (batch, history, clauses), found in zip(flat, verdicts):
+        failed = record(batch.recorder, history, [v for v in found if v.clause in clauses])
+        if failed and id(batch) not in first:
+            first[id(batch)] = (history, failed)
+    for batch in batches:
+        if id(batch) in first:
+            batch.error = minimal_violation(impl, *first[id(batch)])
+
+
+def record(recorder: Recorder, history: History, verdicts: list[Verdict]) -> list[Verdict]:
+    """Add one history's verdicts to a test's statistics; return the failing ones."""
+    carried = features(history)
+    for verdict in verdicts:
+        recorder.add(verdict, carried)
+    return [v for v in verdicts if v.bad]
 
 
 def minimal_violation(impl: Implementation, history: History, seen: list[Verdict]) -> ClauseViolation:

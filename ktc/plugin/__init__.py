@@ -43,6 +43,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         if option.pytest:
             extra = {"action": "append", "default": []} if option.repeat else {}
             group.addoption(option.flag, dest=option.dest, metavar=option.metavar, help=option.help, **extra)
+    group.addoption("--ktc-bulk-each-profile", action="store_true",
+                    help="a bulk implementation (Spark) runs once per test and profile, not once per test for all "
+                         "its profiles (to compare the two: benchmarks/bench_bulk_profiles.py)")
     group.addoption("--ktc-run-options", metavar="JSON", help=argparse_suppress())
     group.addoption("--ktc-judged-only", action="store_true",
                     help="collect only the tests that judge an implementation (those taking `impl`); ktc run sets it")

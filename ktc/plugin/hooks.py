@@ -15,6 +15,7 @@ import pytest
 
 import implementations
 from ktc.judge import harness
+from ktc.plugin import bulk as bulk_siblings
 from ktc.plugin import expected, failure_report, hypothesis_profiles, targets
 from ktc.plugin.headline import HEADLINE_KEY
 from ktc.plugin.provenance import provenance
@@ -67,7 +68,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
     state = config.stash[STATE]
     for item in items:
         params = getattr(item, "callspec", None)
-        group = getattr(params.params.get("impl"), "xdist_group", None) if params else None
+        impl = params.params.get("impl") if params else None
+        group = getattr(impl, "xdist_group", None) or (bulk_siblings.group(item, impl) if impl and impl.bulk else None)
         if group and config.pluginmanager.hasplugin("xdist"):  # absent under -p no:xdist
             item.add_marker(pytest.mark.xdist_group(group))  # e.g. one worker, one Spark JVM
     keep = [i for i in items if wanted(i, state)]
@@ -81,36 +83,63 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
-    """Bulk implementations (Spark) judge all of a test's histories in one run after it returns."""
+    """Bulk implementations (Spark) judge all of a test's histories in one run after it returns, with
+    those of the same test under its later profiles (ktc/plugin/bulk.py)."""
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
     bulk = impl is not None and impl.bulk
-    item.config.stash[STATE].context.begin_test(item.stash.get(CITED, ()), bulk)
+    context = item.config.stash[STATE].context
+    context.begin_test(item.stash.get(CITED, ()), bulk)
+    if bulk and bulk_siblings.replay(item, context):
+        return (yield)
     result = yield
-    if bulk:
+    if bulk and not item.config.getoption("ktc_bulk_each_profile"):
+        bulk_siblings.flush_with_siblings(item, impl, context, judged_clauses)
+    elif bulk:
         harness.flush_bulk(impl)
     return result
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_pyfunc_call(pyfuncitem):
+    """A test judged together with an earlier sibling does not run again: it raises what it raised."""
+    return bulk_siblings.prefetched_outcome(pyfuncitem) or None
+
+
 def pytest_runtest_setup(item) -> None:
     item.config.stash[STATE].context.begin_test((), False)
+    skip, supported = setup_decision(item)
+    if skip:
+        pytest.skip(skip)
+    item.stash[CITED] = supported
+
+
+def judged_clauses(item) -> tuple[str, ...] | None:
+    """The clauses the item's setup would judge, or None when it would skip the item."""
+    skip, supported = setup_decision(item)
+    return None if skip else supported
+
+
+def setup_decision(item) -> tuple[str | None, tuple[str, ...]]:
+    """Why the item is skipped as unsupported (or None), and the cited clauses it judges."""
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
     profile = params.params.get("profile") if params else None
     supported = tuple(c for c in cited(item) if profile is None or holds(c, profile))
-    if impl is not None:
-        caps = impl.capabilities()
-        foreign = item.get_closest_marker("kafka_change") is not None and profile in caps.releases
-        if profile is not None and profile not in caps.profiles and not foreign:
-            pytest.skip(f"unsupported: {impl.name} does not implement profile {profile}")
-        if profile in caps.pinned_only and item.get_closest_marker("pinned") is None:
-            pytest.skip(f"unsupported: {impl.name} is judged under {profile} on pinned inputs only "
-                        f"(suites/pinned, suites/deviations)")
-        reasons = {caps.reason_unsupported(c) for c in supported} - {None}
-        supported = tuple(c for c in supported if not caps.reason_unsupported(c))
-        if cited(item) and not supported:
-            pytest.skip("unsupported: " + "; ".join(sorted(reasons)))
-    item.stash[CITED] = supported
+    if impl is None:
+        return None, supported
+    caps = impl.capabilities()
+    foreign = item.get_closest_marker("kafka_change") is not None and profile in caps.releases
+    if profile is not None and profile not in caps.profiles and not foreign:
+        return f"unsupported: {impl.name} does not implement profile {profile}", supported
+    if profile in caps.pinned_only and item.get_closest_marker("pinned") is None:
+        return (f"unsupported: {impl.name} is judged under {profile} on pinned inputs only "
+                "(suites/pinned, suites/deviations)"), supported
+    reasons = {caps.reason_unsupported(c) for c in supported} - {None}
+    supported = tuple(c for c in supported if not caps.reason_unsupported(c))
+    if cited(item) and not supported:
+        return "unsupported: " + "; ".join(sorted(reasons)), supported
+    return None, supported
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -34,7 +34,7 @@ from ktc.kafka.client import connection  # noqa: E402
 from ktc.kafka.client.multiplex import MAX_RESENDS  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
 from ktc.kafka.processes import provision, scratch  # noqa: E402
-from ktc.kafka.processes.broker import LocalBroker, free_port  # noqa: E402
+from ktc.kafka.processes.broker import LocalBroker, free_ports  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
 from reference.types import Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record, TopicConfig  # noqa: E402
 from suites.broker.faultproxy import AFTER, BEFORE, KINDS, FaultProxy, read_frame  # noqa: E402
@@ -54,7 +54,7 @@ class ProxiedBroker(LocalBroker):
 
     def __init__(self, version: str, proxy_port: int, **options):
         super().__init__(version, **options)
-        self.proxy_port, self.proxied_port = proxy_port, free_port()
+        self.proxy_port, (self.proxied_port,) = proxy_port, free_ports(1)
 
     def properties(self) -> dict[str, object]:
         props = super().properties()

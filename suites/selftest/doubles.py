@@ -8,6 +8,8 @@ suite's own double, not an implementation under test.
 """
 from __future__ import annotations
 
+import json
+import os
 from collections.abc import Sequence
 
 from implementations.protocol import Capabilities
@@ -32,3 +34,36 @@ class ReleaseShaped:
 
 def release_3_9() -> ReleaseShaped:
     return ReleaseShaped("release-3.9-double", "kafka-3.9")
+
+
+class EveryProfileInBulk:
+    """The reference's answers behind Spark's capabilities: every profile, and bulk (the harness hands it a
+    test's histories at once)."""
+
+    name, version, bulk = "every-profile-double", "double", True
+
+    def capabilities(self) -> Capabilities:
+        return Capabilities(profiles=frozenset(names()))
+
+    def run(self, histories: Sequence[History]):
+        log = os.environ.get("KTC_DOUBLE_RUN_LOG")
+        if log:  # one line per run() call: how many histories, under which profiles
+            with open(log, "a") as out:
+                out.write(json.dumps([len(histories), sorted({h.profile for h in histories})]) + "\n")
+        return [Model(get(h.profile), h.no_timestamp).run(h) for h in histories]
+
+
+class WrongUnderKipInBulk(EveryProfileInBulk):
+    """A bulk implementation that is wrong under ``kip`` only: it keeps the error code of any rejected batch
+    but answers 0 (accepted) for it."""
+
+    def run(self, histories: Sequence[History]):
+        traces = super().run(histories)
+        return [tuple(accepted(r) if h.profile == "kip" else r for r in trace) for h, trace in zip(histories, traces)]
+
+
+def accepted(result):
+    from dataclasses import replace
+
+    from reference.types import ProduceResult
+    return replace(result, error_code=0) if isinstance(result, ProduceResult) and result.error_code else result

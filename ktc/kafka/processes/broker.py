@@ -61,16 +61,9 @@ class BrokerError(RuntimeError):
     """The broker could not be started (the message carries the tail of its log)."""
 
 
-def free_port() -> int:
-    return free_ports(1)[0]
-
-
 def free_ports(count: int) -> list[int]:
-    """``count`` distinct loopback ports, free at the moment of asking.
-
-    The sockets stay bound until every port is picked, so the kernel cannot hand the same
-    port out twice (two ``free_port()`` calls in a row can, and a broker then refuses two
-    listeners on one port)."""
+    """``count`` distinct free loopback ports: each stays bound until all are picked, so the kernel cannot
+    give one twice (two separate picks can, and a broker refuses two listeners on one port)."""
     sockets = [socket.socket(socket.AF_INET, socket.SOCK_STREAM) for _ in range(count)]
     try:
         for s in sockets:
