@@ -23,6 +23,7 @@ class RunContext:
     bulk_active: bool = False
     pending: list = field(default_factory=list)  # (history, clauses) a bulk implementation will judge at once
     broken: dict = field(default_factory=dict)  # implementation name -> the contract line already reported
+    ran: set = field(default_factory=set)  # implementations whose run() this process called
 
     def begin_test(self, cited: tuple[str, ...], bulk: bool) -> None:
         self.cited, self.recorder = cited, Recorder()

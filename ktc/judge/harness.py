@@ -115,6 +115,7 @@ def run_checked(impl: Implementation, histories: list[History], context: RunCont
     again on the same input, so Hypothesis replays it faithfully."""
     if impl.name in context.broken:
         raise ContractError(impl.name, context.broken[impl.name])
+    context.ran.add(impl.name)
     try:
         observed = call_with_timeout(impl.run, histories, bulk_timeout(context.timeout_s, len(histories)))
     except TimedOut as error:

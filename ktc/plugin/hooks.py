@@ -167,13 +167,15 @@ def show_contract_error_alone(call, report) -> None:
 
 def ship_target(item, report, state: KtcState) -> None:
     """The implementation's target record (what it is, the profile it is judged under and why:
-    ktc/plugin/targets.py), whenever it changed."""
+    ktc/plugin/targets.py), whenever it changed; marked ``ran`` once this worker called its run() (a
+    worker whose tests all skipped never started it, and its record must not win)."""
     params = getattr(item, "callspec", None)
     impl = params.params.get("impl") if params else None
     data = targets.record(impl, state.capabilities(impl), state.given_profiles) if impl is not None else None
-    if data and state.shipped_targets.get(impl.name) != data:
-        state.shipped_targets[impl.name] = data
-        report.user_properties.append((TARGET_KEY, json.dumps(data)))
+    ran = impl is not None and impl.name in state.context.ran
+    if data and state.shipped_targets.get(impl.name) != (ran, data):
+        state.shipped_targets[impl.name] = (ran, data)
+        report.user_properties.append((TARGET_KEY, json.dumps({"ran": ran, "target": data})))
 
 
 def show_violation_as_report(item, call, report) -> None:

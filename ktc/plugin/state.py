@@ -42,7 +42,7 @@ class KtcState:
         self.clause_filter = tuple(split(config.getoption("ktc_clause") or []))
         self.collected = Collected([i.name for i in self.impls])
         self.declared: dict[str, Capabilities | None] = {}  # implementation -> its capabilities, asked at collection
-        self.shipped_targets: dict[str, dict] = {}
+        self.shipped_targets: dict[str, tuple[bool, dict]] = {}  # implementation -> (ran, record) last shipped
         self.seed = config.getoption("hypothesis_seed", None)
         self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
 
@@ -135,6 +135,7 @@ class Collected:
     def __init__(self, names: list[str]) -> None:
         self.rows: list[dict] = []
         self.targets: dict[str, dict] = {}
+        self.ran: set[str] = set()  # targets whose record came from a test that ran them
         self.contract_errors: set[str] = set()
         self.collection_errors: list[dict] = []  # files pytest could not import: none of their tests judged
         self.names, self.seconds = names, dict.fromkeys(names, 0.0)  # implementation -> its tests' time
@@ -147,11 +148,18 @@ class Collected:
             if key == ROWS_KEY:
                 self.rows.extend(json.loads(value))
             elif key == TARGET_KEY:
-                target = json.loads(value)
-                self.targets[target["implementation"]] = target
+                self.take_target(**json.loads(value))
             elif key == CONTRACT_KEY:
                 self.show_once(report, value)
         headline(report)
+
+    def take_target(self, ran: bool, target: dict) -> None:
+        """The latest record of a target, but never one from a worker that did not run it over one that did."""
+        name = target["implementation"]
+        if ran or name not in self.ran:
+            self.targets[name] = target
+        if ran:
+            self.ran.add(name)
 
     def pytest_collectreport(self, report) -> None:  # on the controller too: pytest-xdist forwards failures
         if report.failed:
