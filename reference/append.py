@@ -36,8 +36,9 @@ class AppendRules:
         return ts == self.sentinel or legacy
 
     def seen_timestamps(self, batch: Batch) -> list[int]:
-        """Timestamps as the broker reads them: a LogAppendTime-typed batch reads its header max."""
-        if batch.timestamp_type is LAT:
+        """Timestamps as the broker reads them: a LogAppendTime-typed batch reads its header max (Kafka), or,
+        where the profile does not check that attribute (kip), each record its own."""
+        if batch.timestamp_type is LAT and self.profile.lat_batch_check != "never":
             return [header_max(batch)] * len(batch.records)
         return [r.timestamp for r in batch.records]
 
@@ -79,7 +80,8 @@ class AppendRules:
                 return self.out_of_range_message(ts, index, now, before, after)
             if self.profile.lat_batch_check != "after-range-check":
                 return None
-        return self.wrong_type_message(index, ts, batch, config) if batch.timestamp_type is LAT else None
+        typed_lat = batch.timestamp_type is LAT and self.profile.lat_batch_check != "never"
+        return self.wrong_type_message(index, ts, batch, config) if typed_lat else None
 
     def record_errors(self, batch: Batch, config: TopicConfig, now: int) -> tuple[RecordError, ...]:
         seen = self.seen_timestamps(batch)

@@ -18,7 +18,7 @@ PROFILES_FILE = Path(__file__).with_name("profiles.toml")
 CHOICES = {
     "arithmetic": {"exact", "wrapping"},
     "validation": {"before-after", "abs-difference"},
-    "lat_batch_check": {"when-exempt", "after-range-check"},
+    "lat_batch_check": {"when-exempt", "after-range-check", "never"},
     "log_append_time": {"now", "max-last-appended"},
     "negative_timestamps": {"accepted", "rebuild-fails"},
     "sentinel": {"parameter", "minus-one"},

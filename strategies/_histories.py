@@ -10,6 +10,7 @@ from reference.types import (
     NO_TIMESTAMP,
     ONE_HOUR_MS,
     Advance,
+    Batch,
     CreateTopic,
     DescribeLog,
     ElectLeader,
@@ -17,6 +18,7 @@ from reference.types import (
     History,
     ListOffsets,
     Produce,
+    Record,
     RetentionPass,
     StepClock,
 )
@@ -24,7 +26,7 @@ from specs import profiles
 
 from . import configs, data
 from ._edges import DAY_MS
-from ._sketch import Sketch, config_bounds
+from ._sketch import WEEK_MS, Sketch, config_bounds
 
 START_MS = 1_700_000_000_000
 ROUND_STARTS = (START_MS, 1_600_000_000_000, 1_800_000_000_000, 2_000_000_000_000)
@@ -87,8 +89,35 @@ def elect_leader(draw, sketch: Sketch, batches, skew_ms: int) -> ElectLeader:
     return op
 
 
-def retention_pass(draw, sketch: Sketch, batches, skew_ms: int) -> RetentionPass:
-    return RetentionPass(*where(draw, sketch, stray=True))
+def retention_pass(draw, sketch: Sketch, batches, skew_ms: int) -> list:
+    """A retention pass; half the time a record stamped now goes first and the clock then moves just past the
+    topic's retention.ms, so that the pass deletes and the log start moves; half the time reads follow it."""
+    deletes = draw(st.booleans())
+    topic, partition = where(draw, sketch, stray=not deletes)
+    past = past_retention(sketch, topic)
+    ops = []
+    if deletes and past is not None:
+        ops = [Produce(topic, Batch((Record(sketch.clock(topic, partition)),)), partition), Advance(past)]
+        sketch.real_ms += past
+    ops.append(RetentionPass(topic, partition))
+    return ops + (read_burst(draw, sketch, topic, partition) if draw(st.booleans()) else [])
+
+
+def past_retention(sketch: Sketch, topic: str) -> int | None:
+    """One ms past the topic's retention.ms (Kafka's week when unset); None when it keeps everything."""
+    retention = sketch.topics[topic].retention_ms
+    return WEEK_MS + 1 if retention is None else None if retention < 0 else retention + 1
+
+
+def read_burst(draw, sketch: Sketch, topic: str, partition: int) -> list:
+    """What a consumer reads of one partition at one log state: a Fetch, EARLIEST, LATEST, MAX_TIMESTAMP and a
+    lookup near a produced timestamp (the invariants over reads pair them, ktc/checks/reads.py)."""
+    near = draw(st.sampled_from(sketch.produced or [0]).flatmap(lambda t: st.sampled_from((t, t + 1, max(0, t - 1)))))
+    return [Fetch(topic, partition), *(ListOffsets(topic, target, partition) for target in (-2, -1, -3, near))]
+
+
+def reads(draw, sketch: Sketch, batches, skew_ms: int) -> list:
+    return read_burst(draw, sketch, *where(draw, sketch))
 
 
 def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
@@ -102,8 +131,9 @@ def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
 
 
 def drawers(brokers: int, skew_ms: int) -> list:
-    """Produce twice as likely as the rest; clock steps and elections only where they can matter."""
-    kinds = [produce, produce, advance, retention_pass, list_offsets]
+    """Produce twice as likely as the rest; clock steps and elections only where they can matter; a burst of
+    reads mid-history (a Fetch and ListOffsets of one log state)."""
+    kinds = [produce, produce, advance, retention_pass, list_offsets, reads]
     return kinds + [step_clock] * (skew_ms > 0) + [elect_leader] * (brokers > 1)
 
 
@@ -130,7 +160,8 @@ def histories(draw, *, profile, brokers=1, max_ops=12, topic_configs=None, batch
     ops = create_topics(draw, sketch, chosen)
     kinds = drawers(brokers, skew_ms)
     for _ in range(draw(st.integers(0, max_ops))):
-        ops.append(draw(st.sampled_from(kinds))(draw, sketch, batches, skew_ms))
+        drawn = draw(st.sampled_from(kinds))(draw, sketch, batches, skew_ms)
+        ops += drawn if isinstance(drawn, list) else [drawn]
     return History(profile, tuple(ops + final_reads(sketch)), start, tuple(offsets), no_timestamp)
 
 

@@ -43,7 +43,8 @@ def no_ts(ts: Column) -> Column:
 
 def with_record_verdicts(df: DataFrame) -> DataFrame:
     """Three projections: what the broker reads, whether it is checked and in range, then the verdict columns."""
-    seen = F.when(F.col("timestampType") == 1, F.col("header_max")).otherwise(F.col("timestamp_ms"))
+    typed_lat = (F.col("timestampType") == 1) & (F.col("lat_batch_check") != "never")
+    seen = F.when(typed_lat, F.col("header_max")).otherwise(F.col("timestamp_ms"))
     df = df.withColumns({"seen_ms": seen, "rebuild": rebuild(), **limits()})
     df = df.withColumns({"checked": (F.col("topic_type") == "CreateTime") & ~no_ts(F.col("seen_ms")),
                          "out_of_range": out_of_range()})
@@ -51,7 +52,7 @@ def with_record_verdicts(df: DataFrame) -> DataFrame:
 
 
 def verdict_columns() -> dict[str, Column]:
-    wrong_type = (F.col("timestampType") == 1) & (~F.col("checked") | (
+    wrong_type = (F.col("timestampType") == 1) & (F.col("lat_batch_check") != "never") & (~F.col("checked") | (
         ~F.col("out_of_range") & (F.col("lat_batch_check") == "after-range-check")))
     ranged = F.col("checked") & F.col("out_of_range")
     kept = F.when(F.col("rebuild"), F.col("seen_ms")).otherwise(F.col("timestamp_ms"))

@@ -9,6 +9,7 @@ from ktc.checks.common import (
     refused_as_invalid,
     stamps,
 )
+from ktc.checks.reads import appended_by, fetches, records, where, writer
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import Scenario
 from reference.model import Model
@@ -133,3 +134,37 @@ def retention_prefix_conformance(s: Scenario, c: Compare) -> None:
         c.holds(i, f"deleted segments {deleted} are the oldest of {bases}", deleted == bases[:len(deleted)], deleted)
         if obs.deleted_base_offsets == exp.deleted_base_offsets:
             c.eq(i, "log start offset after retention", exp.log_start_offset, obs.log_start_offset)
+
+def append_times(s: Scenario) -> dict[int, int]:
+    """Per accepted append (op index), its append time from the leader clocks alone: the clock, or under a
+    profile that keeps LogAppendTime monotonic the running max of the partition's append clocks."""
+    times, last = {}, {}
+    for view in s.produces():
+        if view.observed.error_code == 0 and view.on_log_append_time_topic:
+            key = where(view.op)
+            keep = s.profile.log_append_time == "max-last-appended" and key in last
+            times[view.index] = last[key] = max(last[key], view.now) if keep else view.now
+    return times
+
+@check("KIP-32.read-log-append-time")
+def read_log_append_time_conformance(s: Scenario, c: Compare) -> None:
+    spans, times = appended_by(s), append_times(s)
+    for i, op, obs in fetches(s):
+        config = s.config_of(op.topic)
+        if config is None or config.timestamp_type is not LAT:
+            continue
+        for offset, ts, _batch in records(obs):
+            view = writer(spans.get(where(op), ()), offset, i)
+            if view is not None and view.index in times:
+                c.holds(i, f"record {offset} read on LogAppendTime topic {op.topic!r} as its append time "
+                           f"{times[view.index]} (op #{view.index})", ts == times[view.index], ts)
+
+@check("KIP-32.read-timestamp-stable")
+def read_timestamp_stable_conformance(s: Scenario, c: Compare) -> None:
+    first: dict = {}
+    for i, op, obs in fetches(s):
+        for offset, ts, _batch in records(obs):
+            seen = first.setdefault((*where(op), offset), (ts, i))
+            if seen[1] != i:
+                c.holds(i, f"record {offset} of {op.topic!r} reads as it did at op #{seen[1]} ({seen[0]})",
+                        ts == seen[0], ts)

@@ -1,6 +1,7 @@
 """KIP-33: the time index and ListOffsets by timestamp."""
 from __future__ import annotations
 
+from ktc.checks.reads import lookups, same_state, segment_of
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import Scenario
 from reference.configs import rebuilds
@@ -157,3 +158,63 @@ def holder_kind(s: Scenario, op: ListOffsets, exp) -> str:
     if view.on_log_append_time_topic:
         return "log-append-time"
     return "compressed" if view.batch.codec != "none" or rebuilds(view.config, "none") else "uncompressed"
+
+
+@check("KIP-33.read-max-timestamp-holder")
+def read_max_holder_conformance(s: Scenario, c: Compare) -> None:
+    for i, _op, obs, read in lookups(s, lambda op: target_kind(op) == "max"):
+        top = max((ts for _off, ts, _b in read), default=-1)
+        if top >= 0:
+            held = next((ts for off, ts, _b in read if off == obs.offset), None)
+            c.holds(i, f"MAX_TIMESTAMP's offset holds a record read with the log's max {top}",
+                    held == top == obs.timestamp, (obs.offset, obs.timestamp, held))
+
+
+def scope(s: Scenario, i: int, offset: int, batch) -> tuple[int, int] | None:
+    """The offsets before ``offset`` that a lookup answering it must have found nothing in: the whole log
+    (kip), its segment (from a DescribeLog of the same state), or at least its batch."""
+    if s.profile.list_offsets_scope == "all-segments":
+        return -1, offset
+    base = segment_of(s, i, offset)
+    return (base if base is not None else batch.base_offset), offset
+
+
+@check("KIP-33.read-lookup-first-match")
+def read_lookup_first_match_conformance(s: Scenario, c: Compare) -> None:
+    for i, op, obs, read in lookups(s, lambda op: target_kind(op) == "timestamp"):
+        hit = next(((ts, b) for off, ts, b in read if off == obs.offset), None)
+        if obs.offset < 0:
+            if s.profile.list_offsets_scope == "all-segments":
+                c.holds(i, f"no record read at or after target {op.target}", all(ts < op.target for _o, ts, _b in read),
+                        obs.offset)
+            continue
+        c.holds(i, f"the answered offset {obs.offset} holds a record read at or after target {op.target}",
+                hit is not None and hit[0] == obs.timestamp >= op.target, (obs.offset, obs.timestamp, hit and hit[0]))
+        if hit is not None:
+            low, high = scope(s, i, obs.offset, hit[1])
+            earlier = [off for off, ts, _b in read if low <= off < high and ts >= op.target]
+            c.holds(i, f"no record before offset {obs.offset} in its scope at or after target {op.target}",
+                    not earlier, earlier)
+
+
+@check("KIP-33.read-log-start")
+def read_log_start_conformance(s: Scenario, c: Compare) -> None:
+    for i, op, obs, read in lookups(s, lambda op: True):
+        if read:
+            start = read[0][0]
+            if target_kind(op) == "earliest":
+                c.holds(i, f"EARLIEST answers the first offset read, {start}", obs.offset == start, obs.offset)
+            elif obs.offset >= 0:
+                c.holds(i, f"ListOffsets (target {op.target}) answers no offset below the log start {start}",
+                        obs.offset >= start, obs.offset)
+        elif target_kind(op) == "earliest":
+            latest = same_state_latest(s, i)
+            if latest is not None:
+                c.holds(i, f"EARLIEST of a log that reads empty answers its end {latest}", obs.offset == latest,
+                        obs.offset)
+
+
+def same_state_latest(s: Scenario, i: int) -> int | None:
+    """The answer of a LATEST ListOffsets of op ``i``'s partition and log state, if the history asks one."""
+    paired = same_state(s, i, ListOffsets, lambda op: target_kind(op) == "latest")
+    return None if paired is None else paired[1].offset

@@ -11,6 +11,7 @@ from ktc.checks.common import (
     refused_as_invalid,
     topic_config_conformance,
 )
+from ktc.checks.reads import appended_by, fetches, records, where, writer
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import ProduceView, Scenario
 from reference import configs
@@ -199,3 +200,25 @@ def difference_config_conformance(s: Scenario, c: Compare) -> None:
 @check("KIP-937.limits-non-negative")
 def limit_range_conformance(s: Scenario, c: Compare) -> None:
     refused_as_invalid(s, c, ("before_max_ms", "after_max_ms", "difference_max_ms"))
+
+def read_exempt(s: Scenario, view: ProduceView, ts: int) -> bool:
+    """What the bounds say nothing of: the sentinel, a record whose arithmetic wraps (KIP-937.int64-wraparound),
+    and, where Kafka validates a LogAppendTime-typed batch by its header (3.6+), that batch's own records."""
+    typed_lat = view.batch.timestamp_type is not CT and s.profile.lat_batch_check == "when-exempt"
+    return exempt(s, ts) or overflows(s, view.now, ts) or typed_lat
+
+@check("KIP-937.read-within-bounds")
+def read_within_bounds_conformance(s: Scenario, c: Compare) -> None:
+    """Every record read on a CreateTime topic, against the clock of the append that wrote it."""
+    spans = appended_by(s)
+    for i, op, obs in fetches(s):
+        config = s.config_of(op.topic)
+        if config is None or config.timestamp_type is not CT:
+            continue
+        for offset, ts, _batch in records(obs):
+            view = writer(spans.get(where(op), ()), offset, i)
+            if view is None or read_exempt(s, view, ts):
+                continue
+            before, after = limits(s, view)
+            c.holds(i, f"record {offset} read (ts={ts}) within [now - {before}, now + {after}] of its append "
+                       f"(now={view.now}, op #{view.index})", view.now - before <= ts <= view.now + after, ts)
