@@ -11,7 +11,7 @@ import pytest
 
 from ktc.judge.harness import assert_conforms
 from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, TopicConfig
-from suites._support import NOW, one_append
+from suites._support import LAT, NOW, one_append
 
 pytestmark = pytest.mark.pinned
 DAY_MS = 24 * ONE_HOUR_MS
@@ -53,3 +53,14 @@ def test_negative_timestamp_in_a_batch_the_broker_must_recompress(impl, profile)
 def test_a_topic_created_with_the_deprecated_difference_config(impl, profile):
     """kip and 3.x: deprecated but honoured (kafka-4 removed it; the clause does not hold there)."""
     assert_conforms(impl, one_append(profile, TopicConfig(difference_max_ms=ONE_HOUR_MS), NOW - ONE_HOUR_MS - 1))
+
+
+@pytest.mark.clause("KIP-937.per-record-validation", "KIP-937.read-within-bounds")
+def test_a_log_append_time_typed_batch_whose_own_timestamp_is_out_of_range(impl, profile):
+    """kip: each record's own timestamp is validated (KIP-937's pseudo-code, per record): two days old,
+    refused.  Kafka 3.6+: such a batch reads as its header max (now, in range), accepted, and its
+    records' own timestamps are what a consumer reads: a record two days older than before.max.ms
+    allows.  3.5: refused for its attribute."""
+    config = TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS) if profile != "kafka-3.5" else \
+        TopicConfig(difference_max_ms=DAY_MS)
+    assert_conforms(impl, one_append(profile, config, NOW - 2 * DAY_MS, NOW, timestamp_type=LAT))
