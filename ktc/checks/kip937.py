@@ -217,7 +217,10 @@ def read_within_bounds_conformance(s: Scenario, c: Compare) -> None:
             continue
         for offset, ts, _batch in records(obs):
             view = writer(spans.get(where(op), ()), offset, i)
-            if view is None or read_exempt(s, view, ts):
+            if view is None:
+                c.holds(i, f"record {offset} read (ts={ts}) was written by an accepted append", False, ts)
+                continue
+            if read_exempt(s, view, ts):
                 continue
             before, after = limits(s, view)
             c.holds(i, f"record {offset} read (ts={ts}) within [now - {before}, now + {after}] of its append "

@@ -22,6 +22,8 @@ from reference.types import (
     NO_TIMESTAMP,
     History,
     ListOffsetsResult,
+    StoredBatch,
+    StoredRecord,
     TimestampType,
 )
 from specs.profiles import get, names
@@ -232,6 +234,85 @@ class RejectedBatchConsumesOffsets(Model):
         partition.next_offset += len(batch.records)
 
 
+# -- read-side defects: the invariants over reads (issue 25) -------------------------------------------
+# A read cache is the plausible home of the first three: it serves a re-read of a partition, so a history
+# that reads each partition once, at its end, cannot see them, whatever clause it cites.
+
+def rereads(partition) -> int:
+    """How often this partition has been fetched, this one included (state of the mutant's read cache)."""
+    partition.reads = getattr(partition, "reads", 0) + 1
+    return partition.reads
+
+
+def restamped(result, stamp):
+    """The Fetch result with each record's timestamp replaced by ``stamp(batch, record)``."""
+    return replace(result, batches=tuple(replace(b, records=tuple(replace(r, timestamp=stamp(b, r)) for r in b.records))
+                                         for b in result.batches))
+
+
+class RereadServesRefusedBatch(Model):
+    """A read cache filled before validation: a re-read also serves the partition's last refused batch."""
+    def op_Produce(self, cluster, op):
+        result = super().op_Produce(cluster, op)
+        partition = self.partition(cluster, op.topic, op.partition)
+        if partition is not None and result.error_code == INVALID_TIMESTAMP:
+            partition.refused = op.batch
+        return result
+
+    def op_Fetch(self, cluster, op):
+        result, partition = super().op_Fetch(cluster, op), self.partition(cluster, op.topic, op.partition)
+        refused = getattr(partition, "refused", None)
+        if partition is None or rereads(partition) < 2 or refused is None:
+            return result
+        base = partition.next_offset
+        ghost = StoredBatch(base, TimestampType.CREATE_TIME, max(r.timestamp for r in refused.records),
+                            tuple(StoredRecord(base + i, r.timestamp) for i, r in enumerate(refused.records)))
+        return replace(result, batches=(*result.batches, ghost))
+
+
+class RereadStampsReadTime(Model):
+    """A re-read of a LogAppendTime partition stamps its records with the leader's clock at the read."""
+    def op_Fetch(self, cluster, op):
+        result, partition = super().op_Fetch(cluster, op), self.partition(cluster, op.topic, op.partition)
+        if partition is None or rereads(partition) < 2 or cluster.topics[op.topic].config.timestamp_type is not LAT:
+            return result
+        return restamped(result, lambda b, r: cluster.now(partition.leader))
+
+
+class RereadServesBatchMax(Model):
+    """A re-read loses a CreateTime batch's type: every record reads as the batch's MaxTimestamp."""
+    def op_Fetch(self, cluster, op):
+        result, partition = super().op_Fetch(cluster, op), self.partition(cluster, op.topic, op.partition)
+        if partition is None or rereads(partition) < 2 or cluster.topics[op.topic].config.timestamp_type is LAT:
+            return result
+        return restamped(result, lambda b, r: b.max_timestamp)
+
+
+class MaxTimestampCached(Model):
+    """MAX_TIMESTAMP answers from a cache filled at a partition's first such query, never invalidated."""
+    def max_timestamp_offset(self, partition):
+        if not hasattr(partition, "max_cache"):
+            partition.max_cache = super().max_timestamp_offset(partition)
+        return partition.max_cache
+
+
+class LookupAnswersBatchBase(Model):
+    """A timestamp lookup answers the first offset of the batch holding the first match (the offset
+    index's granularity), with the match's timestamp."""
+    def offset_for_timestamp(self, partition, target):
+        found = super().offset_for_timestamp(partition, target)
+        batch = next((b for s in partition.segments for b in s.batches
+                      if any(r.offset == found.offset for r in b.records)), None)
+        return found if batch is None else ListOffsetsResult(batch.base_offset, found.timestamp)
+
+
+class EarliestIgnoresRetention(Model):
+    """EARLIEST answers the partition's first offset ever, 0, after retention moved the log start too."""
+    def special_offset(self, partition, target):
+        found = super().special_offset(partition, target)
+        return ListOffsetsResult(0, -1) if target == -2 else found
+
+
 def _m(name, clause, profiles, model) -> Mutant:
     return Mutant(name, clause, tuple(profiles.split()), model)
 
@@ -265,6 +346,12 @@ CATALOGUE = [
     _m("rejects_negatives_under_kip", "KIP-228.negative-timestamps-accepted", "kip", RejectsNegativesUnderKip),
     _m("no_future_warning", "KIP-937.future-timestamp-warning", "kip", NoFutureWarning),
     _m("rejected_batch_consumes_offsets", "KIP-937.validation-before-append", KAFKA, RejectedBatchConsumesOffsets),
+    _m("reread_serves_refused_batch", "KIP-937.read-within-bounds", "kafka-4", RereadServesRefusedBatch),
+    _m("reread_stamps_read_time", "KIP-32.read-log-append-time", "kafka-4", RereadStampsReadTime),
+    _m("reread_serves_batch_max", "KIP-32.read-timestamp-stable", "kafka-4", RereadServesBatchMax),
+    _m("max_timestamp_cached", "KIP-33.read-max-timestamp-holder", "kafka-4", MaxTimestampCached),
+    _m("lookup_answers_batch_base", "KIP-33.read-lookup-first-match", "kafka-4", LookupAnswersBatchBase),
+    _m("earliest_ignores_retention", "KIP-33.read-log-start", "kafka-4", EarliestIgnoresRetention),
 ]
 BY_NAME = {m.name: m for m in CATALOGUE}
 globals().update(BY_NAME)  # each mutant loadable as suites.selftest.mutants:<name>
