@@ -288,12 +288,13 @@ class RereadServesBatchMax(Model):
         return restamped(result, lambda b, r: b.max_timestamp)
 
 
-class MaxTimestampCached(Model):
-    """MAX_TIMESTAMP answers from a cache filled at a partition's first such query, never invalidated."""
+class MaxTimestampAtLatestBatch(Model):
+    """MAX_TIMESTAMP answers the max at the latest batch's first offset (the active segment's last time index
+    entry taken for the log's max)."""
     def max_timestamp_offset(self, partition):
-        if not hasattr(partition, "max_cache"):
-            partition.max_cache = super().max_timestamp_offset(partition)
-        return partition.max_cache
+        found = super().max_timestamp_offset(partition)
+        latest = [b for s in partition.segments for b in s.batches]
+        return found if found.offset < 0 or not latest else ListOffsetsResult(latest[-1].base_offset, found.timestamp)
 
 
 class LookupAnswersBatchBase(Model):
@@ -349,7 +350,7 @@ CATALOGUE = [
     _m("reread_serves_refused_batch", "KIP-937.read-within-bounds", "kafka-4", RereadServesRefusedBatch),
     _m("reread_stamps_read_time", "KIP-32.read-log-append-time", "kafka-4", RereadStampsReadTime),
     _m("reread_serves_batch_max", "KIP-32.read-timestamp-stable", "kafka-4", RereadServesBatchMax),
-    _m("max_timestamp_cached", "KIP-33.read-max-timestamp-holder", "kafka-4", MaxTimestampCached),
+    _m("max_timestamp_at_latest_batch", "KIP-33.read-max-timestamp-holder", "kafka-4", MaxTimestampAtLatestBatch),
     _m("lookup_answers_batch_base", "KIP-33.read-lookup-first-match", "kafka-4", LookupAnswersBatchBase),
     _m("earliest_ignores_retention", "KIP-33.read-log-start", "kafka-4", EarliestIgnoresRetention),
 ]

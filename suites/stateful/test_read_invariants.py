@@ -13,9 +13,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
+from reference.types import ONE_HOUR_MS, Advance, CreateTopic, Fetch, History, Produce, TopicConfig
 from strategies import batches, histories
+from suites._support import CT, LAT, NOW
 
 SKEW_MS = 120_000
+MINUTE_MS, DAY_MS = 60_000, 24 * ONE_HOUR_MS
 
 
 def brokers(impl) -> st.SearchStrategy[int]:
@@ -35,3 +38,16 @@ def test_what_a_consumer_reads_keeps_the_kips_promises(impl, profile, data):
     count = data.draw(brokers(impl), label="brokers")
     assert_conforms(impl, data.draw(histories(profile=profile, brokers=count, max_ops=16, batches=odd_batches,
                                               skew_ms=SKEW_MS if count > 1 else 0)))
+
+
+@pytest.mark.clause("KIP-32.read-timestamp-stable", "KIP-32.read-log-append-time", "KIP-937.read-within-bounds")
+@given(data=st.data(), kind=st.sampled_from([CT, LAT]), ms=st.sampled_from([1, MINUTE_MS, DAY_MS]))
+def test_a_record_reads_the_same_before_and_after_later_appends(impl, profile, data, kind, ms):
+    """Read, let the clock move, append again, read again: every record read twice reads the same."""
+    stamps = st.integers(NOW - DAY_MS, NOW + ONE_HOUR_MS)  # within the bounds: this test is about reading twice
+    drawn = batches(timestamps=stamps, min_size=2, log_append_time_attribute=True, bad_header=True)
+    first, later = (data.draw(drawn, label=name) for name in ("first", "later"))
+    config = TopicConfig(timestamp_type=kind, before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS) \
+        if profile != "kafka-3.5" else TopicConfig(timestamp_type=kind, difference_max_ms=DAY_MS)
+    ops = (CreateTopic("t", config), Produce("t", first), Fetch("t"), Advance(ms), Produce("t", later), Fetch("t"))
+    assert_conforms(impl, History(profile, ops, start_ms=NOW))
