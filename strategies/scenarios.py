@@ -27,11 +27,14 @@ def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
     offset is 0, the others' within ±``skew_ms``; under a profile whose sentinel is a history
     parameter, ``no_timestamp`` is -1 or INT64_MIN.  Ops: ``CreateTopic("t")`` (and sometimes
     ``"u"``) with configs from ``topic_configs`` (default ``topic_configs(profile=profile)``),
-    then up to ``max_ops`` of Produce (twice as likely as each other kind; any partition of a
-    topic), Advance (1 ms to 2 days), RetentionPass, ListOffsets (-1 to -5, other negatives, or >= 0
-    near the produced timestamps; at no version or any the profile's broker speaks; read committed or
-    not), StepClock (±``skew_ms``, only when ``skew_ms`` > 0) and ElectLeader (only when ``brokers`` > 1),
-    and last a Fetch and a DescribeLog for every partition.
+    then up to ``max_ops`` steps of Produce (twice as likely as each other kind; any partition of a
+    topic), Advance (1 ms to 2 days), RetentionPass (half the time after a record stamped now and an
+    Advance just past the topic's retention.ms, so that the log start moves; half the time followed by
+    reads), ListOffsets (-1 to -5, other negatives, or >= 0 near the produced timestamps; at no version
+    or any the profile's broker speaks; read committed or not), reads (a Fetch, EARLIEST, LATEST,
+    MAX_TIMESTAMP and a lookup near a produced timestamp, of one partition), StepClock (±``skew_ms``, only
+    when ``skew_ms`` > 0) and ElectLeader (only when ``brokers`` > 1), and last a Fetch and a DescribeLog
+    for every partition.
 
     Produce batches come from ``batches``: a strategy is used as is; a callable (default
     ``batches``) is called with ``timestamps=timestamps(now=<leader clock>, bounds=<topic's

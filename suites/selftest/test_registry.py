@@ -64,10 +64,10 @@ def test_registry_has_no_problems_and_every_clause_is_cited_by_a_test():
     assert registry_problems(registry, citations(ROOT / "suites")) == []
 
 
-def test_registry_covers_all_five_kips_with_forty_to_seventy_clauses():
+def test_registry_covers_all_five_kips_with_forty_to_eighty_clauses():
     kips = {k.id for k in registry.kips()}
     assert kips == {"KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937"}
-    assert 40 <= len(registry.all_clauses()) <= 70
+    assert 40 <= len(registry.all_clauses()) <= 80
 
 
 def test_every_clause_but_the_consumer_table_has_a_check():
