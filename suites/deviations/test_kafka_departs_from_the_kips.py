@@ -7,10 +7,12 @@ the ``kip`` rows its version departs from, which ``expectations/<broker>.toml`` 
 reason and source (strict: a departure that stops failing fails the run).  Inputs are derived
 from thresholds: the bound, the bound + 1, Long.MIN_VALUE.
 """
+from dataclasses import replace
+
 import pytest
 
 from ktc.judge.harness import assert_conforms
-from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, TopicConfig
+from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, ListOffsets, TopicConfig
 from suites._support import LAT, NOW, one_append
 
 pytestmark = pytest.mark.pinned
@@ -64,3 +66,14 @@ def test_a_log_append_time_typed_batch_whose_own_timestamp_is_out_of_range(impl,
     config = TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS) if profile != "kafka-3.5" else \
         TopicConfig(difference_max_ms=DAY_MS)
     assert_conforms(impl, one_append(profile, config, NOW - 2 * DAY_MS, NOW, timestamp_type=LAT))
+
+
+@pytest.mark.clause("KIP-33.read-max-timestamp-holder")
+def test_max_timestamp_of_a_log_append_time_typed_batch_whose_header_is_no_record(impl, profile):
+    """A client-set LogAppendTime batch on a CreateTime topic, its header max a minute after its records.
+    kip: stored as sent, record by record: MAX_TIMESTAMP answers the newer record.  Kafka 3.8+ (model):
+    stored with the header as MaxTimestamp, MAX_TIMESTAMP searches the batch for it and finds none."""
+    config = TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS) if profile != "kafka-3.5" else \
+        TopicConfig(difference_max_ms=DAY_MS)
+    sent = one_append(profile, config, NOW - 2 * MINUTE_MS, NOW - MINUTE_MS, timestamp_type=LAT, max_timestamp=NOW)
+    assert_conforms(impl, replace(sent, ops=(*sent.ops, ListOffsets("t", -3))))
