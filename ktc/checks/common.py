@@ -8,6 +8,7 @@ from reference.types import (
     INVALID_CONFIG,
     NO_TIMESTAMP,
     CreateTopic,
+    Fetch,
     RetentionPass,
     TimestampType,
 )
@@ -48,8 +49,13 @@ def stamps(fetch, with_create_time: bool = False) -> list[tuple]:
         return [(r.offset, r.timestamp, r.create_time) for b in fetch.batches for r in b.records]
     return [(r.offset, r.timestamp) for b in fetch.batches for r in b.records]
 
+def every_fetch(s: Scenario):
+    """Every Fetch, mid-history reads included: (op index, topic, partition, expected, observed)."""
+    for i, op, exp, obs in s.ops_of(Fetch):
+        yield i, op.topic, op.partition, exp, obs
+
 def fetches_of(s: Scenario, timestamp_type):
-    for i, topic, _partition, exp, obs in s.last_fetches():
+    for i, topic, _partition, exp, obs in every_fetch(s):
         config = s.config_of(topic)
         if config is not None and config.timestamp_type is timestamp_type:
             yield i, topic, exp, obs

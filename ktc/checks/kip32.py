@@ -5,6 +5,7 @@ from ktc.checks.common import (
     CT,
     LAT,
     compare_fates,
+    every_fetch,
     fetches_of,
     refused_as_invalid,
     stamps,
@@ -92,13 +93,13 @@ def offsets_conformance(s: Scenario, c: Compare) -> None:
     for view in s.produces():
         if view.expected.error_code == 0:
             c.eq(view.index, "base_offset", view.expected.base_offset, view.observed.base_offset)
-    for i, _topic, _p, exp, obs in s.last_fetches():
+    for i, _topic, _p, exp, obs in every_fetch(s):
         c.eq(i, "stored offsets", [r.offset for b in exp.batches for r in b.records],
              [r.offset for b in obs.batches for r in b.records])
 
 @check("KIP-32.batch-max-timestamp")
 def batch_max_conformance(s: Scenario, c: Compare) -> None:
-    for i, topic, _p, exp, obs in s.last_fetches():
+    for i, topic, _p, exp, obs in every_fetch(s):
         c.eq(i, f"batch MaxTimestamp headers on {topic!r}", [(b.base_offset, b.max_timestamp) for b in exp.batches],
              [(b.base_offset, b.max_timestamp) for b in obs.batches])
 
