@@ -31,15 +31,6 @@ def odd_batches(timestamps) -> st.SearchStrategy:
     return batches(timestamps=timestamps, log_append_time_attribute=True, bad_header=True)
 
 
-@pytest.mark.clause("KIP-937.read-within-bounds", "KIP-32.read-log-append-time", "KIP-32.read-timestamp-stable",
-                    "KIP-33.read-max-timestamp-holder", "KIP-33.read-lookup-first-match", "KIP-33.read-log-start")
-@given(data=st.data())
-def test_what_a_consumer_reads_keeps_the_kips_promises(impl, profile, data):
-    count = data.draw(brokers(impl), label="brokers")
-    assert_conforms(impl, data.draw(histories(profile=profile, brokers=count, max_ops=16, batches=odd_batches,
-                                              skew_ms=SKEW_MS if count > 1 else 0)))
-
-
 @pytest.mark.clause("KIP-32.read-timestamp-stable", "KIP-32.read-log-append-time", "KIP-937.read-within-bounds")
 @given(data=st.data(), kind=st.sampled_from([CT, LAT]), ms=st.sampled_from([1, MINUTE_MS, DAY_MS]))
 def test_a_record_reads_the_same_before_and_after_later_appends(impl, profile, data, kind, ms):
@@ -51,3 +42,12 @@ def test_a_record_reads_the_same_before_and_after_later_appends(impl, profile, d
         if profile != "kafka-3.5" else TopicConfig(timestamp_type=kind, difference_max_ms=DAY_MS)
     ops = (CreateTopic("t", config), Produce("t", first), Fetch("t"), Advance(ms), Produce("t", later), Fetch("t"))
     assert_conforms(impl, History(profile, ops, start_ms=NOW))
+
+
+@pytest.mark.clause("KIP-937.read-within-bounds", "KIP-32.read-log-append-time", "KIP-32.read-timestamp-stable",
+                    "KIP-33.read-max-timestamp-holder", "KIP-33.read-lookup-first-match", "KIP-33.read-log-start")
+@given(data=st.data())
+def test_what_a_consumer_reads_keeps_the_kips_promises(impl, profile, data):
+    count = data.draw(brokers(impl), label="brokers")
+    assert_conforms(impl, data.draw(histories(profile=profile, brokers=count, max_ops=16, batches=odd_batches,
+                                              skew_ms=SKEW_MS if count > 1 else 0)))
