@@ -49,8 +49,8 @@ class MinimalBroker:
             kind = type(op).__name__
             if kind == "CreateTopic":
                 out.append(self.create(op, topics, logs))
-            elif kind in ("Produce", "Fetch", "DescribeLog") and op.topic not in topics:
-                out.append(missing(kind))
+            elif kind in ("Produce", "Fetch", "DescribeLog") and (op.topic, op.partition) not in logs:
+                out.append(missing(kind))  # no such topic, or no such partition of it (e.g. -1)
             elif kind == "Produce":
                 out.append(self.produce(topics[op.topic], logs[op.topic, op.partition], op.batch, now))
             elif kind == "Fetch":
@@ -113,6 +113,7 @@ class MinimalBroker:
 
 
 def missing(kind: str):
-    """The answer about a topic that does not exist (its creation was refused): UNKNOWN_TOPIC_OR_PARTITION."""
+    """The answer about a topic that does not exist (its creation was refused), or a partition it does not
+    have: UNKNOWN_TOPIC_OR_PARTITION."""
     return {"Produce": ProduceResult(UNKNOWN_TOPIC), "Fetch": FetchResult((), UNKNOWN_TOPIC),
             "DescribeLog": DescribeLogResult((), UNKNOWN_TOPIC)}[kind]
