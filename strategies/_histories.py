@@ -112,8 +112,15 @@ def past_retention(sketch: Sketch, topic: str) -> int | None:
 def read_burst(draw, sketch: Sketch, topic: str, partition: int) -> list:
     """What a consumer reads of one partition at one log state: a Fetch, EARLIEST, LATEST, MAX_TIMESTAMP and a
     lookup near a produced timestamp (the invariants over reads pair them, ktc/checks/reads.py)."""
-    near = draw(st.sampled_from(sketch.produced or [0]).flatmap(lambda t: st.sampled_from((t, t + 1, max(0, t - 1)))))
+    near = draw(near_produced(sketch))
     return [Fetch(topic, partition), *(ListOffsets(topic, target, partition) for target in (-2, -1, -3, near))]
+
+
+def near_produced(sketch: Sketch) -> st.SearchStrategy[int]:
+    """A produced timestamp, or one ms either side of it, within [0, INT64_MAX]: a ListOffsets target is an int64
+    on the wire, so INT64_MAX + 1 is no request anyone can send (and it overflows Spark's LongType)."""
+    return st.sampled_from(sketch.produced or [0]).flatmap(
+        lambda t: st.sampled_from((t, min(t + 1, INT64_MAX), max(0, t - 1))))
 
 
 def reads(draw, sketch: Sketch, batches, skew_ms: int) -> list:
@@ -122,12 +129,11 @@ def reads(draw, sketch: Sketch, batches, skew_ms: int) -> list:
 
 def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
     topic, partition = where(draw, sketch, stray=True)
-    near = st.sampled_from(sketch.produced or [0]).flatmap(lambda t: st.sampled_from((t, t + 1, max(0, t - 1))))
-    target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS + OTHER_NEGATIVE_TARGETS), near,
+    target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS + OTHER_NEGATIVE_TARGETS), near_produced(sketch),
                             st.integers(0, INT64_MAX)))
     newest = min(sketch.profile.list_offsets_max_version, LIST_OFFSETS_MAX_VERSION)
     version = draw(st.one_of(st.none(), st.integers(1, newest)))  # None: the newest both sides speak
-    return ListOffsets(topic, min(target, INT64_MAX), partition, version, draw(st.booleans()))
+    return ListOffsets(topic, target, partition, version, draw(st.booleans()))
 
 
 def drawers(brokers: int, skew_ms: int) -> list:
