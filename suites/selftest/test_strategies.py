@@ -330,3 +330,10 @@ def test_histories_often_move_the_log_start_and_read_it():
     (measured on 300 kafka-4 histories: 76; before the retention step existed: 0)."""
     find(histories(profile="kafka-4", max_ops=16), moves_the_log_start_then_reads_it,
          settings=settings(max_examples=60, database=None, phases=[Phase.generate]))
+
+
+@given(history=histories(profile="kip", max_ops=16, batches=batches(timestamps=st.just(INT64_MAX))))
+def test_lookups_next_to_a_record_at_int64_max_stay_int64(history):
+    """A lookup one ms after a produced timestamp is clipped: INT64_MAX + 1 is no request a client can send (it
+    overflowed Spark's LongType: OverflowError on suites/kip32/test_segments.py)."""
+    assert all(INT64_MIN <= op.target <= INT64_MAX for op in history.ops if isinstance(op, ListOffsets))
