@@ -103,3 +103,14 @@ def mirror_history(profile: str, target_type, latency1: int, latency2: int) -> H
 def test_mirror_maker_keeps_create_time_and_gets_a_new_log_append_time(impl, profile, latency1, latency2):
     for target_type in (CT, LAT):
         assert_conforms(impl, mirror_history(profile, target_type, latency1, latency2))
+
+
+@pytest.mark.clause("KIP-32.read-timestamp-stable", "KIP-32.read-log-append-time")
+@example(kind=CT, lag=1, ms=1)  # a record older than its batch's max: a re-read must not read it as the max
+@example(kind=LAT, lag=1, ms=1)  # a re-read one ms later must still read the append time, not the read's
+@given(kind=st.sampled_from([CT, LAT]), lag=st.integers(0, 60_000), ms=st.integers(0, 60_000))
+def test_a_record_read_twice_reads_the_same(impl, profile, kind, lag, ms):
+    """A batch whose first record is ``lag`` ms older than its second, read, the clock moved ``ms``, read again."""
+    ops = (CreateTopic("t", TopicConfig(timestamp_type=kind)), Produce("t", batch(NOW - lag, NOW)), Fetch("t"),
+           Advance(ms), Fetch("t"))
+    assert_conforms(impl, History(profile, ops, start_ms=NOW))

@@ -24,6 +24,8 @@ from specs.profiles import get as get_profile
 from strategies import timestamps
 from suites._support import LAT, NOW, batch
 
+MINUTE_MS = 60_000
+
 SEGMENT_MS = 60_000
 MISSING_ONLY = st.lists(st.lists(st.just(-1), min_size=1, max_size=3), min_size=1, max_size=3)  # no timestamps at all
 STAMPS = st.one_of(st.lists(st.lists(timestamps(now=NOW, bounds=[SEGMENT_MS]), min_size=1, max_size=3), max_size=6),
@@ -138,4 +140,18 @@ def test_a_log_append_time_typed_batch_on_a_create_time_topic_is_searched_as_the
     holds the max (measured on 3.6.2: offset 0 where the stored timestamps put it at 1)."""
     sent = batch(*stamps, timestamp_type=LAT, max_timestamp=max(stamps))
     ops = (CreateTopic("t"), Produce("t", sent), ListOffsets("t", -3), Fetch("t"), DescribeLog("t"))
+    assert_conforms(impl, History(profile, ops, start_ms=NOW))
+
+
+@pytest.mark.clause("KIP-33.read-max-timestamp-holder", "KIP-33.read-lookup-first-match")
+@example(deltas=[[0], [-1]], pick=0)  # the max is in an earlier batch than the latest: not the latest's base offset
+@example(deltas=[[-1, 0]], pick=1)  # the first record at or after the target is not its batch's first record
+@given(deltas=st.lists(st.lists(st.integers(-MINUTE_MS, MINUTE_MS), min_size=1, max_size=3), min_size=1, max_size=4),
+       pick=st.integers(0, 11))
+def test_max_timestamp_and_a_lookup_answer_records_a_consumer_reads(impl, profile, deltas, pick):
+    """Batches stamped within a minute of now; a Fetch, MAX_TIMESTAMP and a lookup of the ``pick``-th record's
+    timestamp, all of one log state (the invariants over reads, suites/stateful/test_read_invariants.py)."""
+    stamps = [NOW + d for ds in deltas for d in ds]
+    ops = (CreateTopic("t", TopicConfig()), *(Produce("t", batch(*(NOW + d for d in ds))) for ds in deltas),
+           Fetch("t"), ListOffsets("t", -3), ListOffsets("t", stamps[pick % len(stamps)]))
     assert_conforms(impl, History(profile, ops, start_ms=NOW))

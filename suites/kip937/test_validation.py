@@ -4,7 +4,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, History, TopicConfig
+from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Fetch, History, TopicConfig
 from strategies import append_histories, batches, timestamps, topic_configs
 from suites._support import CT, LAT, NOW, bounded, one_append
 
@@ -31,6 +31,17 @@ def test_future_timestamp_beyond_after_bound_is_rejected(impl, profile, delta):
 @given(delta=DELTAS.filter(lambda d: d >= 0))
 def test_past_timestamp_beyond_before_bound_is_rejected(impl, profile, delta):
     assert_conforms(impl, one_append(profile, BOUNDED, NOW - delta))
+
+
+@pytest.mark.clause("KIP-937.read-within-bounds")
+@example(delta=AFTER + 1)  # one ms past the after bound: refused, so never read (a broker that stores it serves it)
+@example(delta=-(BEFORE + 1))  # one ms past the before bound
+@given(delta=DELTAS)
+def test_a_record_read_back_twice_was_within_the_bounds_at_its_append(impl, profile, delta):
+    """One record ``delta`` from the leader's clock on a CreateTime topic, then read twice (a re-read too must
+    serve nothing that was refused)."""
+    appended = one_append(profile, bounded(profile, BEFORE, AFTER), NOW + delta)
+    assert_conforms(impl, History(profile, (*appended.ops, Fetch("t")), start_ms=NOW))
 
 
 @pytest.mark.clause("KIP-937.before-bound", "KIP-937.after-bound", "KIP-937.bounds-inclusive",
