@@ -1,4 +1,4 @@
-"""A bulk implementation (Spark) judges one test under every profile in one run.
+"""A bulk implementation (Spark) judges one test under every profile (and every table cell) in one run.
 
 A test runs once per profile (``test[spark-kip]``, ``test[spark-kafka-4]``, ...).  For a bulk
 implementation each of those used to be one run of the implementation; here the first of them also
@@ -6,9 +6,10 @@ runs the test body for its later siblings (same test, same implementation, anoth
 all their histories and judges them together.  Each sibling keeps its own statistics and its own
 outcome, which its own item then reports: items, rows and replay commands are what they were.
 
-The siblings of a test share an ``xdist_group``, so one worker runs them in order.  Only tests whose
-arguments are ``impl`` and ``profile`` (plus what Hypothesis draws) are run this way: a fixture that
-depends on the profile would be wrong for a sibling.
+The same holds for a table's cells (``test[spark-kafka-4-MAX/MAX]``): every item of one test function
+and implementation is a sibling.  The siblings of a test share an ``xdist_group``, so one worker runs
+them in order.  Only tests whose every argument is a parameter given directly (``impl``, ``profile``,
+a table's columns; plus what Hypothesis draws) are run this way: a fixture would be wrong for a sibling.
 """
 from __future__ import annotations
 
@@ -18,7 +19,6 @@ import pytest
 
 from ktc.judge import harness
 
-ARGS = {"impl", "profile"}
 PREFETCHED = pytest.StashKey[harness.BulkBatch]()
 
 
@@ -34,25 +34,35 @@ def group(item: pytest.Item, impl) -> str:
 
 
 def eligible(item: pytest.Item) -> bool:
-    return set(item._fixtureinfo.argnames) == ARGS
+    """Whether every argument of the (set-up) test is a parameter given directly: its siblings' bodies
+    can then be run with their own parameters (a fixture, or an indirect parameter, could not)."""
+    names, given = argnames(item), params(item)
+    return "impl" in names and all(n in given and same(item.funcargs.get(n), given[n]) for n in names)
+
+
+def argnames(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(item._fixtureinfo.argnames)
 
 
 def siblings(item: pytest.Item, decide) -> list[Sibling]:
-    """The later items of the same test and implementation under other profiles that would run:
-    ``decide(item)`` gives the clauses one judges, or None when its setup would skip it."""
+    """The later items of the same test and implementation (other profiles, other table cells) that
+    would run: ``decide(item)`` gives the clauses one judges, or None when its setup would skip it."""
     if not eligible(item):
         return []
     items = item.session.items
     later = items[items.index(item) + 1:] if item in items else []
-    found = [s for s in later if same_test(item, s) and eligible(s)]
+    found = [s for s in later if same_test(item, s)]
     return [Sibling(s, cited) for s in found if (cited := decide(s)) is not None]
 
 
 def same_test(item: pytest.Item, other: pytest.Item) -> bool:
     mine, theirs = params(item), params(other)
     return (other.parent is item.parent and getattr(other, "originalname", None) == item.originalname
-            and mine.keys() == theirs.keys() and mine["profile"] != theirs["profile"]
-            and all(mine[k] is theirs[k] or mine[k] == theirs[k] for k in mine if k != "profile"))
+            and argnames(other) == argnames(item) and mine.keys() == theirs.keys() and mine["impl"] is theirs["impl"])
+
+
+def same(a, b) -> bool:
+    return a is b or a == b
 
 
 def params(item: pytest.Item) -> dict:
@@ -65,7 +75,8 @@ def run_body(item: pytest.Item, sibling: Sibling, context) -> harness.BulkBatch:
     context.begin_test(sibling.cited, True)
     error = None
     try:
-        item.obj(**{**{name: item.funcargs[name] for name in ARGS}, "profile": params(sibling.item)["profile"]})
+        given = params(sibling.item)
+        item.obj(**{name: given[name] for name in argnames(item)})
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as raised:  # pytest.skip included: the sibling reports it as its own

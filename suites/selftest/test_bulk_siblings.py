@@ -1,6 +1,6 @@
-"""A bulk implementation judges a test under every profile in one run (ktc/plugin/bulk.py), and that
-changes nothing but the number of runs: the same rows, example for example, as judging each profile
-alone; a failure under one profile stays that profile's.
+"""A bulk implementation judges a test under every profile, and every cell of a table, in one run
+(ktc/plugin/bulk.py), and that changes nothing but the number of runs: the same rows, example for
+example, as judging each alone; a failure under one profile stays that profile's.
 
 Judged on doubles answering with the reference (suites/selftest/doubles.py), no JVM.
 """
@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SELECTION = ("-k", "test_generated_batches_are_validated_per_record or test_batch_with_one_future_timestamp")
+FILES = ("suites/kip937/test_validation.py", "suites/pinned/test_overflow_table.py")  # properties; a table's cells
+SELECTION = ("-k", "test_generated_batches_are_validated_per_record or test_batch_with_one_future_timestamp or "
+                   "test_overflow_table_cell_holds")
 SEED = "20261126"
 pytestmark = pytest.mark.xdist_group("bulk-siblings")  # one worker makes the three runs once
 
@@ -26,7 +28,7 @@ pytestmark = pytest.mark.xdist_group("bulk-siblings")  # one worker makes the th
 def judged(double: str, *options: str) -> tuple[dict, list, int]:
     """Rows by (clause, profile), the double's run() calls, and ktc's exit code."""
     scratch = Path(tempfile.mkdtemp(prefix="ktc-bulk-siblings-"))
-    argv = [sys.executable, "-m", "pytest", "suites/kip937/test_validation.py", "-p", "no:cacheprovider", "-p",
+    argv = [sys.executable, "-m", "pytest", *FILES, "-p", "no:cacheprovider", "-p",
             "no:xdist", "-q", "--impl", f"suites.selftest.doubles:{double}", "--profile", "all", "--ktc-report",
             str(scratch / "latest"), f"--hypothesis-seed={SEED}", *options, *SELECTION]
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", "KTC_DOUBLE_RUN_LOG": str(scratch / "runs.jsonl")}
@@ -46,7 +48,7 @@ def test_judging_a_tests_profiles_together_gives_the_rows_of_judging_each_alone(
 
 def test_a_bulk_implementation_is_run_once_per_test_for_all_its_profiles():
     rows, runs, _code = judged("EveryProfileInBulk")
-    tests = {test.split("[")[0] for row in rows.values() for test in row["tests"]}
+    tests = {test.split("[")[0] for row in rows.values() for test in row["tests"]}  # test functions
     assert len(runs) <= len(tests), runs
     assert max(len(profiles) for _n, profiles in runs) > 1, runs
 
