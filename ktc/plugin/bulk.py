@@ -71,7 +71,8 @@ def params(item: pytest.Item) -> dict:
 
 
 def run_body(item: pytest.Item, sibling: Sibling, context) -> harness.BulkBatch:
-    """The test body under the sibling's profile, buffering; what it raised is its outcome, unjudged."""
+    """The test body with the sibling's parameters (profile, table cell), buffering; what it raised is its
+    outcome, unjudged."""
     context.begin_test(sibling.cited, True)
     error = None
     try:
