@@ -54,6 +54,7 @@ class KafkaImplementation:
     depth = 2  # operations in flight per connection
     ready_s = 60.0  # base deadline for new partitions to answer
     reconnect_s = 30.0  # a broker unreachable this long ends the run
+    starts_with_log_dir = True  # a broker it starts on a clock it sets exposes its log directory (not kfake, tansu)
 
     def __init__(self, version: str | None = None, bootstrap: str | None = None,
                  profile: str | None = None, security: Security | None = None, clock: str | None = None):
@@ -68,6 +69,7 @@ class KafkaImplementation:
         self.clock, self.clock_reason = HostClock(), "a broker ktc did not start keeps its own clock"
         self.clock_mode = clock or clocked.clock_mode(os.environ)  # for a broker ktc starts
         self.log_dir: LogDir | None = None  # the partitions on disk: a broker ktc started on a clock it sets
+        self._planned = None  # planned_clock(): (clock, why the host's)
         self.namer = TopicNamer()  # one per implementation: every pipeline it makes draws fresh names
         self.probe_topic: str | None = None  # the probe's scratch topic while it exists (judge/probe.py)
         tuned(self, os.environ)
@@ -95,13 +97,29 @@ class KafkaImplementation:
         self._data = scratch.make()  # partitions are created ~6x faster in RAM
         data = {"log.dirs": self._data} if self._data is not None else {}
         extra = extra_broker_config()
-        self.clock, self.clock_reason = clocked.choose_clock(self.clock_mode, extra)
+        self.clock, self.clock_reason = self.planned_clock()
         clock = self.clock if isinstance(self.clock, ControlledClock) else None
         retention = {**RETENTION_ON_DEMAND, **NEVER_IDLE} if clock is not None else QUIET
         broker = self.new_broker({**retention, **data, **extra}, clock)
         if clock is not None:  # rolls need time to pass on the broker: only on a clock ktc moves
             self.log_dir = LogDir(Path(self._data) if self._data is not None else broker.tmpdir / "data")
         return broker
+
+    def planned_clock(self):
+        """The clock a broker ktc starts runs on, and why it is the host's: chosen once, before the start,
+        because what can be judged (rolls, retention, the time index) depends on it."""
+        if self._planned is None:
+            self._planned = clocked.choose_clock(self.clock_mode, extra_broker_config())
+        return self._planned
+
+    def reads_log_dir(self) -> bool:
+        """Whether segments, time indexes and retention are observed in the broker's log directory: on a
+        broker ktc starts on a clock it sets, known before it starts (capabilities never depend on order)."""
+        if self.bootstrap or not self.starts_with_log_dir:
+            return False
+        if self._process is not None:
+            return self.log_dir is not None
+        return isinstance(self.planned_clock()[0], ControlledClock)
 
     def new_broker(self, config: dict, clock: ControlledClock | None):
         """The broker process itself, started (a local JVM here; container.py runs it in a container)."""
@@ -198,7 +216,7 @@ class KafkaImplementation:
         from specs.clauses import all_clauses
         ignored = self._pipeline.ignored_configs if self._pipeline is not None else set()
         profile = self.profile()
-        caps = broker_capabilities(profile, self.log_dir is not None, release=not self.bootstrap)
+        caps = broker_capabilities(profile, self.reads_log_dir(), release=not self.bootstrap)
         caps = with_observations(caps, ignored, all_clauses())
         return with_probe(caps, lambda: self.probed().refused_targets) if self.probes else caps
 

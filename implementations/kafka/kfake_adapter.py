@@ -21,6 +21,8 @@ PROFILE = "kafka-4"
 class KfakeImplementation(KafkaImplementation):
     """The suites against a kfake process ktc builds (``go build``) and starts on loopback."""
 
+    starts_with_log_dir = False  # no log directory ktc reads (in memory, or its own layout)
+
     xdist_group = "kfake"
 
     def __init__(self):

@@ -157,6 +157,8 @@ class TansuBroker:
 class TansuImplementation(KafkaImplementation):
     """The suites against a tansu ktc starts (memory storage, loopback), judged under kafka-4."""
 
+    starts_with_log_dir = False  # no log directory ktc reads (in memory, or its own layout)
+
     xdist_group = "tansu"
 
     def __init__(self):

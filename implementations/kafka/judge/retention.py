@@ -32,7 +32,7 @@ from .observe import Cut
 
 RETENTION = "retention.ms"
 HELD = -1  # no time limit: retention acts only while a history's RetentionPass is in progress
-CHECK_INTERVAL_MS = 20
+CHECK_INTERVAL_MS = 5
 # The retention thread of a broker ktc started, often (its passes only act on held topics in step 2); and
 # deleted segments' files closed a minute later, as Kafka's default: with 0 (ktc's default for its brokers,
 # to keep tmpfs small), a pass that deletes an active segment rolls it and closes its files at once, while
