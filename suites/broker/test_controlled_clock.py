@@ -80,3 +80,13 @@ def test_a_time_jump_past_segment_ms_rolls_a_segment_the_log_dir_shows(clocked):
     segments = LogDir(broker.tmpdir / "data").describe(topic, 0).segments
     assert [(s.base_offset, s.next_offset) for s in segments] == [(0, 1), (1, 2)]
     assert segments[0].time_index == ((first, 0),)  # rolled: Kafka appends its max when it closes a segment
+
+
+def test_what_a_broker_is_judged_on_is_known_before_it_starts():
+    """Rolls and retention are judged on a broker ktc starts on its clock whichever test reaches it first:
+    its capabilities do not wait for the broker to have been started by an earlier test."""
+    from implementations.kafka.adapter import KafkaImplementation
+    rolls = "KIP-32.roll-by-first-timestamp"
+    controlled, host = KafkaImplementation(clock="controlled"), KafkaImplementation(clock="host")
+    assert rolls not in controlled.capabilities().unsupported and controlled._process is None
+    assert rolls in host.capabilities().unsupported and host._process is None
