@@ -26,6 +26,8 @@ from reference.types import (
     TopicConfig,
 )
 
+from . import lockstep
+
 CLOCK_ENV = "KTC_KAFKA_CLOCK"  # "host": judge the brokers ktc starts over intervals, as any other
 CLOCK_MODES = ("controlled", "host")
 ECHO_PATIENCE_S, ECHO_RETRY_S = 30.0, 0.05
@@ -104,11 +106,18 @@ def split(histories: Sequence[History]) -> tuple[list[int], list[int]]:
 
 
 def run(pipeline, histories: Sequence[History], chunk: int) -> list:
-    """Every history on ``pipeline`` (whose ``clock`` is a ControlledClock), traces in input order."""
-    together, alone = split(histories)
+    """Every history on ``pipeline`` (whose ``clock`` is a ControlledClock), traces in input order: those
+    whose clock stands still together, those whose clock only moves forward in lockstep (lockstep.py),
+    a chunk at a time, and each that steps back alone."""
+    together, moving = split(histories)
+    forward = [i for i in moving if lockstep.forward_only(histories[i])]
+    alone = [i for i in moving if not lockstep.forward_only(histories[i])]
     traces = {}
     pipeline.clock.resume()
     traces.update(zip(together, pipeline.run([histories[i] for i in together], chunk) if together else ()))
+    for part in (forward[start:start + chunk] for start in range(0, len(forward), chunk)):
+        pipeline.clock.resume()
+        traces.update(zip(part, lockstep.run(pipeline, [histories[i] for i in part])))
     pipeline.drive = True
     try:
         for i in alone:

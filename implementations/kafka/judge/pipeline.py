@@ -63,6 +63,7 @@ from .probe import Probed
 from .retention import held_configs
 
 LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
+PARKED = "parked"    # HistoryRun.step: its next operation is due at a later clock
 
 
 class Pipeline(Multiplexer):
@@ -122,12 +123,17 @@ class Session:
 
     def __init__(self, pipeline: Pipeline, histories: Sequence[History], batch: int):
         self.pipeline, self.batch = pipeline, batch
-        self.runs = [HistoryRun(h, pipeline.namer.names(h), pipeline.bootstrap) for h in histories]
+        self.runs = [self.new_run(h) for h in histories]
         self.to_create: deque = deque(self.runs)
         self.ready: dict[tuple[str, int], deque] = {}  # broker address -> histories waiting for a slot to it
         self.unfinished, self.live = len(self.runs), 0
         self.committing = False  # a CreateTopics request is waiting for the controller
         self.doomed: list[str] = []  # topics of finished histories, deleted a batch at a time
+        self.inflight = 0  # histories with an operation sent and not yet answered
+        self.parked: list[HistoryRun] = []  # waiting for the broker's clock to reach their next operation (lockstep.py)
+
+    def new_run(self, history: History) -> HistoryRun:
+        return HistoryRun(history, self.pipeline.namer.names(history), self.pipeline.bootstrap)
 
     def run(self) -> list[JudgedTrace]:
         self.create_next()
@@ -168,10 +174,18 @@ class Session:
                 if slot is None:
                     break
                 run = queue.popleft()
-                if not run.step(self.pipeline, slot, self.answered):
+                self.inflight += 1  # before the send: an answer may come back within it
+                status = run.step(self.pipeline, slot, self.answered)
+                if status is True:
+                    continue
+                self.inflight -= 1
+                if status is PARKED:
+                    self.parked.append(run)
+                else:
                     self.finished(run)
 
     def answered(self, run: HistoryRun) -> None:
+        self.inflight -= 1
         self.released([run])
 
     def finished(self, run: HistoryRun) -> None:
@@ -244,12 +258,15 @@ class HistoryRun:
         if isinstance(op, CreateTopic) and seen.result.error_code == 0:
             self.configs[op.topic] = op.config
 
-    def step(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> bool:
-        """Answer local operations; send the next request on ``slot``.  False when nothing is left."""
+    def step(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> bool | str:
+        """Answer local operations; send the next request on ``slot``.  False when nothing is left,
+        PARKED when the next operation is due at a later clock (lockstep.py)."""
         while not self.finished:
             if len(self.observed) == len(self.history.ops):
                 self.send_probe(pipeline, slot, answered)
                 return True
+            if not self.due(pipeline.clock):
+                return PARKED
             op, state = self.history.ops[len(self.observed)], self.clocks[len(self.observed)]
             history_now = state.leader_now(op.topic, op.partition) if hasattr(op, "partition") else None
             if pipeline.drive:
@@ -261,6 +278,10 @@ class HistoryRun:
                 return True
             self.record(op, seen)
         return False
+
+    def due(self, clock) -> bool:
+        """Whether the next operation may run at the clock's now (always, but in lockstep.py)."""
+        return True
 
     def follow(self, clock, state) -> None:
         """Set the broker's clock to where the history's broker 0 is, kept at the same distance from
