@@ -69,6 +69,8 @@ class OptionalCapabilities(Protocol):
     the harness never guesses with getattr.
 
     ``bulk = False``: True hands ``run`` every history of a test at once (Spark, brokers).
+    ``bulk_session = False``: with ``bulk``, True hands ``run`` every history of every test of a worker's
+    session at once (one Spark job for the whole run; ktc/plugin/bulk.py).
     ``xdist_group = None``: a name keeps every test of the implementation on one pytest-xdist worker
     (one JVM, one broker connection pool).
     ``target() -> dict | None``: where the results come from (bootstrap, version, detected profile), written
@@ -84,6 +86,7 @@ class OptionalCapabilities(Protocol):
     """
 
     bulk: bool
+    bulk_session: bool
     xdist_group: str | None
     kip228_tables: object | None
 

@@ -44,9 +44,10 @@ PROFILE_SWITCHES = ["arithmetic", "validation", "long_max_fallback", "default_be
 
 class SparkImplementation:
     name = "spark"
-    bulk = True  # the ktc harness batches every history of a test into one run() call
-    # No xdist group of its own: Spark is most of a conformance run, so its tests fill both workers around the
-    # brokers' groups; the plugin groups each test's profiles (ktc/plugin/bulk.py), judged in one run
+    bulk = True  # the ktc harness batches histories into one run() call
+    # ... every history of every test of the session: one Spark job for a whole run (ktc/plugin/bulk.py),
+    # on one worker (the plugin's group "spark:bulk"), as a job's cost is mostly fixed
+    bulk_session = True
     xdist_group = None
 
     @property

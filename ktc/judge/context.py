@@ -49,6 +49,10 @@ class UnderTest:
         return bool(getattr(self.implementation, "bulk", False))
 
     @property
+    def bulk_session(self) -> bool:
+        return bool(self.bulk and getattr(self.implementation, "bulk_session", False))
+
+    @property
     def xdist_group(self) -> str | None:
         return getattr(self.implementation, "xdist_group", None)
 

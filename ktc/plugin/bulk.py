@@ -7,9 +7,12 @@ all their histories and judges them together.  Each sibling keeps its own statis
 outcome, which its own item then reports: items, rows and replay commands are what they were.
 
 The same holds for a table's cells (``test[spark-kafka-4-MAX/MAX]``): every item of one test function
-and implementation is a sibling.  The siblings of a test share an ``xdist_group``, so one worker runs
-them in order.  Only tests whose every argument is a parameter given directly (``impl``, ``profile``,
-a table's columns; plus what Hypothesis draws) are run this way: a fixture would be wrong for a sibling.
+and implementation is a sibling.  An implementation with ``bulk_session`` (Spark) goes further: every
+later item of it in the session is a sibling, whatever its test function, so a worker judges all of
+them in one run (one Spark job instead of one per test function).  Siblings share an ``xdist_group``,
+so one worker runs them in order.  Only tests whose every argument is a parameter given directly
+(``impl``, ``profile``, a table's columns; plus what Hypothesis draws) are run this way: a fixture
+would be wrong for a sibling.
 """
 from __future__ import annotations
 
@@ -29,7 +32,10 @@ class Sibling:
 
 
 def group(item: pytest.Item, impl) -> str:
-    """One xdist group per test and bulk implementation: its profiles run on one worker, in order."""
+    """One xdist group per test and bulk implementation (its profiles run on one worker, in order), or
+    one for all of a session-bulk implementation's tests."""
+    if impl.bulk_session:
+        return f"{impl.name}:bulk"
     return f"{impl.name}:{item.parent.nodeid}::{getattr(item, 'originalname', item.name)}"
 
 
@@ -51,8 +57,26 @@ def siblings(item: pytest.Item, decide) -> list[Sibling]:
         return []
     items = item.session.items
     later = items[items.index(item) + 1:] if item in items else []
-    found = [s for s in later if same_test(item, s)]
+    related = same_impl if params(item)["impl"].bulk_session else same_test
+    found = [s for s in later if related(item, s)]
     return [Sibling(s, cited) for s in found if (cited := decide(s)) is not None]
+
+
+def same_impl(item: pytest.Item, other: pytest.Item) -> bool:
+    """Another test of the same implementation whose every argument is a direct parameter."""
+    given = params(other)
+    return (given.get("impl") is params(item)["impl"] and set(names_closure(other)) == set(argnames(other))
+            and all(n in given and direct(other, n) for n in argnames(other)))
+
+
+def names_closure(item: pytest.Item) -> tuple[str, ...]:
+    return tuple(item._fixtureinfo.names_closure)
+
+
+def direct(item: pytest.Item, name: str) -> bool:
+    """Whether pytest passes ``name`` straight from its parametrize (not through a fixture: indirect)."""
+    defs = item._fixtureinfo.name2fixturedefs.get(name) or ()
+    return bool(defs) and getattr(defs[-1].func, "__name__", "") == "get_direct_param_fixture_func"
 
 
 def same_test(item: pytest.Item, other: pytest.Item) -> bool:
@@ -77,7 +101,7 @@ def run_body(item: pytest.Item, sibling: Sibling, context) -> harness.BulkBatch:
     error = None
     try:
         given = params(sibling.item)
-        item.obj(**{name: given[name] for name in argnames(item)})
+        sibling.item.obj(**{name: given[name] for name in argnames(sibling.item)})
     except (KeyboardInterrupt, SystemExit):
         raise
     except BaseException as raised:  # pytest.skip included: the sibling reports it as its own

@@ -62,6 +62,16 @@ class WrongUnderKipInBulk(EveryProfileInBulk):
         return [tuple(accepted(r) if h.profile == "kip" else r for r in trace) for h, trace in zip(histories, traces)]
 
 
+class EveryTestInBulk(EveryProfileInBulk):
+    """As EveryProfileInBulk, with ``bulk_session``: every test of the session judged in one run (as Spark)."""
+
+    name, bulk_session = "every-test-double", True
+
+
+class WrongUnderKipInSessionBulk(WrongUnderKipInBulk):
+    name, bulk_session = "wrong-under-kip-session-double", True
+
+
 def accepted(result):
     from dataclasses import replace
 

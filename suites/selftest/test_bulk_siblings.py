@@ -1,6 +1,7 @@
 """A bulk implementation judges a test under every profile, and every cell of a table, in one run
-(ktc/plugin/bulk.py), and that changes nothing but the number of runs: the same rows, example for
-example, as judging each alone; a failure under one profile stays that profile's.
+(ktc/plugin/bulk.py), and one with ``bulk_session`` every test of the session in one run; that changes
+nothing but the number of runs: the same rows, example for example, as judging each alone; a failure
+under one profile, or in one test, stays that profile's and that test's.
 
 Judged on doubles answering with the reference (suites/selftest/doubles.py), no JVM.
 """
@@ -59,3 +60,23 @@ def test_a_failure_under_one_profile_fails_only_that_profiles_rows():
     passed = {profile for (_clause, profile), row in rows.items() if row["verdict"] == "pass"}
     assert code == 1 and failed == {"kip"}, failed
     assert passed >= {"kafka-3.5", "kafka-4"}
+
+
+def test_judging_every_test_of_a_session_together_gives_the_rows_of_judging_each_alone():
+    together, runs, code = judged("EveryTestInBulk")
+    alone, _runs, _code = judged("EveryTestInBulk", "--ktc-bulk-each-profile")
+    seen = lambda rows: {key: (row["verdict"], row["examples"]) for key, row in rows.items()}
+    assert code == 0 and len(runs) == 1, runs
+    assert seen(together) == seen(alone)
+
+
+def test_in_a_session_run_a_failure_stays_with_its_test_and_profile():
+    rows, runs, code = judged("WrongUnderKipInSessionBulk")
+    failed = {profile for (_clause, profile), row in rows.items() if row["verdict"] == "fail"}
+    assert code == 1 and failed == {"kip"}, failed
+    assert len(runs[0][1]) > 1 and all(profiles == ["kip"] for _n, profiles in runs[1:]), runs  # then shrinking
+    assert seen_pass(rows) >= {"kafka-3.5", "kafka-4"}
+
+
+def seen_pass(rows: dict) -> set[str]:
+    return {profile for (_clause, profile), row in rows.items() if row["verdict"] == "pass"}
