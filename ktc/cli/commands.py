@@ -2,7 +2,7 @@
 
   ktc clauses [--check]      list the clause registry; --check fails on gaps (CI runs it)
   ktc profiles               list the profiles and their switches
-  ktc run --impl NAME --profile NAMES [--hypothesis-profile ci] [--report DIR] [--baseline RESULTS]
+  ktc run --impl NAME --profile NAMES [--hypothesis-profile dev] [--report DIR] [--baseline RESULTS]
           [--expectations TOML] [-- PYTEST ARGS]
   ktc clean --kafka-bootstrap HOST:PORT [--dry-run]   delete the topics killed runs left (ktc's own only)
   ktc clean --containers [--dry-run]   remove the containers and Docker engine killed runs left (ktc's own only)
@@ -64,7 +64,9 @@ def build_parser() -> Parser:
                      help="'own' (default): each implementation under the profiles it implements (a broker: the one "
                           "detected or given, and the KIP texts on pinned inputs); 'all': every implementation under "
                           "every profile; or comma-separated profile names")
-    run.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
+    run.add_argument("--hypothesis-profile", default="dev", choices=["dev", "ci", "nightly"],
+                     help="examples per test: dev (default) 40, the answer in minutes; ci 120, what ./run tests "
+                          "uses; nightly 3000")
     run.add_argument("--report", default="ktc-report", metavar="DIR",
                      help="report root: each run writes DIR/<UTC time>-<id>/ and, once finished, moves DIR/latest "
                           "to it (default ./ktc-report)")

@@ -26,7 +26,8 @@ def add_parser(sub) -> None:
     matrix.add_argument("--report", default="ktc-report", metavar="DIR",
                         help="report root: the matrix goes to DIR/<UTC time>-<id>/ (default ./ktc-report)")
     matrix.add_argument("--workers", default="0", type=cli_run.workers, help="pytest-xdist workers per release")
-    matrix.add_argument("--hypothesis-profile", default="ci", choices=["dev", "ci", "nightly"])
+    matrix.add_argument("--hypothesis-profile", default="dev", choices=["dev", "ci", "nightly"],
+                        help="as for ktc run (default dev: 40 examples per test)")
     matrix.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
                         help="as for ktc run")
 

@@ -1,8 +1,8 @@
 """ktc's Hypothesis profiles, registered and loaded only in a ktc session (the plugin, or the clone's
 conftest.py), so a project that merely has ktc installed keeps its own Hypothesis settings.
 
-  dev      quick local runs
-  ci       what .ci/run and ``ktc run`` use: more examples, no deadline, the failing blob printed
+  dev      ``ktc run``'s and ``ktc matrix``'s default (40 examples per test): the answer in minutes
+  ci       what ./run tests and .ci/run use: three times the examples
   nightly  long runs that hunt for new counterexamples
   mutation-quick, mutation, mutation-shrink   python -m mutation (mutation/)
 """
@@ -23,7 +23,7 @@ PROFILES = {"dev": dict(max_examples=40, **COMMON), "ci": dict(max_examples=120,
 # Shrinking is bounded in CI: a failing run must not spend minutes in the shrinker.  Hypothesis has no
 # public setting for it; its engine stops after MAX_SHRINKING_SECONDS (300 by default).  If a release
 # drops the name, nothing breaks: shrinking is then bounded by Hypothesis alone.
-SHRINK_BOUND_S = {"ci": 30, "mutation-shrink": 30}
+SHRINK_BOUND_S = {"dev": 30, "ci": 30, "mutation-shrink": 30}
 
 
 def load(name: str | None = None) -> str:
