@@ -29,7 +29,8 @@ from reference.types import Batch, ListOffsets, Record
 # -6 stands for every negative target without a meaning (answered UNSUPPORTED_VERSION by Kafka 3.9+).
 TARGETS = {-3: 7, -4: 8, -5: 9, -6: 1}
 TARGET_NAMES = {-3: "MAX_TIMESTAMP", -4: "EARLIEST_LOCAL", -5: "LATEST_TIERED", -6: "an unknown negative target"}
-FETCH_WAIT_MS = 100  # with min_bytes 0 Kafka answers at once whatever the wait; some brokers need one
+FETCH_WAIT_MS = 10  # with min_bytes 0 Kafka answers at once whatever the wait; some brokers need one (tansu
+# 0.6.0 waits it out on every Fetch: 100 ms made its run 83 s, 10 ms 17 s, with the same 63 rows)
 
 
 @dataclass
