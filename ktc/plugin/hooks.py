@@ -45,9 +45,9 @@ def holds(clause_id: str, profile: str) -> bool:
 
 
 def wanted(item, state: KtcState) -> bool:
-    if item.config.getoption("ktc_judged_only") and "impl" not in getattr(item, "fixturenames", ()):
-        return False
     ids = cited(item)
+    if item.config.getoption("ktc_judged_only") and ("impl" not in getattr(item, "fixturenames", ()) or not ids):
+        return False
     params = getattr(item, "callspec", None)
     profile = params.params.get("profile") if params else None
     if profile is not None and not any(holds(c, profile) for c in ids):
