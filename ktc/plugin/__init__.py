@@ -48,8 +48,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                          "its profiles (to compare the two: benchmarks/bench_bulk_profiles.py)")
     group.addoption("--ktc-run-options", metavar="JSON", help=argparse_suppress())
     group.addoption("--ktc-judged-only", action="store_true",
-                    help="collect only the tests that judge an implementation on clauses (those taking `impl` and citing "
-                         "clauses: a row for each); ktc run sets it")
+                    help="collect only the tests that judge an implementation on clauses (those taking `impl` and "
+                         "citing clauses: a row for each); ktc run sets it")
     group.addoption("--ktc-expectations", action="append", metavar="TOML",
                     help="expected deviations (repeatable); expectations/<implementation>.toml is always read")
 
