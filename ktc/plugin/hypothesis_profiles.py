@@ -1,8 +1,8 @@
 """ktc's Hypothesis profiles, registered and loaded only in a ktc session (the plugin, or the clone's
 conftest.py), so a project that merely has ktc installed keeps its own Hypothesis settings.
 
-  dev      ``ktc run``'s and ``ktc matrix``'s default (40 examples per test): the answer in minutes
-  ci       what ./run tests and .ci/run use: three times the examples
+  dev      ``ktc run``'s, ``ktc matrix``'s and ``./run tests``' default (40 examples per test): minutes
+  ci       three times the examples: the kill table's mutants (suites/selftest), ``HYPOTHESIS_PROFILE=ci ./run tests``
   nightly  long runs that hunt for new counterexamples
   mutation-quick, mutation, mutation-shrink   python -m mutation (mutation/)
 """
