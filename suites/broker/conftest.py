@@ -28,3 +28,18 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if str(item.fspath).startswith(here):
             item.add_marker(marker)
+
+
+@pytest.fixture(scope="module")
+def clocked_kafka():
+    """A local broker of the default release that ktc starts on a clock it sets, its log directory read."""
+    from implementations.kafka.adapter import KafkaImplementation
+    from ktc.kafka.processes import provision
+    impl = KafkaImplementation(provision.DEFAULT_VERSIONS[0], bootstrap="", clock="controlled")
+    try:
+        impl.address()
+        if impl.log_dir is None:
+            pytest.fail(f"the broker ktc started is not on a clock it sets: {impl.clock_reason}")
+        yield impl
+    finally:
+        impl.close()

@@ -13,10 +13,8 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
 from implementations.kafka.judge import clocked, lockstep  # noqa: E402
 from ktc.judge import bulk, harness  # noqa: E402
-from ktc.kafka.processes import provision  # noqa: E402
 from reference.types import Advance, RetentionPass, StepClock  # noqa: E402
 from strategies import histories  # noqa: E402
 
@@ -25,15 +23,8 @@ SEED, DRAWN, KEPT = 20261126, 400, 12
 
 
 @pytest.fixture(scope="module")
-def kafka():
-    impl = KafkaImplementation(provision.DEFAULT_VERSIONS[0], bootstrap="", clock="controlled")
-    try:
-        impl.address()
-        if impl.log_dir is None:
-            pytest.fail(f"the broker ktc started is not on a clock it sets: {impl.clock_reason}")
-        yield impl
-    finally:
-        impl.close()
+def kafka(clocked_kafka):
+    return clocked_kafka
 
 
 def moving_corpus(profile: str) -> list:

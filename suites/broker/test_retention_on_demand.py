@@ -11,8 +11,6 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
-from ktc.kafka.processes import provision  # noqa: E402
 from reference import model  # noqa: E402
 from reference.types import (  # noqa: E402
     Advance,
@@ -33,15 +31,8 @@ CONFIG = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=RETENTION_MS)
 
 
 @pytest.fixture(scope="module")
-def kafka():
-    impl = KafkaImplementation(provision.DEFAULT_VERSIONS[0], bootstrap="")
-    try:
-        impl.address()
-        if impl.log_dir is None:
-            pytest.fail(f"the broker ktc started is not on a clock it sets: {impl.clock_reason}")
-        yield impl
-    finally:
-        impl.close()
+def kafka(clocked_kafka):
+    return clocked_kafka
 
 
 def produce(ts: int) -> Produce:

@@ -110,8 +110,8 @@ def run(pipeline, histories: Sequence[History], chunk: int) -> list:
     whose clock stands still together, those whose clock only moves forward in lockstep (lockstep.py),
     a chunk at a time, and each that steps back alone."""
     together, moving = split(histories)
-    forward = [i for i in moving if lockstep.forward_only(histories[i])]
-    alone = [i for i in moving if not lockstep.forward_only(histories[i])]
+    steps_back = {i: not lockstep.forward_only(histories[i]) for i in moving}
+    forward, alone = [i for i in moving if not steps_back[i]], [i for i in moving if steps_back[i]]
     traces = {}
     pipeline.clock.resume()
     traces.update(zip(together, pipeline.run([histories[i] for i in together], chunk) if together else ()))
