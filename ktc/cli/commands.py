@@ -231,10 +231,17 @@ LOG_NAME = "pytest.log"
 SCREEN_LINES = 40  # a whole default run, progress included, when every failure is expected
 
 
+def names_tests(pytest_args) -> bool:
+    """Whether the arguments after -- name test files, directories or node ids: then pytest runs those, not
+    every suite (an option's value, such as -k's expression, names no existing path)."""
+    return any(not a.startswith("-") and Path(a.split("::")[0]).exists() for a in pytest_args)
+
+
 def pytest_argv(args, report: Path) -> list[str]:
     suites = suites_dir()
-    argv = [sys.executable, "-m", "pytest", str(suites), "--ignore", str(suites / "selftest"),
-            "--ignore", str(suites / "broker"), "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
+    where = [] if names_tests(args.pytest_args or ()) else [
+        str(suites), "--ignore", str(suites / "selftest"), "--ignore", str(suites / "broker")]
+    argv = [sys.executable, "-m", "pytest", *where, "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
             "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [] if args.self_checks else ["--ktc-judged-only"]
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]

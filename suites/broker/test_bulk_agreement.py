@@ -1,4 +1,4 @@
-"""A real broker against the reference at volume: a few thousand append scenarios per broker version.
+"""A real broker against the reference at volume: thousands of append scenarios per broker version.
 
 Scenarios come from ktc/judge/bulk_intervals.py (a seeded ``append_histories`` corpus under the broker's
 own profile, each ending with a ListOffsets, expanded by edge-preserving mutations).  They run
@@ -20,7 +20,9 @@ from ktc.judge.context import bare
 from ktc.judge.serialize import dump_history
 from ktc.plugin.state import STATE
 
-TOTAL = int(os.environ.get("KTC_BROKER_BULK_SCENARIOS", "3000"))
+# 1,500 under the dev Hypothesis profile (the default of ./run tests and ktc run), 3,000 under ci and nightly
+TOTAL = int(os.environ.get("KTC_BROKER_BULK_SCENARIOS",
+                           {"dev": 1500}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 3000)))
 CHUNK = 1000  # scenarios per run() call
 WARMUP = 300  # run first, not counted: the broker's JIT warms up on them
 MAX_UNKNOWN_SHARE = 0.1  # more than this undecided and the run proves too little

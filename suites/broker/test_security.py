@@ -168,7 +168,8 @@ def properties_file(security, path: Path) -> Path:
 def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
     proc = subprocess.run([sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-bootstrap", bootstrap,
                            "--workers", "0", "--report", str(report), *extra, "--",
-                           "suites/kip937/test_validation.py", f"--hypothesis-seed={seed}"],
+                           "suites/kip937/test_validation.py", "suites/kip33/test_list_offsets.py",
+                           f"--hypothesis-seed={seed}"],
                           cwd=ROOT, capture_output=True, text=True, env={**os.environ, "HYPOTHESIS_PROFILE": "dev"},
                           timeout=600)
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
@@ -178,7 +179,7 @@ def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
     }
 
 
-def test_a_whole_run_over_tls_and_scram_gives_the_verdicts_of_plaintext(broker, tmp_path):
+def test_a_ktc_run_of_validation_and_lookups_over_tls_and_scram_gives_the_verdicts_of_plaintext(broker, tmp_path):
     config = properties_file(broker.client_security("SCRAM-SHA-512"), tmp_path / "client.properties")
     plain = ktc_run_rows(broker.bootstrap, tmp_path / "plain", 20261123)
     secure = ktc_run_rows(broker.secure_bootstrap, tmp_path / "tls", 20261123, "--kafka-config", str(config))

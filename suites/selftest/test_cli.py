@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 
@@ -47,6 +48,14 @@ def test_run_writes_results_with_a_row_per_clause_and_profile(tmp_path):
     assert {r["profile"] for r in doc["rows"]} == {"kafka-4"}
     assert {"clause", "implementation", "profile", "verdict", "examples"} <= set(doc["rows"][0])
     assert (tmp_path / "latest" / "summary.txt").read_text().startswith("ktc results")
+
+
+def test_run_given_a_test_file_after_the_dashes_runs_that_file_alone(tmp_path):
+    done = ktc("run", "--report", str(tmp_path), "--workers", "0", "--hypothesis-profile", "dev", "--",
+               "suites/kip937/test_validation.py", "-k", "not generated")
+    assert done.returncode == 0, done.stdout[-2000:]
+    modules = {case.get("classname") for case in ElementTree.parse(tmp_path / "latest" / "junit.xml").iter("testcase")}
+    assert modules == {"suites.kip937.test_validation"}, modules
 
 
 def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
