@@ -143,6 +143,17 @@ def test_a_log_append_time_typed_batch_on_a_create_time_topic_is_searched_as_the
     assert_conforms(impl, History(profile, ops, start_ms=NOW))
 
 
+@pytest.mark.clause("KIP-33.read-max-timestamp-holder")
+@pytest.mark.parametrize("header", [NOW - 5, -1])  # the batch's smaller record; the NO_TIMESTAMP sentinel
+def test_max_timestamp_names_the_record_read_with_the_max_when_the_batch_header_understates_it(impl, profile,
+                                                                                                 header):
+    """A client's batch header whose MaxTimestamp is below its records' max: Kafka recomputes it from the records
+    (LogValidator), so MAX_TIMESTAMP names the record a consumer reads with the max (a broker that keeps the
+    header as sent names another; found by a generated history on kfake, seed 2581855107)."""
+    ops = (CreateTopic("t"), Produce("t", batch(NOW, NOW - 5, max_timestamp=header)), Fetch("t"), ListOffsets("t", -3))
+    assert_conforms(impl, History(profile, ops, start_ms=NOW))
+
+
 @pytest.mark.clause("KIP-33.read-max-timestamp-holder", "KIP-33.read-lookup-first-match")
 @example(deltas=[[0], [-1]], pick=0)  # the max is in an earlier batch than the latest: not the latest's base offset
 @example(deltas=[[-1, 0]], pick=1)  # the first record at or after the target is not its batch's first record
