@@ -84,6 +84,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
     config.addinivalue_line("markers", "kafka_change: one of Kafka's own changes, judged under its profile on every "
                                        "Kafka release (Capabilities.releases)")
+    if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: the suites' group marks stay valid
+        config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's group (no effect without it)")
     if not hasattr(config, "workerinput") and not os.environ.get("KTC_RUN_ID"):
         from ktc.kafka.topics import (
             new_run_id,  # pure: no broker extra needed
