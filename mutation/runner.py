@@ -20,9 +20,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from .mutants import Mutant
 from .subject import ROOT, copy_into
+
+if TYPE_CHECKING:  # only a type here: the kill table (suites/selftest) forks with run_all without cosmic-ray
+    from .mutants import Mutant
 
 # Fast, decisive suites first: pinned tables and deviations, then the KIPs' properties, then histories.
 SUITES = ("pinned", "deviations", "kip937", "kip228", "kip32", "kip33", "kip870", "stateful")
@@ -79,7 +82,7 @@ def run_child(args: list[str], plugin, log: Path) -> None:
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     try:
-        code = int(pytest.main(args, plugins=[plugin]))
+        code = int(pytest.main(args, plugins=[plugin] if plugin is not None else []))
     except BaseException:
         code = 3
     os._exit(code)

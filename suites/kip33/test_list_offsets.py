@@ -32,12 +32,15 @@ STAMPS = st.one_of(st.lists(st.lists(timestamps(now=NOW, bounds=[SEGMENT_MS]), m
                    MISSING_ONLY)
 
 
+RETENTION_MS = 600_000
+
+
 def searched_history(profile, batches, targets, timestamp_type=None, retention=False, gap=0, codecs=(),
                      compression="producer") -> History:
     """Batches of these timestamps (batch i in ``codecs[i]``, uncompressed past the end), then a
     ListOffsets per target (an int, or a ready ListOffsets), a Fetch and a DescribeLog."""
     kwargs = {"timestamp_type": timestamp_type} if timestamp_type else {}
-    config = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=600_000, compression_type=compression, **kwargs)
+    config = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=RETENTION_MS, compression_type=compression, **kwargs)
     ops = [CreateTopic("t", config)]
     for n, stamps in enumerate(batches):
         ops += [Produce("t", batch(*stamps, codec=codecs[n] if n < len(codecs) else "none")), Advance(gap)]
@@ -81,8 +84,9 @@ def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, prof
         assert_conforms(impl, searched_history(profile, batches, targets, timestamp_type, gap=gap, codecs=codecs))
 
 
-@pytest.mark.clause("KIP-33.list-offsets-first-segment-only", "KIP-33.list-offsets-not-found")
+@pytest.mark.clause("KIP-33.list-offsets-first-segment-only", "KIP-33.list-offsets-not-found", "KIP-33.read-log-start")
 @example(batches=[[-1], [NOW]], targets=[0], codecs=[])
+@example(batches=[[NOW - RETENTION_MS - 1], [NOW]], targets=[-2], codecs=[])  # EARLIEST after the first segment went
 @example(batches=[[-1], [NOW - 5, NOW]], targets=[NOW - 5], codecs=["lz4", "snappy"])
 @given(batches=STAMPS, targets=TARGETS, codecs=CODEC_LISTS)
 def test_list_offsets_after_retention_and_mtime_qualified_segments(impl, profile, batches, targets, codecs):

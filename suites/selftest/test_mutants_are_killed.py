@@ -1,39 +1,57 @@
 """The suite tests itself: every mutant in the catalogue must be killed by the tests citing the
 clause it breaks, run through the ordinary ``--impl module:attribute`` mechanism.
 
-The kill table (mutant, clause, examples to first failure, seconds) is printed at the end of
-the run by suites/selftest/conftest.py.
+The mutants run in one spawned process that imports pytest, Hypothesis and ktc once and forks a child per
+mutant, each a whole ``pytest.main`` of its own (mutation/runner.py's ``run_all``, as the mutation tool runs its
+mutants): as 31 subprocesses, pytest's start-up was most of the time.  The kill table (mutant, clause, examples
+to first failure, seconds) is printed at the end of the run by suites/selftest/conftest.py.
 """
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from mutation.runner import in_child, run_all
 from suites.selftest.mutants import CATALOGUE
 
+pytestmark = pytest.mark.xdist_group("kill-table")  # one worker runs every mutant once
 ROOT = Path(__file__).resolve().parents[2]
+TIMEOUT_CPU_S = 600
 
 
-def run_suites_against(mutant, report: Path, seed) -> subprocess.CompletedProcess:
+def pytest_args(mutant, report: Path, seed) -> list[str]:
     # the suites that judge an implementation, as ``ktc run`` collects them: collecting selftest/ and broker/
     # too cost 4-7 s per mutant and judges nothing (benchmarks/README.md)
-    argv = [sys.executable, "-m", "pytest", str(ROOT / "suites"), "--rootdir", str(ROOT), "-q", "-x",
+    return [str(ROOT / "suites"), "--rootdir", str(ROOT), "-q", "-x", "-p", "no:cacheprovider",
             "--ignore", str(ROOT / "suites" / "selftest"), "--ignore", str(ROOT / "suites" / "broker"),
-            "-p", "no:cacheprovider", f"--impl=suites.selftest.mutants:{mutant.name}",
-            f"--ktc-clause={mutant.clause}", f"--profile={','.join(mutant.profiles)}",
-            f"--ktc-report={report}", f"--hypothesis-seed={seed}"]
-    # the ci profile's 120 examples a test, whatever the session's: the kill table is the oracle's strength at ci
-    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "PYTHONPATH": str(ROOT), "HYPOTHESIS_PROFILE": "ci"})
+            f"--impl=suites.selftest.mutants:{mutant.name}", f"--ktc-clause={mutant.clause}",
+            f"--profile={','.join(mutant.profiles)}", f"--ktc-report={report}", f"--hypothesis-seed={seed}"]
 
 
 def failing_row(report: Path, mutant) -> dict | None:
+    if not (report / "results.json").exists():
+        return None
     rows = json.loads((report / "results.json").read_text())["rows"]
     return next((r for r in rows if r["clause"] == mutant.clause and r["verdict"] == "fail"), None)
+
+
+def kill(mutant, workdir: Path, seed, timeout_s: float) -> dict:
+    """run_all's task, in its worker: one mutant's pytest run, forked (the ci profile's 120 examples a test,
+    whatever the session's: the kill table is the oracle's strength at ci)."""
+    report, started = workdir / mutant.name, time.monotonic()
+    report.mkdir()
+    code, _cpu = in_child(pytest_args(mutant, report, seed), None, report / "pytest.log", timeout_s, "ci")
+    said = (report / "pytest.log").read_text(errors="replace")[-3000:]
+    return {"mutant": mutant.name, "code": code, "seconds": round(time.monotonic() - started, 1),
+            "row": failing_row(report, mutant), "said": said}
+
+
+@pytest.fixture(scope="module")
+def kills(pytestconfig) -> dict[str, dict]:
+    seed = pytestconfig.getoption("hypothesis_seed")
+    outcomes = run_all(list(CATALOGUE), 1, seed, TIMEOUT_CPU_S, lambda *_: None, task=kill)
+    return {outcome["mutant"]: outcome for outcome in outcomes}
 
 
 def test_catalogue_has_at_least_fifteen_mutants_on_distinct_clauses():
@@ -42,13 +60,10 @@ def test_catalogue_has_at_least_fifteen_mutants_on_distinct_clauses():
 
 
 @pytest.mark.parametrize("mutant", CATALOGUE, ids=[m.name for m in CATALOGUE])
-def test_mutant_is_killed_by_its_clause(mutant, tmp_path, record_property, pytestconfig):
-    started = time.monotonic()
-    done = run_suites_against(mutant, tmp_path, pytestconfig.getoption("hypothesis_seed"))
-    seconds = time.monotonic() - started
-    row = failing_row(tmp_path, mutant) if (tmp_path / "results.json").exists() else None
-    record_property("kill", json.dumps({"mutant": mutant.name, "clause": mutant.clause, "seconds": round(seconds, 1),
+def test_mutant_is_killed_by_its_clause(mutant, kills, record_property):
+    done = kills[mutant.name]
+    row = done["row"]
+    record_property("kill", json.dumps({"mutant": mutant.name, "clause": mutant.clause, "seconds": done["seconds"],
                                         "examples": row and row.get("first_failure_at"), "killed": row is not None}))
-    assert done.returncode == 1 and row is not None, (
-        f"mutant {mutant.name} survived the tests citing {mutant.clause} (exit {done.returncode})\n"
-        + done.stdout[-3000:] + done.stderr[-2000:])
+    assert done["code"] == 1 and row is not None, (
+        f"mutant {mutant.name} survived the tests citing {mutant.clause} (exit {done['code']})\n" + done["said"])
