@@ -28,6 +28,7 @@ from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.processes.clock import ControlledClock  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
 from reference.types import Batch, Record  # noqa: E402
+from suites._support import SMALL_SPARK_CHILD  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 HOUR, MINUTE, LONG_MAX = 3_600_000, 60_000, 2**63 - 1
@@ -139,7 +140,7 @@ def audited(planted, request, tmp_path_factory):
     if shutil.which("java") is None:
         pytest.fail("ktc audit runs Spark: it needs Java 17")
     report = tmp_path_factory.mktemp(f"audit-{request.param}")
-    env = dict(os.environ)
+    env = {**os.environ, **SMALL_SPARK_CHILD}
     if request.param == "kafka-without-connector":
         env.update(KTC_CACHE=str(tmp_path_factory.mktemp("cache")), KTC_SPARK_KAFKA_PACKAGE=NO_CONNECTOR)
     cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.bootstrap, "--source", "kafka",
@@ -246,7 +247,8 @@ def test_audit_sees_log_append_time_go_backwards_across_a_leader_change(tmp_path
         assert (first.error_code, second.error_code) == (0, 0)
         cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", cluster.nodes[slow].bootstrap, "--source",
                "ktc", "--topic", "audit-leader-change", "--report", str(tmp_path), "--seed", "3"]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                              env={**os.environ, **SMALL_SPARK_CHILD})
     reports = list(tmp_path.glob("*/audit.json"))
     assert reports, done.stdout[-2000:] + done.stderr[-3000:]
     found = found_offsets(reports[0].parent / "violations.parquet")

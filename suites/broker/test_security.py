@@ -29,6 +29,7 @@ from ktc.kafka.client.security import PLAINTEXT, PROPERTIES, AuthenticationError
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from reference.types import INT64_MAX, Batch, Record, TimestampType  # noqa: E402
+from suites._support import SMALL_SPARK_CHILD  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
@@ -204,7 +205,8 @@ def test_ktc_audit_reads_a_topic_over_tls_and_scram_with_spark_s_kafka_source(br
     done = subprocess.run([sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.secure_bootstrap,
                            "--kafka-config", str(config), "--topic", topic, "--source", "kafka",
                            "--report", str(tmp_path / "report"), "--seed", "1"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600)
+                          cwd=ROOT, capture_output=True, text=True, timeout=600,
+                          env={**os.environ, **SMALL_SPARK_CHILD})
     reports = list((tmp_path / "report").glob("*/audit.json"))
     assert reports, done.stdout[-2000:] + done.stderr[-3000:]
     data = json.loads(reports[0].read_text())

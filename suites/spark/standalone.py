@@ -49,6 +49,7 @@ MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
 START_TIMEOUT_S = 90.0
 ROOT = Path(__file__).resolve().parents[2]
+SMALL_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # client compiler, serial collector: short-lived, small data
 
 
 class ClusterError(RuntimeError):
@@ -134,7 +135,8 @@ class StandaloneCluster:
         home = spark_home()
         env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": HOST, "SPARK_PUBLIC_DNS": HOST,
                "SPARK_LOG_DIR": str(self.dir("logs")), "SPARK_WORKER_DIR": str(self.dir("work")),
-               "SPARK_PID_DIR": str(self.dir("pids")), "SPARK_NO_DAEMONIZE": "1"}
+               "SPARK_PID_DIR": str(self.dir("pids")), "SPARK_NO_DAEMONIZE": "1",
+               "SPARK_DAEMON_JAVA_OPTS": SMALL_JVM}  # the master and the worker: start-up decides
         return with_repo_on_path(env)
 
     def _launch(self, name: str, main: str, *args: str) -> None:
