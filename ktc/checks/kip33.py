@@ -1,6 +1,7 @@
 """KIP-33: the time index and ListOffsets by timestamp."""
 from __future__ import annotations
 
+from ktc.checks.common import LAT
 from ktc.checks.reads import lookups, same_state, segment_of
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import Scenario
@@ -162,20 +163,21 @@ def holder_kind(s: Scenario, op: ListOffsets, exp) -> str:
 
 @check("KIP-33.read-max-timestamp-holder")
 def read_max_holder_conformance(s: Scenario, c: Compare) -> None:
-    for i, _op, obs, read in lookups(s, lambda op: target_kind(op) == "max"):
+    for i, op, obs, read in lookups(s, lambda op: target_kind(op) == "max"):
         top = max((ts for _off, ts, _b in read), default=-1)
-        if top >= 0 and not (s.profile.lat_batch_check == "when-exempt" and headers_disagree(read)):
+        if top >= 0 and not (s.profile.lat_batch_check == "when-exempt" and client_log_append_time(s, op)):
             held = next((ts for off, ts, _b in read if off == obs.offset), None)
             c.holds(i, f"MAX_TIMESTAMP's offset holds a record read with the log's max {top}",
                     held == top == obs.timestamp, (obs.offset, obs.timestamp, held))
 
 
-def headers_disagree(read) -> bool:
-    """Whether a batch read carries a MaxTimestamp none of its records does: Kafka 3.6+ stores a client-set
-    LogAppendTime batch with its header max and its records' own timestamps (KIP-33.read-max-timestamp-holder's
-    deviation), and its MAX_TIMESTAMP then finds no record in the batch holding the max."""
-    batches = {id(b): b for _off, _ts, b in read}.values()
-    return any(b.records and b.max_timestamp not in {r.timestamp for r in b.records} for b in batches)
+def client_log_append_time(s: Scenario, op) -> bool:
+    """Whether the partition was sent a LogAppendTime-typed batch while its topic was CreateTime: Kafka 3.6+
+    stores it as a CreateTime batch with the header max it was sent and its records' own timestamps, so its
+    MAX_TIMESTAMP names a record a consumer may read below the max, or none (KIP-33.read-max-timestamp-holder's
+    deviation; findings/lat-batch-on-createtime-topic)."""
+    return any(v.op.topic == op.topic and v.op.partition == op.partition and v.batch.timestamp_type is LAT
+               and not v.on_log_append_time_topic for v in s.produces())
 
 
 def scope(s: Scenario, i: int, offset: int, batch) -> tuple[int, int] | None:
