@@ -9,6 +9,8 @@ import time
 import psutil
 import pytest
 
+from suites._support import interruptible
+
 HANGS = textwrap.dedent('''
     import time
     from examples.minimal_broker import MinimalBroker
@@ -37,7 +39,8 @@ def test_a_signal_to_ktc_run_leaves_no_process_of_the_run(tmp_path, signum):
     (tmp_path / "hanging_adapter.py").write_text(HANGS)
     argv = [sys.executable, "-m", "ktc", "run", "--impl", "hanging_adapter:Hangs", "--profile", "kafka-4",
             "--workers", "2", "--impl-timeout", "600", "--report", str(tmp_path / "r"), "--", "-k", "kip937"]
-    run = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    run = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=interruptible)  # SIGINT as a terminal gives it, even under nohup
     children = descendants_once_started(run, want=3)  # pytest and two workers
     time.sleep(2)  # the workers are inside run() by now, or about to be
     run.send_signal(signum)
