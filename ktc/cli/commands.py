@@ -231,15 +231,16 @@ LOG_NAME = "pytest.log"
 SCREEN_LINES = 40  # a whole default run, progress included, when every failure is expected
 
 
-def names_tests(pytest_args) -> bool:
-    """Whether the arguments after -- name test files, directories or node ids: then pytest runs those, not
-    every suite (an option's value, such as -k's expression, names no existing path)."""
-    return any(not a.startswith("-") and Path(a.split("::")[0]).exists() for a in pytest_args)
+def names_tests(pytest_args, suites: Path) -> bool:
+    """Whether the arguments after -- name files, folders or node ids of the suites: then pytest runs those, not
+    every suite (an option's value, such as -k's expression or --basetemp's folder, names none)."""
+    paths = (Path(a.split("::")[0]).resolve() for a in pytest_args if not a.startswith("-"))
+    return any(path.exists() and path.is_relative_to(suites.resolve()) and path != suites.resolve() for path in paths)
 
 
 def pytest_argv(args, report: Path) -> list[str]:
     suites = suites_dir()
-    where = [] if names_tests(args.pytest_args or ()) else [
+    where = [] if names_tests(args.pytest_args or (), suites) else [
         str(suites), "--ignore", str(suites / "selftest"), "--ignore", str(suites / "broker")]
     argv = [sys.executable, "-m", "pytest", *where, "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
             "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
