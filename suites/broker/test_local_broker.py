@@ -231,6 +231,17 @@ def test_leaving_the_context_leaves_no_jvm_port_or_temp_dir():
     assert all(port_is_free(p) for p in ports)
 
 
+def test_the_codecs_native_libraries_are_unpacked_in_the_brokers_folder_and_go_with_it():
+    with LocalBroker(VERSIONS[0]) as b, wire.Client(b.bootstrap) as client:
+        assert client.create_topic("codecs", {})[0] == 0
+        for codec in ("lz4", "snappy"):
+            assert client.produce("codecs", Batch((Record(1), Record(2)), codec=codec)).error_code == 0
+        unpacked = {f.name for f in (b.tmpdir / "jvm-tmp").iterdir()}
+        tmpdir = b.tmpdir
+    assert any("lz4" in n for n in unpacked) and any("snappy" in n for n in unpacked), unpacked
+    assert not tmpdir.exists()
+
+
 def test_a_failing_body_still_stops_the_broker():
     with pytest.raises(ZeroDivisionError):
         with LocalBroker(VERSIONS[0]) as b:
