@@ -46,9 +46,10 @@ class SparkImplementation:
     name = "spark"
     bulk = True  # the ktc harness batches histories into one run() call
     # ... every history of every test of the session: one Spark job for a whole run (ktc/plugin/bulk.py),
-    # on one worker (the plugin's group "spark:bulk"), as a job's cost is mostly fixed
+    # as a job's cost is mostly fixed; on one worker with the Spark tier's own tests (suites/spark, marked
+    # "spark"), so one JVM serves them all (apart, the volume test started a second JVM at the run's end)
     bulk_session = True
-    xdist_group = None
+    xdist_group = "spark"
 
     @property
     def version(self) -> str:
