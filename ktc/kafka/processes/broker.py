@@ -299,9 +299,7 @@ class LocalBroker:
             logging = [f"-Dlog4j2.configurationFile={self.tmpdir / 'log4j2.xml'}"]
         return ["java", f"-Xmx{self.heap}", "-Xss1m", *JVM_FLAGS, "-Djava.awt.headless=true",
                 f"-Dkafka.logs.dir={self.tmpdir / 'logs'}", *logging,
-                # the codecs' native libraries (lz4, snappy) are unpacked there, and go with the broker's folder:
-                # in /tmp, a killed JVM left them behind (about 1,150 files, 170 MB, after a day of runs)
-                f"-Djava.io.tmpdir={self.tmpdir / 'jvm-tmp'}",
+                f"-Djava.io.tmpdir={self.tmpdir / 'jvm-tmp'}",  # lz4/snappy natives: gone with the folder, not /tmp
                 "-cp", str(lib / "*"), main, *args]
 
     def _env(self) -> dict[str, str]:
