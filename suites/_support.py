@@ -48,5 +48,5 @@ def interruptible() -> None:
 # driver's JVM on the client compiler with the serial collector (the two planted audits of test_audit.py,
 # measured together: 63 -> 53 s on a quiet machine).  ktc audit itself keeps Spark's defaults: a real topic
 # may be large.  KTC_SPARK_CONF replaces the default extraJavaOptions, so the time zone is repeated.
-SMALL_SPARK_CHILD = {"KTC_SPARK_CONF": "spark.driver.extraJavaOptions="
-                                       "-Duser.timezone=UTC -XX:TieredStopAtLevel=1 -XX:+UseSerialGC"}
+SMALL_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # client compiler, serial collector: short-lived, small data
+SMALL_SPARK_CHILD = {"KTC_SPARK_CONF": f"spark.driver.extraJavaOptions=-Duser.timezone=UTC {SMALL_JVM}"}

@@ -42,14 +42,13 @@ from ktc.kafka.processes.lifecycle import (
     release,
     signals_deferred,
 )
-from suites._support import interruptible
+from suites._support import SMALL_JVM, interruptible
 
 HOST = "127.0.0.1"
 MASTER = "org.apache.spark.deploy.master.Master"
 WORKER = "org.apache.spark.deploy.worker.Worker"
 START_TIMEOUT_S = 90.0
 ROOT = Path(__file__).resolve().parents[2]
-SMALL_JVM = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"  # client compiler, serial collector: short-lived, small data
 
 
 class ClusterError(RuntimeError):
