@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from ktc.plugin.state import split
-from suites._support import SMALL_JVM
+from suites._support import SMALL_JVM, SMALL_SPARK_CHILD
 from suites.spark.standalone import ClusterError, StandaloneCluster, tail, with_repo_on_path
 
 # the append path (KIP-937 validation) and the segment path (KIP-33 ListOffsets: applyInArrow, Python on the
@@ -49,8 +49,7 @@ def child_env() -> dict[str, str]:
     """A run of its own (none of this pytest's xdist or ktc run identity), on loopback, with the repository
     importable by the driver and by the executors' Python workers."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "KTC_RUN_ID"}
-    small = (f"spark.driver.extraJavaOptions=-Duser.timezone=UTC {SMALL_JVM}\n"
-             f"spark.executor.extraJavaOptions={SMALL_JVM}")
+    small = SMALL_SPARK_CHILD["KTC_SPARK_CONF"] + f"\nspark.executor.extraJavaOptions={SMALL_JVM}"
     return with_repo_on_path({**env, "SPARK_LOCAL_IP": "127.0.0.1", "KTC_SPARK_CONF": small})
 
 
