@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cached_property
 
 from reference.types import (
     Batch,
@@ -59,18 +60,26 @@ class Scenario:
     expected: Trace
     observed: Trace
 
-    def configs(self) -> dict[str, TopicConfig]:
+    @cached_property
+    def created(self) -> dict[str, TopicConfig]:
         """Topics the reference created, with their configs."""
         return {op.topic: op.config for op, r in zip(self.history.ops, self.expected)
                 if isinstance(op, CreateTopic) and r.error_code == 0}
 
     def produces(self) -> Iterator[ProduceView]:
-        configs, snapshots, changed = self.configs(), clock_states(self.history), False
+        return iter(self.produce_views)
+
+    @cached_property
+    def produce_views(self) -> tuple[ProduceView, ...]:
+        """Each Produce to a created topic, with the leader's clock it ran under (computed once: every check
+        reads them)."""
+        configs, snapshots, changed, views = self.created, clock_states(self.history), False, []
         for i, op in enumerate(self.history.ops):
             changed = changed or isinstance(op, (ElectLeader, StepClock))
             if isinstance(op, Produce) and op.topic in configs:
                 now = snapshots[i].leader_now(op.topic, op.partition)
-                yield ProduceView(i, op, configs[op.topic], now, changed, self.expected[i], self.observed[i])
+                views.append(ProduceView(i, op, configs[op.topic], now, changed, self.expected[i], self.observed[i]))
+        return tuple(views)
 
     def last_fetches(self) -> Iterator[tuple[int, str, int, FetchResult, FetchResult]]:
         """The final Fetch of each topic-partition: (op index, topic, partition, expected, observed)."""
@@ -88,4 +97,4 @@ class Scenario:
                 yield i, op, self.expected[i], self.observed[i]
 
     def config_of(self, topic: str) -> TopicConfig | None:
-        return self.configs().get(topic)
+        return self.created.get(topic)
