@@ -73,6 +73,8 @@ class OptionalCapabilities(Protocol):
     session at once (one Spark job for the whole run; ktc/plugin/bulk.py).
     ``xdist_group = None``: a name keeps every test of the implementation on one pytest-xdist worker
     (one JVM, one broker connection pool).
+    ``waits_at_start_s = 0``: seconds its runs spend waiting early on (Kafka before 3.8: the first retention
+    pass 30 s after start); its group is handed out first, so another worker computes meanwhile.
     ``target() -> dict | None``: where the results come from (bootstrap, version, detected profile), written
     into results.json and used by ``ktc replay``; ``retarget(target)`` points at it again.
     ``override_profile(profile)``: an explicit ``--profile`` wins over what the implementation detected.
@@ -88,6 +90,7 @@ class OptionalCapabilities(Protocol):
     bulk: bool
     bulk_session: bool
     xdist_group: str | None
+    waits_at_start_s: float
     kip228_tables: object | None
 
     def target(self) -> dict | None: ...

@@ -91,6 +91,17 @@ class KafkaImplementation:
         broker) lets the other worker take the next broker meanwhile (ktc/plugin/groups.py)."""
         return self.name
 
+    @property
+    def waits_at_start_s(self) -> float:
+        """A broker ktc starts before 3.8 runs its first retention pass 30 s after it starts
+        (LogManager.InitialTaskDelayMs; log.initial.task.delay.ms exists from 3.8): a history with a
+        RetentionPass waits for it."""
+        try:
+            early = not self.bootstrap and versions.key(self.kafka_version) < versions.key("3.8.0")
+        except versions.VersionError:  # not an Apache Kafka release: kfake, tansu
+            return 0.0
+        return 30.0 if early else 0.0
+
     # -- the target
     def start_process(self):
         """Start the broker ktc owns (a local KRaft broker here; subclasses start others)."""

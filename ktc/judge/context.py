@@ -57,6 +57,10 @@ class UnderTest:
         return getattr(self.implementation, "xdist_group", None)
 
     @property
+    def waits_at_start_s(self) -> float:
+        return float(getattr(self.implementation, "waits_at_start_s", 0.0))
+
+    @property
     def kip228_tables(self):
         return getattr(self.implementation, "kip228_tables", None)
 

@@ -8,6 +8,11 @@ shared run once" fixtures ran twice.  Here each worker writes the groups of what
 file the controller named (``workerinput``), and the controller's scheduler, xdist's own
 ``LoadGroupScheduling``, looks a test's scope up there.  Nodeids stay as they are.  Under a pytest
 that still takes the ``@group`` suffix, xdist's own parsing decides, as before.
+
+The workers also put the items in the order the scheduler hands their groups out (``handed_out_first``):
+as xdist's own reordering (larger groups first, tests of no group last), except that a group whose
+implementation waits early on (``waits_at_start_s``: Kafka before 3.8 runs its first retention pass 30 s
+after it starts) goes first, so the other worker computes while it waits.  The scheduler keeps that order.
 """
 from __future__ import annotations
 
@@ -25,6 +30,29 @@ def group_of(item: pytest.Item) -> str | None:
     """xdist's name for an item's group: its ``xdist_group`` marks, sorted and joined."""
     names = {str(m.args[0] if m.args else m.kwargs.get("name", "default")) for m in item.iter_markers("xdist_group")}
     return "_".join(sorted(names)) or None
+
+
+def handed_out_first(items: list) -> list:
+    """Groups that wait early on first (the longest wait first), then larger groups, then tests of no group;
+    ties, and each group's own items, in collection order."""
+    sizes: dict[str | None, int] = {}
+    waits: dict[str | None, float] = {}
+    for item in items:
+        group = group_of(item)
+        sizes[group] = sizes.get(group, 0) + 1
+        waits[group] = max(waits.get(group, 0.0), waits_at_start(item))
+    first = {g: i for i, g in reversed(list(enumerate(group_of(item) for item in items)))}
+
+    def rank(item) -> tuple:
+        group = group_of(item)
+        return (1, 0.0, 0, first[group]) if group is None else (0, -waits[group], -sizes[group], first[group])
+    return sorted(items, key=rank)
+
+
+def waits_at_start(item: pytest.Item) -> float:
+    params = getattr(item, "callspec", None)
+    impl = params.params.get("impl") if params else None
+    return float(getattr(impl, "waits_at_start_s", 0.0) or 0.0)
 
 
 class Plugin:
@@ -45,6 +73,7 @@ class Plugin:
         where = getattr(config, "workerinput", {}).get(KEY)
         if where is None or not config.getvalue("loadgroup"):
             return
+        items[:] = handed_out_first(items)
         groups = {item.nodeid: g for item in items if (g := group_of(item)) is not None}
         target = Path(where) / f"{config.workerinput['workerid']}.json"
         target.with_suffix(".tmp").write_text(json.dumps(groups))
@@ -69,6 +98,7 @@ def scheduler_class():
 
         def __init__(self, config, log, where: Path):
             super().__init__(config, log)
+            config.option.loadscopereorder = False  # the workers ordered the items (handed_out_first)
             self.where = where
             self.groups: dict[str, str] | None = None
 
