@@ -10,6 +10,8 @@ Quote kinds (``quote_source``):
                     commit and line range (comment markers and line breaks joined); checked for form here,
                     verbatim against that commit by suites/selftest/test_registry.py when a mirror exists
   ``kafka-docs``    Kafka's documentation (protocol message ``about`` texts, config docs), cited the same way
+  ``kafka-pr``      the description of a merged apache/kafka pull request, cited by its URL (a change Kafka made
+                    that no KIP states, such as a removal; checked for form only)
 """
 from __future__ import annotations
 
@@ -24,8 +26,9 @@ from .profiles import names as profile_names
 
 HERE = Path(__file__).parent
 TEXTS = HERE / "texts"
-QUOTE_KINDS = ("kip", "kafka-source", "kafka-docs")
+QUOTE_KINDS = ("kip", "kafka-source", "kafka-docs", "kafka-pr")
 KAFKA_PERMALINK = re.compile(r"https://github\.com/apache/kafka/blob/[0-9a-f]{40}/[\w./-]+#L\d+(-L\d+)?")
+KAFKA_PULL = re.compile(r"https://github\.com/apache/kafka/pull/\d+")
 STATUSES = ("accepted", "draft", "abandoned", "under-discussion")
 
 
@@ -127,6 +130,10 @@ def _quote_problems(c: Clause) -> list[str]:
             return [f"{c.id}: quote_source kip, but {c.kip} has no vendored text in specs/texts"]
         found = c.quote in _text(c.quote_file)
         return [] if found else [f"{c.id}: quote not found verbatim in {c.quote_file}: {c.quote[:60]!r}"]
+    if c.quote_kind == "kafka-pr":
+        found = KAFKA_PULL.fullmatch(c.quote_url)
+        return [] if found else [f"{c.id}: a kafka-pr quote needs quote_url, a github.com/apache/kafka/pull/N "
+                                 f"address (got {c.quote_url!r})"]
     if not KAFKA_PERMALINK.fullmatch(c.quote_url):
         return [f"{c.id}: a {c.quote_kind} quote needs quote_url, a github.com/apache/kafka permalink "
                 f"pinned to a commit and lines (got {c.quote_url!r})"]

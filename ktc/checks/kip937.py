@@ -16,6 +16,7 @@ from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import ProduceView, Scenario
 from reference import configs
 from reference.types import (
+    CONFIG_NAMES,
     INT64_MAX,
     INT64_MIN,
     INVALID_TIMESTAMP,
@@ -197,9 +198,18 @@ def warning_conformance(s: Scenario, c: Compare) -> None:
 def difference_config_conformance(s: Scenario, c: Compare) -> None:
     topic_config_conformance(s, c, "difference_max_ms")
 
+@check("KIP-937.difference-removed")
+def difference_config_removed_conformance(s: Scenario, c: Compare) -> None:
+    topic_config_conformance(s, c, "difference_max_ms")
+
 @check("KIP-937.limits-non-negative")
 def limit_range_conformance(s: Scenario, c: Compare) -> None:
-    refused_as_invalid(s, c, ("before_max_ms", "after_max_ms", "difference_max_ms"))
+    """The bounds the profile has (a removed difference.max.ms is KIP-937.difference-removed's)."""
+    limits = ("before_max_ms", "after_max_ms") + (("difference_max_ms",) if has_difference_config(s) else ())
+    refused_as_invalid(s, c, limits)
+
+def has_difference_config(s: Scenario) -> bool:
+    return CONFIG_NAMES["difference_max_ms"] in s.profile.configs
 
 def read_exempt(s: Scenario, view: ProduceView, ts: int) -> bool:
     """What the bounds say nothing of: the sentinel, a record whose arithmetic wraps (KIP-937.int64-wraparound),

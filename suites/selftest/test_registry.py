@@ -17,7 +17,8 @@ SHARED_KIPS = ROOT.parent / "shared" / "kips"
 
 
 KIP_QUOTES = [c for c in registry.all_clauses().values() if c.quote_kind == "kip"]
-KAFKA_QUOTES = [c for c in registry.all_clauses().values() if c.quote_kind != "kip"]
+KAFKA_QUOTES = [c for c in registry.all_clauses().values() if c.quote_kind in ("kafka-source", "kafka-docs")]
+PR_QUOTES = [c for c in registry.all_clauses().values() if c.quote_kind == "kafka-pr"]
 KAFKA_MIRROR = Path("/work/.mirror/apache+kafka/repo")  # where this machine kind keeps a git mirror of apache/kafka
 
 
@@ -29,6 +30,12 @@ def test_a_kip_quote_occurs_verbatim_in_the_vendored_kip_text(clause):
 def test_every_quote_says_its_source_kind_and_kafka_quotes_are_pinned_permalinks():
     assert {c.quote_kind for c in registry.all_clauses().values()} <= set(registry.QUOTE_KINDS)
     assert all(registry.KAFKA_PERMALINK.fullmatch(c.quote_url) for c in KAFKA_QUOTES)
+    assert PR_QUOTES and all(registry.KAFKA_PULL.fullmatch(c.quote_url) for c in PR_QUOTES)
+
+
+def test_a_pull_request_quote_without_a_pull_request_address_is_a_problem():
+    clause = dataclasses.replace(PR_QUOTES[0], quote_url="https://github.com/apache/kafka/commits/trunk")
+    assert "github.com/apache/kafka/pull/N" in registry._quote_problems(clause)[0]
 
 
 def test_a_kip_quote_altered_by_one_word_is_a_problem(monkeypatch):
