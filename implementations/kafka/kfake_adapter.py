@@ -22,6 +22,7 @@ class KfakeImplementation(KafkaImplementation):
     """The suites against a kfake process ktc builds (``go build``) and starts on loopback."""
 
     starts_with_log_dir = False  # no log directory ktc reads (in memory, or its own layout)
+    waits_at_start_s = 0.0  # not Apache Kafka: no first retention pass to wait for
 
     xdist_group = "kfake"
 

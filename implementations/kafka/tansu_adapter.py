@@ -158,6 +158,7 @@ class TansuImplementation(KafkaImplementation):
     """The suites against a tansu ktc starts (memory storage, loopback), judged under kafka-4."""
 
     starts_with_log_dir = False  # no log directory ktc reads (in memory, or its own layout)
+    waits_at_start_s = 0.0  # not Apache Kafka: no first retention pass to wait for
 
     xdist_group = "tansu"
 
