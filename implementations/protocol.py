@@ -81,6 +81,8 @@ class OptionalCapabilities(Protocol):
     ``describe() -> str``: what the target is, in one line, for the end-of-run table (default: name and
     version).  ``unavailable() -> str | None``: why the target cannot run at all here (no Docker engine,
     no Go toolchain), shown as its one "not run" row; default None.
+    ``prepare()``: start what ``run`` will need (a JVM); a bulk implementation's is called in a background
+    thread while the histories of its run are drawn.  What it raises is dropped: ``run`` meets it again.
     ``close()``: stop what it started (called once per worker at the end of the session).
     ``kip228_tables``: a module or object with KIP-228's table functions ``broker_records(sent, extended,
     broker)``, ``consumer_reads(ts, extended, consumer)`` and ``stored_as(ts, sentinel)``

@@ -83,6 +83,11 @@ class UnderTest:
         if callable(override):
             override(profile)
 
+    def prepare(self) -> None:
+        prepare = getattr(self.implementation, "prepare", None)
+        if callable(prepare):
+            prepare()
+
     def close(self) -> None:
         close = getattr(self.implementation, "close", None)
         if callable(close):

@@ -16,6 +16,7 @@ would be wrong for a sibling.
 """
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass
 
 import pytest
@@ -112,12 +113,23 @@ def run_body(item: pytest.Item, sibling: Sibling, context) -> harness.BulkBatch:
     return batch
 
 
+def quietly(step) -> None:
+    """``step()``, its failure left for the run to meet (and report) again."""
+    try:
+        step()
+    except Exception:  # noqa: BLE001 - reported by run(), which starts it again
+        pass
+
+
 def flush_with_siblings(item: pytest.Item, impl, context, decide) -> None:
     """Judge the running test's buffered histories and its later siblings' in one run; stash each
     sibling's outcome on its item, and raise the running test's own violation, if any."""
     own_cited, own = context.cited, harness.take_batch(context)
     found = siblings(item, decide)
+    warming = threading.Thread(target=quietly, args=(impl.prepare,), name="ktc-prepare", daemon=True)
+    warming.start()  # e.g. Spark's JVM starts while the siblings' histories are drawn
     batches = [run_body(item, s, context) for s in found]
+    warming.join()
     context.cited, context.recorder = own_cited, own.recorder
     harness.flush_batches(impl, [own, *(b for b in batches if b.error is None)])
     for sibling, batch in zip(found, batches):

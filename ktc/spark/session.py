@@ -17,6 +17,7 @@ import re
 import shutil
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 DEFAULTS = {
@@ -44,6 +45,7 @@ _master = os.environ.get("KTC_SPARK_MASTER", "local[*]")
 _overrides: dict[str, str] = dict(
     line.split("=", 1) for line in os.environ.get("KTC_SPARK_CONF", "").splitlines() if "=" in line)
 _session = None
+_starting = threading.Lock()
 
 
 def configure(master: str | None = None, **settings: str) -> None:
@@ -60,7 +62,13 @@ class SparkStartError(RuntimeError):
 
 
 def get():
-    """The shared SparkSession (built on first use); ``SparkStartError`` when it cannot start."""
+    """The shared SparkSession (built on first use, by one thread at a time); ``SparkStartError`` when it
+    cannot start."""
+    with _starting:
+        return _get()
+
+
+def _get():
     global _session
     if _session is None:
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)

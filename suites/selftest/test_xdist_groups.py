@@ -7,6 +7,9 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
+
+from ktc.plugin.groups import handed_out_first
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,3 +32,22 @@ def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
     assert done.returncode == 0 and len(ran) >= 4, done.stdout[-3000:] + done.stderr[-2000:]
     assert {worker for worker, _ in ran} in ({"gw0"}, {"gw1"}), ran  # ungrouped, 4 tests spread over both
     assert not [nodeid for _, nodeid in ran if "@" in nodeid], ran
+
+
+class Item:
+    """What handed_out_first reads of a pytest item: its xdist_group mark and its impl parameter."""
+
+    def __init__(self, name: str, group: str | None, waits_at_start_s: float = 0.0):
+        self.name, self.group = name, group
+        self.callspec = SimpleNamespace(params={"impl": SimpleNamespace(waits_at_start_s=waits_at_start_s)})
+
+    def iter_markers(self, name: str):
+        return [SimpleNamespace(args=(self.group,), kwargs={})] if name == "xdist_group" and self.group else []
+
+
+def test_a_group_that_waits_at_start_is_handed_out_first_then_larger_groups_then_tests_of_no_group():
+    items = [Item("free1", None), Item("spark1", "spark"), Item("spark2", "spark"), Item("spark3", "spark"),
+             Item("old1", "kafka-3.7.2", 30.0), Item("free2", None), Item("old2", "kafka-3.7.2", 30.0),
+             Item("cluster1", "kafka-cluster")]
+    order = [item.name for item in handed_out_first(items)]
+    assert order == ["old1", "old2", "spark1", "spark2", "spark3", "cluster1", "free1", "free2"]
