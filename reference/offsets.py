@@ -1,8 +1,9 @@
-"""ListOffsets: by timestamp (target >= 0), the special targets -1 to -5, and other negatives.
+"""ListOffsets: by timestamp (target >= 0), the special targets -1 to -6, and other negatives.
 
 What a version knows is profile data (``list_offsets_targets``, ``list_offsets_max_version``,
 ``unknown_negative_target``, ``max_timestamp_offset``); see specs/profiles.toml.  Without tiered
-storage the local log is the whole log: EARLIEST_LOCAL is the log start, LATEST_TIERED finds nothing.
+storage the local log is the whole log: EARLIEST_LOCAL is the log start, LATEST_TIERED and
+EARLIEST_PENDING_UPLOAD find nothing.
 """
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from specs.profiles import Profile
 from .state import Partition, Segment
 from .types import LIST_OFFSETS_MAX_VERSION, UNSUPPORTED_VERSION, ListOffsetsResult, TimestampType
 
-LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED = -1, -2, -3, -4, -5
+LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -1, -2, -3, -4, -5, -6
 NOT_FOUND = ListOffsetsResult(-1, -1)
 REFUSED = ListOffsetsResult(-1, -1, UNSUPPORTED_VERSION)
 
@@ -25,7 +26,7 @@ class OffsetRules:
             return REFUSED
         if target < 0 and not self.knows(target, self.request_version(version)):
             return self.offset_for_timestamp(partition, target)  # up to 3.8: searched as a timestamp
-        if target in (LATEST, EARLIEST, EARLIEST_LOCAL, LATEST_TIERED):
+        if target in (LATEST, EARLIEST, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD):
             return self.special_offset(partition, target)
         if target == MAX_TIMESTAMP:
             return self.max_timestamp_offset(partition)
@@ -49,9 +50,10 @@ class OffsetRules:
         return self.profile.unknown_negative_target == "search" or version >= least
 
     def special_offset(self, partition: Partition, target: int) -> ListOffsetsResult:
-        """LATEST: the log end; EARLIEST and EARLIEST_LOCAL: the log start; LATEST_TIERED: none (nothing tiered)."""
+        """LATEST: the log end; EARLIEST and EARLIEST_LOCAL: the log start; LATEST_TIERED and EARLIEST_PENDING_UPLOAD:
+        none (nothing tiered)."""
         offsets = {LATEST: partition.next_offset, EARLIEST: partition.log_start_offset,
-                   EARLIEST_LOCAL: partition.log_start_offset, LATEST_TIERED: -1}
+                   EARLIEST_LOCAL: partition.log_start_offset, LATEST_TIERED: -1, EARLIEST_PENDING_UPLOAD: -1}
         return ListOffsetsResult(offsets[target], -1)
 
     # -- target >= 0, and unknown negatives up to 3.8 ------------------------------------

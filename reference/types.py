@@ -148,14 +148,15 @@ class RetentionPass:
     partition: int = 0
 
 
-LIST_OFFSETS_MAX_VERSION = 10  # the newest ListOffsets version ktc's client sends (v10: KIP-1075)
+LIST_OFFSETS_MAX_VERSION = 11  # the newest ListOffsets version ktc's client sends (v11: KIP-1023's -6)
 
 
 @dataclass(frozen=True)
 class ListOffsets:
     """ListOffsets for one partition: a timestamp (>= 0) or a special target (-1 LATEST, -2 EARLIEST,
-    -3 MAX_TIMESTAMP, -4 EARLIEST_LOCAL, -5 LATEST_TIERED, any other negative), at request ``version``
-    (None: the newest the implementation and ktc both speak, up to 10), read uncommitted or committed."""
+    -3 MAX_TIMESTAMP, -4 EARLIEST_LOCAL, -5 LATEST_TIERED, -6 EARLIEST_PENDING_UPLOAD, any other negative), at
+    request ``version`` (None: the newest the implementation and ktc both speak, up to 11), read uncommitted or
+    committed."""
 
     topic: str
     target: int

@@ -32,8 +32,9 @@ START_MS = 1_700_000_000_000
 ROUND_STARTS = (START_MS, 1_600_000_000_000, 1_800_000_000_000, 2_000_000_000_000)
 STARTS = st.one_of(st.sampled_from(ROUND_STARTS), st.integers(START_MS - 365 * DAY_MS, START_MS + 365 * DAY_MS))
 ADVANCES = st.one_of(st.sampled_from((1, ONE_HOUR_MS, DAY_MS, 2 * DAY_MS)), st.integers(1, 2 * DAY_MS))
-SPECIAL_TARGETS = (-1, -2, -3, -4, -5)  # latest, earliest, max timestamp, earliest local, latest tiered
-OTHER_NEGATIVE_TARGETS = (-6, -7, -100, INT64_MIN)  # no special meaning (or only at a version ktc does not send)
+SPECIAL_TARGETS = (-1, -2, -3, -4, -5, -6)  # latest, earliest, max timestamp, earliest local, latest tiered,
+# earliest pending upload (v11, KIP-1023)
+OTHER_NEGATIVE_TARGETS = (-7, -100, INT64_MIN)  # no special meaning
 
 
 def sentinels(profile: str) -> st.SearchStrategy[int]:

@@ -31,6 +31,7 @@ from specs.profiles import all_profiles
 from specs.profiles import get as get_profile
 
 from . import contract, topics
+from .segments import CLIENT_MAX_VERSION
 
 BUCKETS = 8
 MISSING = {"Produce": ProduceResult(3), "Fetch": FetchResult((), 3), "ListOffsets": ListOffsetsResult(-1, -1, 3),
@@ -112,7 +113,7 @@ def missing(op, profile):
     kind = type(op).__name__
     if kind == "ListOffsets" and profile.unknown_negative_target == "unsupported-version" and op.target < 0:
         least = dict(profile.list_offsets_targets).get(op.target)
-        version = min(profile.list_offsets_max_version, 10) if op.version is None else op.version
+        version = min(profile.list_offsets_max_version, CLIENT_MAX_VERSION) if op.version is None else op.version
         if least is None or version < least:
             return ListOffsetsResult(-1, -1, 35)
     return MISSING[kind]

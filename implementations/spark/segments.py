@@ -12,7 +12,7 @@ from itertools import groupby
 
 import pyarrow as pa
 
-CLIENT_MAX_VERSION = 10  # ListOffsets: a request without a version goes out at min(broker's newest, this)
+CLIENT_MAX_VERSION = 11  # ListOffsets: a request without a version goes out at min(broker's newest, this)
 OUTPUT = pa.schema([("scenario", pa.int64()), ("batch_id", pa.int32()), ("payload", pa.string())])
 
 
@@ -156,7 +156,7 @@ class PartitionLog:
             return self.at_or_after(target, row["broker_id"])
         if target == -3:
             return self.max_timestamp()
-        if target < 0:  # -1 log end, -2 and -4 log start (nothing is tiered), -5 none
+        if target < 0:  # -1 log end, -2 and -4 log start (nothing is tiered), -5 and -6 none
             offset = {-1: self.next_offset, -2: self.segments[0].base, -4: self.segments[0].base}.get(target, -1)
             return {"offset": offset, "timestamp": -1}
         return self.at_or_after(target, row["broker_id"])

@@ -7,6 +7,7 @@ from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import Scenario
 from reference.configs import rebuilds
 from reference.types import (
+    LIST_OFFSETS_MAX_VERSION,
     DescribeLog,
     ListOffsets,
     RetentionPass,
@@ -77,7 +78,7 @@ def list_offsets_segments_conformance(s: Scenario, c: Compare) -> None:
 # Kafka 3.9+'s timestampMinSupportedVersion: the request version each special target needs.  Which clause
 # an answer belongs to follows from the request alone; what the answer should be is the profile's business.
 SPECIAL = {-1: ("latest", 1), -2: ("earliest", 1), -3: ("max", 7), -4: ("earliest-local", 8),
-           -5: ("latest-tiered", 9)}
+           -5: ("latest-tiered", 9), -6: ("earliest-pending-upload", 11)}
 
 
 def target_kind(op: ListOffsets) -> str:
@@ -90,11 +91,12 @@ def target_kind(op: ListOffsets) -> str:
 
 CLAUSE_OF_KIND = {"latest": "latest", "earliest": "earliest", "max": "max-timestamp(-compressed, -log-append-time)",
                   "earliest-local": "earliest-local", "latest-tiered": "latest-tiered",
+                  "earliest-pending-upload": "earliest-pending-upload",
                   "unknown": "unknown-negative-target",
                   "timestamp": "first-offset-at-or-after / not-found / first-segment-only"}
 
 
-def coverage_lines(newest_by_profile: dict[str, int], top: int = 10) -> list[str]:
+def coverage_lines(newest_by_profile: dict[str, int], top: int = LIST_OFFSETS_MAX_VERSION) -> list[str]:
     """Which KIP-33.list-offsets-* clause judges each target at each request version, and the newest
     version each profile's broker answers (ktc sends v1 to ``top``)."""
     probes = [("target >= 0", 0), *((f"target {t}", t) for t in SPECIAL), ("other negative", -7)]
@@ -122,6 +124,11 @@ def list_offsets_earliest_local_conformance(s: Scenario, c: Compare) -> None:
 @check("KIP-33.list-offsets-latest-tiered")
 def list_offsets_latest_tiered_conformance(s: Scenario, c: Compare) -> None:
     list_offsets_where(s, c, lambda op, exp: target_kind(op) == "latest-tiered", "ListOffsets LATEST_TIERED")
+
+@check("KIP-33.list-offsets-earliest-pending-upload")
+def list_offsets_earliest_pending_upload_conformance(s: Scenario, c: Compare) -> None:
+    list_offsets_where(s, c, lambda op, exp: target_kind(op) == "earliest-pending-upload",
+                       "ListOffsets EARLIEST_PENDING_UPLOAD")
 
 @check("KIP-33.list-offsets-unknown-negative-target")
 def list_offsets_unknown_target_conformance(s: Scenario, c: Compare) -> None:

@@ -118,7 +118,8 @@ def test_max_timestamp_names_the_earliest_record_with_the_max_in_every_codec(imp
 
 
 @pytest.mark.clause("KIP-33.list-offsets-earliest-local", "KIP-33.list-offsets-latest-tiered",
-                    "KIP-33.list-offsets-unknown-negative-target", "KIP-33.list-offsets-latest",
+                    "KIP-33.list-offsets-earliest-pending-upload", "KIP-33.list-offsets-unknown-negative-target",
+                    "KIP-33.list-offsets-latest",
                     "KIP-33.list-offsets-earliest", "KIP-33.list-offsets-first-offset-at-or-after",
                     "KIP-33.list-offsets-not-found", "KIP-33.list-offsets-max-timestamp",
                     "KIP-33.list-offsets-max-timestamp-compressed", "KIP-33.list-offsets-max-timestamp-log-append-time")
@@ -128,7 +129,7 @@ def test_max_timestamp_names_the_earliest_record_with_the_max_in_every_codec(imp
 def test_special_and_unknown_negative_targets_are_answered_as_the_version_says(impl, profile, batches, codecs,
                                                                              data):
     asked = [ListOffsets("t", target) for target in NEGATIVE_TARGETS] + [  # each below its version too
-        ListOffsets("t", target, 0, version) for target, version in ((-3, 6), (-4, 7), (-5, 8))] + [
+        ListOffsets("t", target, 0, version) for target, version in ((-3, 6), (-4, 7), (-5, 8), (-6, 10))] + [
         ListOffsets("t", -7, 3), ListOffsets("t", -1, 3)]  # a missing partition: 3.9+ refuse the target first
     if data is not None:
         asked = data.draw(st.lists(probes(profile), min_size=1, max_size=8), label="probes")

@@ -60,7 +60,7 @@ MESSAGES = {
     "Metadata": (MetadataRequest, MetadataResponse),
     "IncrementalAlterConfigs": (IncrementalAlterConfigsRequest, IncrementalAlterConfigsResponse),
 }
-LIST_OFFSETS_MAX = LIST_OFFSETS_MAX_VERSION  # the newest ListOffsets version ktc sends (v10: KIP-1075's timeout_ms)
+LIST_OFFSETS_MAX = LIST_OFFSETS_MAX_VERSION  # the newest ListOffsets version ktc sends (v11: KIP-1023)
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
 TOPIC_ALREADY_EXISTS, OFFSET_OUT_OF_RANGE = 36, 1
 # Requests that may be sent again after a connection broke mid-request: reads, and admin requests
