@@ -62,11 +62,12 @@ class AppendRules:
 
     def wrong_type_message(self, index: int, ts: int, batch: Batch, config: TopicConfig) -> str:
         """Kafka names the record by its class: a compressed batch kept in place (no rebuild) is read without
-        its keys and values (LogValidator's skipKeyValueIterator), a ``PartialDefaultRecord``."""
+        its keys and values (LogValidator's skipKeyValueIterator), a ``PartialDefaultRecord``, which prints a
+        null key as its wire size, -1; a ``DefaultRecord`` prints it as 0 bytes."""
         record = batch.records[index]
-        key = 0 if record.key is None else len(record.key)
-        kind = "PartialDefaultRecord" if batch.codec != "none" and not configs.rebuilds(config, batch.codec) \
-            else "DefaultRecord"
+        partial = batch.codec != "none" and not configs.rebuilds(config, batch.codec)
+        kind = "PartialDefaultRecord" if partial else "DefaultRecord"
+        key = (-1 if partial else 0) if record.key is None else len(record.key)
         return (f"Invalid timestamp type in message {kind}(offset={index}, timestamp={ts}, "
                 f"key={key} bytes, value={len(record.value)} bytes). "
                 "Producer should not set timestamp type to LogAppendTime.")

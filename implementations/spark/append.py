@@ -93,8 +93,10 @@ def range_message() -> Column:
 
 
 def type_message() -> Column:
-    key = F.coalesce(F.length("key"), F.lit(0))  # a compressed batch kept as it came is read as PartialDefaultRecords
-    kind = F.when((F.col("codec") != "none") & ~F.col("rebuild"), F.lit("Partial")).otherwise(F.lit(""))
+    # a compressed batch kept as it came is read as PartialDefaultRecords, which print a null key as -1 bytes
+    partial = (F.col("codec") != "none") & ~F.col("rebuild")
+    key = F.coalesce(F.length("key"), F.when(partial, F.lit(-1)).otherwise(F.lit(0)))
+    kind = F.when(partial, F.lit("Partial")).otherwise(F.lit(""))
     return F.concat(F.lit("Invalid timestamp type in message "), kind, F.lit("DefaultRecord(offset="),
                     F.col("offset").cast("string"),
                     F.lit(", timestamp="), F.col("seen_ms").cast("string"), F.lit(", key="), key.cast("string"),

@@ -71,6 +71,14 @@ def test_rejection_texts_name_each_record_and_the_bounds(impl, profile, deltas):
     assert_conforms(impl, one_append(profile, bounded(profile, BEFORE, AFTER), *(NOW + d for d in deltas)))
 
 
+@pytest.mark.clause("KIP-937.record-error-message")
+@pytest.mark.parametrize("codec", ["none", "lz4"])
+def test_a_log_append_time_typed_batch_is_refused_naming_its_record_as_the_broker_read_it(impl, profile, codec):
+    """Kafka names the refused record by its class: uncompressed, a DefaultRecord (a null key: 0 bytes);
+    compressed and kept as it came, a PartialDefaultRecord (a null key: -1 bytes; `ktc hunt` against 4.4.0)."""
+    assert_conforms(impl, one_append(profile, TopicConfig(timestamp_type=LAT), NOW, codec=codec, timestamp_type=LAT))
+
+
 @pytest.mark.clause("KIP-937.per-record-validation", "KIP-937.record-error-message")
 @given(data=st.data())
 def test_each_record_is_validated_not_the_producer_header_max(impl, profile, data):
