@@ -22,13 +22,24 @@ def run_on(script: Path, version: str) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
+def verdict(code: int, output: str) -> str:
+    """The script's own conclusion: exit 1 with its REPRODUCED line, exit 0 with NOT REPRODUCED; anything else
+    (a traceback exits 1 too: a release that refuses a config the history needs) could not run."""
+    if code == 1 and "\nREPRODUCED:" in output:
+        return "affected"
+    if code == 0 and "NOT REPRODUCED:" in output:
+        return "not affected"
+    last = output.strip().splitlines()[-1] if output.strip() else "no output"
+    return f"could not run (exit {code}): {last[:160]}"
+
+
 def triage(folder: Path, versions: list[str]) -> dict:
-    """version -> 'affected' (the script reproduced it), 'not affected', or 'error: ...'."""
+    """version -> 'affected' (the script reproduced it), 'not affected', or 'could not run ...'."""
     verdicts = {}
     for version in versions:
         code, output = run_on(folder / "reproduce.py", version)
         (folder / f"on-{version}.txt").write_text(output)
-        verdicts[version] = {1: "affected", 0: "not affected"}.get(code, f"error (exit {code})")
+        verdicts[version] = verdict(code, output)
         print(f"{folder.name} on Kafka {version}: {verdicts[version]}", flush=True)
     (folder / "triage.json").write_text(json.dumps(verdicts, indent=1))
     return verdicts

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from ktc.cli import main
+from ktc.hunt.triage import verdict
 from specs.clauses import all_clauses
 from suites.selftest.mutants import BY_NAME
 
@@ -134,3 +135,15 @@ def test_a_finding_replays_with_ktc_replay(planted):
     on_reference = subprocess.run([sys.executable, "-m", "ktc", "replay", path, "--impl", "reference"], cwd=ROOT,
                                   capture_output=True, text=True, timeout=300)
     assert on_reference.returncode == 0 and on_reference.stdout.startswith("FIXED"), on_reference.stdout
+
+
+def test_a_script_that_cannot_reach_a_broker_says_so_in_one_line_and_triage_does_not_call_it_affected(planted):
+    _done, _report, doc = planted
+    script = doc["findings"][0]["script"]
+    done = subprocess.run([sys.executable, script, "--bootstrap", "127.0.0.1:1"], capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 3 and done.stdout.strip().splitlines()[-1].startswith("COULD NOT RUN:"), done.stdout
+    assert "Traceback" not in done.stdout + done.stderr
+    assert verdict(done.returncode, done.stdout + done.stderr).startswith("could not run (exit 3)")
+    assert verdict(1, "Traceback (most recent call last):\n...\nKeyError: 'x'").startswith("could not run (exit 1)")
+    assert verdict(1, "...\nREPRODUCED: the broker answers as the finding says") == "affected"
