@@ -124,7 +124,11 @@ def passes_lines(doc: dict, context: Context) -> list[str]:
     found = [f"{r['clause']} on {r['implementation']}/{r['profile']}" for r in doc["rows"] if unexpected_pass(r)]
     changed = [f"{r['clause']} on {r['implementation']}" for r in doc["rows"]
                if r["verdict"] == "pass" and (r.get("expected") or {}).get("inherited")]
+    undecided = [f"{r['clause']} on {r['implementation']}" for r in doc["rows"]
+                 if r["verdict"] == "pass" and (r.get("expected") or {}).get("undecided")]
     lines = [f"{len(found)} unexpected passes (remove their expectations): " + ", ".join(found)] if found else []
+    lines += [f"{len(undecided)} expected deviations not shown by this selection (a whole run decides): "
+              + ", ".join(undecided)] if undecided else []
     lines += [f"{len(changed)} passes an older version's file expected to fail (a change, not a failure): "
               + ", ".join(changed)] if changed else []
     return [fit(line, context.width).rstrip() for line in lines]

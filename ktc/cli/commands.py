@@ -238,6 +238,11 @@ def names_tests(pytest_args, suites: Path) -> bool:
     return any(path.exists() and path.is_relative_to(suites.resolve()) and path != suites.resolve() for path in paths)
 
 
+def partial(pytest_args, suites: Path) -> bool:
+    """A selection that may leave out the test showing an expected deviation: paths inside the suites, -k or -m."""
+    return names_tests(pytest_args, suites) or any(a in ("-k", "-m") or a.startswith(("-k", "-m")) for a in pytest_args)
+
+
 def pytest_argv(args, report: Path) -> list[str]:
     suites = suites_dir()
     where = [] if names_tests(args.pytest_args or (), suites) else [
@@ -245,6 +250,7 @@ def pytest_argv(args, report: Path) -> list[str]:
     argv = [sys.executable, "-m", "pytest", *where, "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
             "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [] if args.self_checks else ["--ktc-judged-only"]
+    argv += ["--ktc-partial"] if partial(args.pytest_args or (), suites) else []
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]
     argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()] + settings_argv(args)
     return argv + (["-n", args.workers, "--dist", "loadgroup"] if args.workers != "0" else [])

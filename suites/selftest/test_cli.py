@@ -65,3 +65,12 @@ def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
     rows = json.loads((tmp_path / "latest" / "results.json").read_text())["rows"]
     failed = [r for r in rows if r["verdict"] == "fail"]
     assert failed and failed[0]["counterexample"]["history"]["type"] == "History"
+
+
+@pytest.mark.parametrize(("args", "narrower"), [
+    (["suites/kip33"], True), (["-k", "overflow"], True), (["-m", "pinned"], True), ([], False),
+    (["--basetemp", "/tmp/x"], False), (["-x"], False)])
+def test_a_selection_narrower_than_the_suites_is_partial(args, narrower):
+    from ktc.cli.commands import partial
+    from ktc.paths import suites_dir
+    assert partial(args, suites_dir()) is narrower

@@ -8,6 +8,8 @@ import pytest
 
 from ktc.plugin import expected
 from reports import expectations
+from reports.registry import Context
+from reports.render import render
 from specs import clauses as registry
 from specs.profiles import names as profile_names
 
@@ -22,10 +24,10 @@ def entry(impl: str, clause: str, reason: str) -> str:
             f'verdict = "fail"\nreason = "{reason}"\nsource = "https://bugs.example/1"\n')
 
 
-def pytest_run(impl: str, expectations_text: str) -> tuple[subprocess.CompletedProcess, Path]:
+def pytest_run(impl: str, expectations_text: str, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
     out = scratch()
     (out / "exp.toml").write_text(expectations_text)
-    done = subprocess.run([sys.executable, "-m", "pytest", *OVERFLOW, "-p", "no:cacheprovider", "-q", "-rxX",
+    done = subprocess.run([sys.executable, "-m", "pytest", *OVERFLOW, *extra, "-p", "no:cacheprovider", "-q", "-rxX",
                            f"--impl={impl}", f"--ktc-expectations={out / 'exp.toml'}", "--ktc-report", str(out)],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
     return done, out
@@ -45,6 +47,19 @@ def test_a_deviation_that_no_longer_fails_fails_the_run_as_an_unexpected_pass():
     assert done.returncode == 1, done.stdout[-2000:]
     assert "ktc: unexpected pass: KIP-937.int64-wraparound on reference/kafka-4" in done.stdout
     assert " passed" in done.stdout and "failed" not in done.stdout  # every test passed: the run fails on the row
+
+
+def test_in_a_partial_selection_a_deviation_that_passed_is_said_not_failed():
+    """ktc run passes --ktc-partial for -k, -m or a path inside the suites: the test that shows the deviation may
+    not be among those selected."""
+    done, out = pytest_run("reference", entry("reference", "KIP-937.int64-wraparound", "thought broken"),
+                           "--ktc-partial")
+    assert done.returncode == 0, done.stdout[-2000:]
+    row = next(r for r in results(out)["rows"] if r["clause"] == "KIP-937.int64-wraparound")
+    assert row["verdict"] == "pass" and row["expected"]["undecided"] is True
+    answer = render("terminal", results(out), Context(report_dir=str(out), width=200, max_lines=40))
+    assert "1 expected deviations not shown by this selection (a whole run decides): KIP-937.int64-wraparound" \
+        in answer and "unexpected passes" not in answer
 
 
 def test_a_failure_the_file_does_not_name_still_fails():
