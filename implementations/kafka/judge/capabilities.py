@@ -99,7 +99,8 @@ CLAUSES_ON_TARGET = {
          "KIP-33.list-offsets-max-timestamp-log-append-time"),
     -4: ("KIP-33.list-offsets-earliest-local",),
     -5: ("KIP-33.list-offsets-latest-tiered",),
-    -6: ("KIP-33.list-offsets-unknown-negative-target",),
+    -6: ("KIP-33.list-offsets-earliest-pending-upload",),
+    -7: ("KIP-33.list-offsets-unknown-negative-target",),
 }
 
 

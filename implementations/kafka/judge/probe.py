@@ -9,7 +9,8 @@ on a fresh connection (a broker that closed one has answered for it), on a topic
 - ListOffsets LATEST at the newest version both speak, then the next lower one while the broker
   closes the connection (and says so);
 - each special ListOffsets target at that version (-3 MAX_TIMESTAMP, -4 EARLIEST_LOCAL,
-  -5 LATEST_TIERED, and -6 for a negative target with no meaning);
+  -5 LATEST_TIERED, -6 EARLIEST_PENDING_UPLOAD, and -7 for a negative target with no meaning); a target
+  whose version the broker does not advertise but ktc sends (-6 needs v11) cannot be asked as the model asks it;
 - DescribeConfigs of a topic for named keys (and, when that closes, for all keys);
 - Fetch with max_wait_ms 0 (and, when that answers without the partition, with a short wait).
 
@@ -25,10 +26,11 @@ from dataclasses import dataclass, field
 from ktc.kafka.client import messages, wire
 from reference.types import Batch, ListOffsets, Record
 
-# A special ListOffsets target and the request version that introduced it (KIP-734, KIP-405, KIP-1005);
-# -6 stands for every negative target without a meaning (answered UNSUPPORTED_VERSION by Kafka 3.9+).
-TARGETS = {-3: 7, -4: 8, -5: 9, -6: 1}
-TARGET_NAMES = {-3: "MAX_TIMESTAMP", -4: "EARLIEST_LOCAL", -5: "LATEST_TIERED", -6: "an unknown negative target"}
+# A special ListOffsets target and the request version that introduced it (KIP-734, KIP-405, KIP-1005,
+# KIP-1023); -7 stands for every negative target without a meaning (answered UNSUPPORTED_VERSION by Kafka 3.9+).
+TARGETS = {-3: 7, -4: 8, -5: 9, -6: 11, -7: 1}
+TARGET_NAMES = {-3: "MAX_TIMESTAMP", -4: "EARLIEST_LOCAL", -5: "LATEST_TIERED", -6: "EARLIEST_PENDING_UPLOAD",
+                -7: "an unknown negative target"}
 FETCH_WAIT_MS = 10  # with min_bytes 0 Kafka answers at once whatever the wait; some brokers need one (tansu
 # 0.6.0 waits it out on every Fetch: 100 ms made its run 83 s, 10 ms 17 s, with the same 63 rows)
 
@@ -62,7 +64,7 @@ def target_key(target: int) -> int | None:
     """The TARGETS key a ListOffsets target falls under (None: -1, -2 and timestamps)."""
     if target >= -2:
         return None
-    return target if target in TARGETS else -6
+    return target if target in TARGETS else -7
 
 
 def what_failed(error: Exception) -> str:
@@ -141,6 +143,8 @@ def probe_list_offsets(asker: Asker, topic: str, found: Probed) -> None:
 def refused_target(asker: Asker, topic: str, found: Probed, target: int, since: int, top: int) -> dict[int, str]:
     """{target: what the broker did} when it cannot answer ``target``; {} when it can (or never claimed to)."""
     name = TARGET_NAMES[target]
+    if top < since <= wire.LIST_OFFSETS_MAX:  # the model asks it at the version that has it: cannot be sent
+        return {target: f"{name} needs ListOffsets v{since}; the broker answers v{top} at most"}
     if top < since:
         return {}  # not advertised: Kafka's own rule for a target below its version applies, and is judged
     if found.list_offsets_version < since:
