@@ -158,7 +158,7 @@ def without_unused_topics(history):
 
 
 def unexplained(hunt: Hunt, history, verdicts) -> list:
-    return [v for v in verdicts if v.bad and not hunt.explainer.why(v.clause, history.profile)]
+    return [v for v in verdicts if v.bad and not hunt.explainer.why(v.clause, history)]
 
 
 def phases(hunt: Hunt) -> list:
@@ -200,7 +200,7 @@ def examine(hunt: Hunt, history) -> None:
         reject()
     hunt.tally.in_a_row = 0
     signals.steer(history, reference.run(history))
-    explained = [(v, why) for v in verdicts if v.bad and (why := hunt.explainer.why(v.clause, history.profile))]
+    explained = [(v, why) for v in verdicts if v.bad and (why := hunt.explainer.why(v.clause, history))]
     if not hunt.failing:  # the examples the shrinker tries are not counted
         hunt.tally.add(history, verdicts, explained)
     found = unexplained(hunt, history, verdicts)
