@@ -126,7 +126,8 @@ def flush_with_siblings(item: pytest.Item, impl, context, decide) -> None:
     sibling's outcome on its item, and raise the running test's own violation, if any."""
     own_cited, own = context.cited, harness.take_batch(context)
     found = siblings(item, decide)
-    warming = threading.Thread(target=quietly, args=(impl.prepare,), name="ktc-prepare", daemon=True)
+    warming = threading.Thread(target=quietly, args=(getattr(impl, "prepare", lambda: None),), name="ktc-prepare",
+                               daemon=True)
     warming.start()  # e.g. Spark's JVM starts while the siblings' histories are drawn
     batches = [run_body(item, s, context) for s in found]
     warming.join()
