@@ -7,6 +7,7 @@ smallest that still breaks the same clause.
 """
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
@@ -42,10 +43,12 @@ def smaller_produces(op: Produce, now: int) -> Iterator[Produce]:
                 yield replace(op, batch=replace(op.batch, records=fixed))
 
 
-def shrink(history: History, still_fails: Callable[[list[History]], list[bool]]) -> tuple[History, int]:
-    """The smallest history found that still fails, and the number of bulk rounds it took."""
+def shrink(history: History, still_fails: Callable[[list[History]], list[bool]],
+           deadline: float | None = None) -> tuple[History, int]:
+    """The smallest history found that still fails, and the number of bulk rounds it took; no round begins
+    after ``deadline`` (``time.monotonic()``), as a broker's round can take a minute."""
     rounds = 0
-    while rounds < MAX_ROUNDS:
+    while rounds < MAX_ROUNDS and (deadline is None or time.monotonic() < deadline):
         pool = sorted(set(candidates(history)), key=size)
         if not pool:
             break
