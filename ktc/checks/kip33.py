@@ -104,9 +104,13 @@ def coverage_lines(newest_by_profile: dict[str, int], top: int = LIST_OFFSETS_MA
     for label, target in probes:
         kinds = [target_kind(ListOffsets("t", target, 0, v)) for v in range(1, top + 1)]
         runs = [(k, kinds.index(k) + 1, len(kinds) - kinds[::-1].index(k)) for k in dict.fromkeys(kinds)]
-        lines.append(f"  {label:<15} " + "; ".join(f"v{a}-v{b}: {CLAUSE_OF_KIND[k]}" for k, a, b in runs))
+        lines.append(f"  {label:<15} " + "; ".join(f"{versions(a, b)}: {CLAUSE_OF_KIND[k]}" for k, a, b in runs))
     lines.append("  newest version per profile: " + ", ".join(f"{p} v{v}" for p, v in newest_by_profile.items()))
     return lines
+
+
+def versions(low: int, high: int) -> str:
+    return f"v{low}" if low == high else f"v{low}-v{high}"
 
 
 @check("KIP-33.list-offsets-latest")

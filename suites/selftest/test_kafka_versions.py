@@ -47,6 +47,7 @@ def test_the_newest_patch_of_each_line_is_picked_and_candidates_and_old_lines_ar
 def test_the_clause_list_shows_which_clause_judges_each_listoffsets_target_at_each_version():
     from ktc.checks.kip33 import coverage_lines
     lines = coverage_lines({"kafka-3.7": 8})
-    assert "target -3       v1-v6: unknown-negative-target; v7-v10: max-timestamp" in "\n".join(lines)
-    assert "target -5       v1-v8: unknown-negative-target; v9-v10: latest-tiered" in "\n".join(lines)
+    assert "target -3       v1-v6: unknown-negative-target; v7-v11: max-timestamp" in "\n".join(lines)
+    assert "target -5       v1-v8: unknown-negative-target; v9-v11: latest-tiered" in "\n".join(lines)
+    assert "target -6       v1-v10: unknown-negative-target; v11: earliest-pending-upload" in "\n".join(lines)
     assert lines[-1].endswith("kafka-3.7 v8")
