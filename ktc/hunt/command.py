@@ -169,7 +169,7 @@ def finish(directory: Path, hunt, outcome, seconds: float, spec: str) -> int:
     show(results, directory)
     if outcome.stopped.startswith("interrupted"):
         return 130
-    return 1 if outcome.finding is not None else 0
+    return 2 if outcome.idle else 1 if outcome.finding is not None else 0
 
 
 def observed(hunt, finding):

@@ -28,6 +28,7 @@ from strategies import batches, histories
 ROUND_S = 60.0          # a round aims at this long, from the rate measured so far
 SHRINK_S = 300.0        # ktc's own shrinking of a finding: no round begins after this (a 3.9.2 hunt spent 28 min)
 MAX_CRASHES = 5         # the target raised this many times in a row: the hunt stops
+IDLE_ROUNDS = 1         # a round (hundreds of draws) in which the target could run no history: the hunt stops
 
 
 class Finding(Exception):
@@ -99,6 +100,7 @@ class Outcome:
     finding: Finding | None = None
     stopped: str = "budget spent"
     flaky: bool = False
+    idle: bool = False  # the target could run none of the histories drawn
 
 
 def run(hunt: Hunt) -> Outcome:
@@ -110,6 +112,10 @@ def run(hunt: Hunt) -> Outcome:
         outcome = one_round(hunt)
         if outcome is not None:
             return outcome
+        if hunt.tally.examples == 0 and hunt.tally.rounds >= IDLE_ROUNDS:
+            return Outcome(stopped=f"nothing judged: {hunt.impl.name} could run none of the histories drawn in "
+                                   f"{IDLE_ROUNDS} round(s) (its capabilities refuse them; try other --brokers or "
+                                   f"--profile)", idle=True)
     return Outcome()
 
 

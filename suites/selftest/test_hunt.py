@@ -3,8 +3,10 @@ and exit 2; a correct implementation yields no finding.  No broker: the targets 
 the suite's own mutants (suites/selftest/mutants.py)."""
 import ast
 import json
+import os
 import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -147,3 +149,21 @@ def test_a_script_that_cannot_reach_a_broker_says_so_in_one_line_and_triage_does
     assert verdict(done.returncode, done.stdout + done.stderr).startswith("could not run (exit 3)")
     assert verdict(1, "Traceback (most recent call last):\n...\nKeyError: 'x'").startswith("could not run (exit 1)")
     assert verdict(1, "...\nREPRODUCED: the broker answers as the finding says") == "affected"
+
+
+def test_a_target_that_can_run_none_of_the_histories_stops_the_hunt_in_one_line_with_exit_2(tmp_path):
+    (tmp_path / "picky.py").write_text(textwrap.dedent("""
+        from dataclasses import replace
+        from implementations.reference import ReferenceImplementation
+        class Picky(ReferenceImplementation):
+            name = "picky"
+            def capabilities(self):
+                return replace(super().capabilities(), cannot_run=lambda history: "runs no generated history")
+        picky = Picky()
+    """))
+    done = subprocess.run([sys.executable, "-m", "ktc", "hunt", "--impl", "picky:picky", "--profile", "kafka-4",
+                           "--budget", "5m", "--seed", "1", "--report", str(tmp_path / "r")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+    assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "stopped: nothing judged: picky could run none of the histories drawn" in done.stdout
