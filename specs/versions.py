@@ -51,6 +51,12 @@ def key(version: str) -> tuple[int, int, int]:
 
 
 @functools.cache
+def in_span(version: str, span: str) -> bool:
+    """Whether ``version`` lies in ``span``, "a-b" (both ends included) or a single release."""
+    low, _, high = span.partition("-")
+    return key(low) <= key(version) <= key(high or low)
+
+
 def lines() -> tuple[Line, ...]:
     data = tomllib.loads(VERSIONS_FILE.read_text())
     found = tuple(Line(d["line"], d["profile"], d["last_known"], tuple(sorted(d.get("api_max", {}).items())))

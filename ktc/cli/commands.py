@@ -240,7 +240,7 @@ def names_tests(pytest_args, suites: Path) -> bool:
 
 def partial(pytest_args, suites: Path) -> bool:
     """A selection that may leave out the test showing an expected deviation: paths inside the suites, -k or -m."""
-    return names_tests(pytest_args, suites) or any(a in ("-k", "-m") or a.startswith(("-k", "-m")) for a in pytest_args)
+    return names_tests(pytest_args, suites) or any(a.startswith(("-k", "-m")) for a in pytest_args)
 
 
 def pytest_argv(args, report: Path) -> list[str]:

@@ -35,10 +35,6 @@ def bugs_of(version: str) -> tuple:
     """(clause, change) for each Kafka bug whose affected range holds ``version``."""
     if not versions.RELEASE.match(version):
         return ()
-    return tuple((clause, change) for change in versions.changes() if change.affected and within(version, change)
+    return tuple((clause, change) for change in versions.changes()
+                 if change.affected and versions.in_span(version, change.affected)
                  for clause in change.clauses)
-
-
-def within(version: str, change) -> bool:
-    low, _, high = change.affected.partition("-")
-    return versions.key(low) <= versions.key(version) <= versions.key(high or low)

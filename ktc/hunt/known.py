@@ -54,8 +54,6 @@ def known(clause: str, history: History, version: str) -> str | None:
     if not versions.RELEASE.match(version):
         return None
     for found in FINDINGS:
-        low, _, high = found.affected.partition("-")
-        if clause in found.clauses and versions.key(low) <= versions.key(version) <= versions.key(high or low) \
-                and found.shape(history):
+        if clause in found.clauses and versions.in_span(version, found.affected) and found.shape(history):
             return f"known: findings/{found.folder} ({found.what})"
     return None
