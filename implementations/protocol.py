@@ -34,6 +34,8 @@ class Capabilities:
     ``releases``: profiles under which Kafka's own changes (suites/pinned/test_kafka_changes.py,
     ``@pytest.mark.kafka_change``) judge it although it does not implement them: an Apache Kafka
     release is held to each change's profile, so the change shows red exactly where it did not hold.
+    ``clock_offsets``: for brokers whose clocks are fixed while they run (the 3-node cluster), their
+    offsets in ms; ``ktc hunt`` then draws ``strategies.leader_change_histories`` on them.
     """
 
     profiles: frozenset[str]
@@ -41,6 +43,7 @@ class Capabilities:
     cannot_run: Callable[[History], str | None] | None = None
     pinned_only: frozenset[str] = frozenset()
     releases: frozenset[str] = frozenset()
+    clock_offsets: tuple[int, ...] | None = None
 
     def reason_unsupported(self, clause_id: str) -> str | None:
         for key, reason in self.unsupported.items():

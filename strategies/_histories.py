@@ -1,6 +1,8 @@
 """Building blocks of ``histories()`` and ``append_histories()``: one drawer per kind of op."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from hypothesis import strategies as st
 
 from reference.types import (
@@ -188,3 +190,27 @@ def append_histories(draw, *, profile, config=None, batch=None, now=None):
     sent = draw(value_or(batch, data.batches(timestamps=data.timestamps(now=start, bounds=bounds))))
     ops = (CreateTopic("t", chosen), Produce("t", sent), Fetch("t"))
     return History(profile, ops, start, (0,), draw(sentinels(profile)))
+
+
+@st.composite
+def leader_change_histories(draw, *, profile, clock_offsets, max_ops=6, topic_configs=None, batches=None):
+    """Named like the public strategy so that the repr reads as the user's call."""
+    start, no_timestamp = draw(STARTS), draw(sentinels(profile))
+    offsets = list(draw(st.permutations(clock_offsets)))
+    sketch = Sketch(profiles.get(profile), start, offsets, no_timestamp=no_timestamp)
+    chosen = configs.topic_configs(profile=profile) if topic_configs is None else topic_configs
+    sketch.topics["t"] = replace(draw(chosen), partitions=1)
+    ops = [CreateTopic("t", sketch.topics["t"]), *around_election(draw, sketch, batches, max_ops)]
+    elected = ElectLeader("t", draw(st.integers(1, len(offsets) - 1)), 0)
+    sketch.leaders[("t", 0)] = elected.broker
+    ops += [elected, *around_election(draw, sketch, batches, max_ops), Fetch("t")]
+    return History(profile, tuple(ops), start, tuple(offsets), no_timestamp)
+
+
+def around_election(draw, sketch: Sketch, batches, max_ops: int) -> list:
+    """Up to ``max_ops`` appends, advances and bursts of reads of partition 0 (no retention, no clock step)."""
+    ops = []
+    for _ in range(draw(st.integers(0, max_ops))):
+        drawn = draw(st.sampled_from((produce, produce, advance, reads)))(draw, sketch, batches, 0)
+        ops += drawn if isinstance(drawn, list) else [drawn]
+    return ops

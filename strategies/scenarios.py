@@ -1,7 +1,7 @@
 """Strategies for whole scenarios: histories of operations that ``reference.run`` interprets."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Union
 
 from hypothesis import strategies as st
@@ -11,9 +11,9 @@ from reference.types import Batch, History, TopicConfig
 
 from . import _histories
 from ._repr import shown
-from ._validation import check_int64, check_profile, check_range, check_strategy
+from ._validation import check_int64, check_profile, check_range, check_sequence, check_strategy
 
-__all__ = ["histories", "append_histories"]
+__all__ = ["histories", "append_histories", "leader_change_histories"]
 
 BatchesArg = Union[None, st.SearchStrategy[Batch], Callable[..., st.SearchStrategy[Batch]]]
 
@@ -49,11 +49,46 @@ def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
     if skew_ms < 0:
         raise InvalidArgument(f"skew_ms={skew_ms!r} must be >= 0 (it bounds clock offsets both ways)")
     check_strategy(topic_configs, "topic_configs")
+    _check_batches(batches)
+    return _histories.histories(**shown(histories, profile=profile, brokers=brokers, max_ops=max_ops,
+                                        topic_configs=topic_configs, batches=batches, skew_ms=skew_ms))
+
+
+def leader_change_histories(*, profile: str, clock_offsets: Sequence[int], max_ops: int = 6,
+                            topic_configs: st.SearchStrategy[TopicConfig] | None = None,
+                            batches: BatchesArg = None) -> st.SearchStrategy[History]:
+    """Histories with exactly one leader change, on brokers whose clocks are fixed.
+
+    The brokers' clock offsets are ``clock_offsets`` in a drawn order (broker b's is
+    ``clock_offsets[order[b]]``: which broker leads first and which is elected is drawn, not their
+    clocks).  Ops: ``CreateTopic("t")`` with one partition (its config otherwise from
+    ``topic_configs``, default ``topic_configs(profile=profile)``), up to ``max_ops`` Produce (twice as
+    likely), Advance and read bursts on the leader broker 0, ``ElectLeader("t", b)`` for a broker b > 0,
+    up to ``max_ops`` more on b, and a last Fetch.  No retention pass, clock step or DescribeLog: what a
+    cluster of running brokers can do (``--impl kafka-cluster`` halts the leader).  ``batches`` as in
+    ``histories``, near the current leader's clock.
+
+    Shrinks towards ``CreateTopic("t")``, the election of broker 1, ``Fetch("t")``, offsets in the given order.
+    """
+    check_profile(profile)
+    offsets = check_sequence(clock_offsets, "clock_offsets")
+    if len(offsets) < 2:
+        raise InvalidArgument(f"clock_offsets={clock_offsets!r} needs two brokers or more: a leader change moves "
+                              "leadership to another broker")
+    for i, offset in enumerate(offsets):
+        check_int64(offset, f"clock_offsets[{i}]")
+    check_range(max_ops, "max_ops", 0, 1_000)
+    check_strategy(topic_configs, "topic_configs")
+    _check_batches(batches)
+    return _histories.leader_change_histories(**shown(
+        leader_change_histories, profile=profile, clock_offsets=offsets, max_ops=max_ops,
+        topic_configs=topic_configs, batches=batches))
+
+
+def _check_batches(batches) -> None:
     if batches is not None and not (isinstance(batches, st.SearchStrategy) or callable(batches)):
         raise InvalidArgument(f"batches={batches!r} must be a SearchStrategy, a callable taking "
                               "timestamps= and returning one, or None")
-    return _histories.histories(**shown(histories, profile=profile, brokers=brokers, max_ops=max_ops,
-                                        topic_configs=topic_configs, batches=batches, skew_ms=skew_ms))
 
 
 def append_histories(*, profile: str, config: None | TopicConfig | st.SearchStrategy[TopicConfig] = None,

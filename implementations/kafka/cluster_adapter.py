@@ -9,9 +9,9 @@ next, after which only that partition is used.  No ``StepClock`` (a running JVM'
 fixed), no ``RetentionPass``/``DescribeLog`` (not observable through the protocol).  Any other
 history is declared unsupported with the reason (``Capabilities.cannot_run``).
 
-Only the leader-change clauses are claimed; every other clause is the single-node broker's job
-(``--impl kafka-3.9``).  Profiles: ``kip`` and the one Kafka ships (from the version, checked
-against the probed broker defaults when the cluster starts).
+Only the leader-change clauses and the invariants over reads are claimed; every other clause is the
+single-node broker's job (``--impl kafka-3.9``).  Profiles: ``kip`` and the one Kafka ships (from the
+version, checked against the probed broker defaults when the cluster starts).
 
 Judging is the single broker's (adapter.py): each operation happened somewhere in [sent,
 received] of the host clock, and a LogAppendTime echo pins its leader's clock, hence real time
@@ -60,7 +60,10 @@ from .judge.observe import (
 )
 
 SUPPORTED = ("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
-             "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned")
+             "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned",
+             # the invariants over reads: what a consumer reads holds across the leader change too
+             "KIP-32.read-log-append-time", "KIP-32.read-timestamp-stable", "KIP-33.read-max-timestamp-holder",
+             "KIP-33.read-lookup-first-match", "KIP-33.read-log-start", "KIP-937.read-within-bounds")
 ELSEWHERE = "the 3-node cluster runs only the leader-change clauses; single-broker clauses: --impl kafka-3.9 / kafka-4"
 TOPIC_CONFIG = {"min.insync.replicas": 2}  # an acknowledged batch is on the successor before the leader stops
 
@@ -89,7 +92,7 @@ class KafkaClusterImplementation:
     def capabilities(self) -> Capabilities:
         unsupported = {c: ELSEWHERE for c in all_clauses() if c not in SUPPORTED}
         return Capabilities(profiles=frozenset({KIP, shipped_profile(self.version)}), unsupported=unsupported,
-                            cannot_run=self.cannot_run)
+                            cannot_run=self.cannot_run, clock_offsets=self.offsets_ms)
 
     def cannot_run(self, history: History) -> str | None:
         return cannot_run(history, self.offsets_ms)

@@ -23,7 +23,7 @@ from ktc.judge.harness import ImplementationCrash, judge
 from ktc.judge.shrink import shrink
 from reference.types import CreateTopic
 from specs.clauses import all_clauses
-from strategies import batches, histories
+from strategies import batches, histories, leader_change_histories
 
 ROUND_S = 60.0          # a round aims at this long, from the rate measured so far
 SHRINK_S = 300.0        # ktc's own shrinking of a finding: no round begins after this (a 3.9.2 hunt spent 28 min)
@@ -188,10 +188,17 @@ def probe(hunt: Hunt, examples: int):
         if time.monotonic() >= hunt.deadline and not hunt.failing:
             reject()  # the budget is spent; a failure being shrunk is finished first
         profile = data.draw(st.sampled_from(hunt.profiles), label="profile")
-        history = data.draw(histories(profile=profile, brokers=hunt.brokers, max_ops=hunt.max_ops, batches=edgy,
-                                      skew_ms=120_000 if hunt.brokers > 1 else 0), label="history")
-        examine(hunt, history)
+        examine(hunt, data.draw(scenarios(hunt, profile), label="history"))
     return search
+
+
+def scenarios(hunt: Hunt, profile: str):
+    """Histories on the target's own fixed clocks, with a leader change, where it has them; else any."""
+    fixed = hunt.impl.capabilities().clock_offsets
+    if fixed:
+        return leader_change_histories(profile=profile, clock_offsets=fixed, max_ops=hunt.max_ops // 2, batches=edgy)
+    return histories(profile=profile, brokers=hunt.brokers, max_ops=hunt.max_ops, batches=edgy,
+                     skew_ms=120_000 if hunt.brokers > 1 else 0)
 
 
 def examine(hunt: Hunt, history) -> None:

@@ -12,26 +12,41 @@ import pytest
 
 from implementations.kafka.cluster_histories import DEFAULT_OFFSETS_S, offsets_ms
 from ktc.judge.harness import assert_conforms
-from reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
+from reference.types import CreateTopic, ElectLeader, Fetch, History, ListOffsets, Produce, TopicConfig
 from suites._support import LAT, NOW, batch
 
 OFFSETS_MS = offsets_ms(DEFAULT_OFFSETS_S)
 FASTEST, SLOWEST = max(OFFSETS_MS), min(OFFSETS_MS)
+LAT_TOPIC = TopicConfig(timestamp_type=LAT)
 
 
-def leader_change(profile: str, first: int, then: int) -> History:
-    """Broker 0 (clock offset ``first`` ms) leads, then broker 1 (offset ``then`` ms); broker 2 follows."""
+def leader_change(profile: str, first: int, then: int, config: TopicConfig = LAT_TOPIC) -> History:
+    """Broker 0 (clock offset ``first`` ms) leads, then broker 1 (offset ``then`` ms); broker 2 follows.  A
+    consumer reads the partition before and after the move: what it reads is judged by the invariants over reads."""
     rest = list(OFFSETS_MS)
     rest.remove(first)
     rest.remove(then)
-    ops = (CreateTopic("t", TopicConfig(timestamp_type=LAT)), Produce("t", batch(NOW, NOW)),
-           ElectLeader("t", 1), Produce("t", batch(NOW)), Fetch("t"))
+    ops = (CreateTopic("t", config), Produce("t", batch(NOW, NOW)), *reads(), ElectLeader("t", 1),
+           Produce("t", batch(NOW)), *reads(), Fetch("t"))
     return History(profile, ops, start_ms=NOW, clock_offsets=(first, then, *rest))
 
 
+def reads() -> tuple:
+    """A Fetch, EARLIEST, LATEST, MAX_TIMESTAMP and a lookup of the first record's timestamp."""
+    return (Fetch("t"), *(ListOffsets("t", target) for target in (-2, -1, -3, NOW)))
+
+
 @pytest.mark.clause("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
-                    "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned")
+                    "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned",
+                    "KIP-32.read-log-append-time", "KIP-32.read-timestamp-stable", "KIP-33.read-max-timestamp-holder",
+                    "KIP-33.read-lookup-first-match", "KIP-33.read-log-start")
 @pytest.mark.parametrize("first,then", [(FASTEST, SLOWEST), (SLOWEST, FASTEST)],
                          ids=["to-a-slower-clock", "to-a-faster-clock"])
 def test_log_append_time_across_a_leader_change_between_skewed_clocks(impl, profile, first, then):
     assert_conforms(impl, leader_change(profile, first, then))
+
+
+@pytest.mark.clause("KIP-937.read-within-bounds", "KIP-32.read-timestamp-stable", "KIP-33.read-max-timestamp-holder",
+                    "KIP-33.read-lookup-first-match", "KIP-33.read-log-start")
+def test_create_time_records_read_the_same_after_leadership_moves_to_a_slower_clock(impl, profile):
+    assert_conforms(impl, leader_change(profile, FASTEST, SLOWEST, TopicConfig()))

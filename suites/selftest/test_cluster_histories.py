@@ -1,5 +1,7 @@
 """Which histories the 3-node cluster (--impl kafka-cluster) can run: pure, no JVM."""
 import pytest
+from hypothesis import given
+from hypothesis.errors import InvalidArgument
 
 from implementations.kafka.cluster_histories import (
     DEFAULT_OFFSETS_S,
@@ -19,6 +21,7 @@ from reference.types import (
     StepClock,
     TopicConfig,
 )
+from strategies import leader_change_histories
 from suites._support import LAT, NOW, batch
 from suites.kip32.test_leader_change_on_skewed_clocks import FASTEST, SLOWEST, leader_change
 
@@ -33,6 +36,18 @@ def history(*ops, offsets=(FASTEST, SLOWEST, 0)) -> History:
 @pytest.mark.parametrize("first,then", [(FASTEST, SLOWEST), (SLOWEST, FASTEST)])
 def test_the_suites_leader_change_histories_run_on_the_cluster(first, then):
     assert cannot_run(leader_change("kip", first, then), CLUSTER) is None
+
+
+@given(leader_change_histories(profile="kip", clock_offsets=CLUSTER))
+def test_every_drawn_leader_change_history_runs_on_the_cluster_and_changes_the_leader_once(history):
+    assert cannot_run(history, CLUSTER) is None
+    assert [op.broker > 0 for op in history.ops if isinstance(op, ElectLeader)] == [True]
+
+
+@pytest.mark.parametrize("offsets", [(), (0,), "ab", (0, 2**63)], ids=["none", "one", "a-string", "past-int64"])
+def test_leader_change_histories_refuse_clocks_that_cannot_change_a_leader(offsets):
+    with pytest.raises(InvalidArgument):
+        leader_change_histories(profile="kip", clock_offsets=offsets)
 
 
 @pytest.mark.parametrize("ops,offsets,why", [
