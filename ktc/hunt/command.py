@@ -34,7 +34,8 @@ def add_parser(sub) -> None:
     hunt.add_argument("--profile", help="comma-separated profiles to draw histories under (default: the target's "
                                         "own, those it is judged under on generated histories)")
     hunt.add_argument("--brokers", type=count("--brokers", 1, 3), default=1,
-                      help="brokers per history, 2-3 adds leader changes (default 1)")
+                      help="brokers per history, 2-3 adds leader changes (default 1; a target on fixed clocks, "
+                           "such as kafka-cluster, draws histories on its own brokers with one leader change)")
     hunt.add_argument("--max-ops", type=count("--max-ops", 1, 200), default=16, help="ops per history (default 16)")
     hunt.add_argument("--kafka-version", help="for --impl kafka: the Apache Kafka version to fetch and start")
     hunt.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",

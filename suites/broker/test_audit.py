@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections import defaultdict
 
 import pytest
@@ -43,9 +44,13 @@ class Planted:
         self.expected: dict[str, set] = defaultdict(set)
         self.stamps: dict[tuple, int] = {}  # (topic, partition, offset) -> the timestamp produced
 
-    def produce(self, topic: str, stamps, partition: int = 0, plant: str | None = None, which=None) -> None:
+    def produce(self, topic: str, stamps, partition: int = 0, plant: str | None = None, which=None,
+                if_create_time: str | None = None) -> None:
+        """``plant``: the check that must report these records (``which`` of them); ``if_create_time``: the one that
+        must report them when the broker stored them as CreateTime (its answer carries no LogAppendTime)."""
         out = self.client.produce(topic, Batch(tuple(Record(t) for t in stamps)), partition=partition)
         assert out.error_code == 0, out
+        plant = if_create_time if if_create_time and out.log_append_time == -1 else plant
         for i, t in enumerate(stamps):
             self.stamps[(topic, partition, out.base_offset + i)] = t
             if plant and (which is None or which(t)):
@@ -56,7 +61,13 @@ class Planted:
         assert code == 0, message
 
     def alter(self, topic: str, key: str, value) -> None:
+        """IncrementalAlterConfigs, then DescribeConfigs until the broker reads the new value (it answers the
+        alter when the controller has it, which can be before the broker applies it)."""
         assert self.client.call(messages.alter_topic_config(topic, key, value))[0] == 0
+        deadline = time.monotonic() + 30
+        while self.client.describe_topic_configs(topic, [key])[2][key].value != str(value):
+            assert time.monotonic() < deadline, f"{topic}: {key} never read {value}"
+            time.sleep(0.05)
 
 
 @pytest.fixture(scope="module")
@@ -98,7 +109,7 @@ def became_log_append_time(plan: Planted, clock) -> None:
     plan.create(topic)
     plan.produce(topic, [ANCHOR - MINUTE, ANCHOR], plant="type")
     plan.alter(topic, "message.timestamp.type", "LogAppendTime")
-    plan.produce(topic, [1, 2, 3])
+    plan.produce(topic, [1, 2, 3], if_create_time="type")  # a broker slow to apply the change stores them CreateTime
     clock.set(ANCHOR - MINUTE)
     plan.produce(topic, [4, 5], plant="backwards")
     clock.set(ANCHOR + MINUTE)
