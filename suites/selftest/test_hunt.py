@@ -167,3 +167,15 @@ def test_a_target_that_can_run_none_of_the_histories_stops_the_hunt_in_one_line_
                           env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
     assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
     assert "stopped: nothing judged: picky could run none of the histories drawn" in done.stdout
+
+
+@pytest.mark.parametrize("before_max_ms,elected,moves", [(None, 1, True), (None, 0, False), (-5, 1, False)],
+                         ids=["to-another-broker", "to-the-leader-itself", "on-a-topic-the-broker-refused"])
+def test_an_election_counts_as_a_leader_change_only_where_leadership_moves(before_max_ms, elected, moves):
+    import reference
+    from ktc.hunt.signals import covered
+    from reference.types import CreateTopic, ElectLeader, Fetch, History, TopicConfig
+    topic = TopicConfig(before_max_ms=before_max_ms)
+    history = History("kafka-4", (CreateTopic("t", topic), ElectLeader("t", elected), Fetch("t")), 1_700_000_000_000,
+                      (0, 5))
+    assert ("a leader change" in covered(history, reference.run(history))) is moves
