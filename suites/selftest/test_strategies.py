@@ -32,7 +32,16 @@ from reference.types import (
     TopicConfig,
 )
 from specs import profiles
-from strategies import _edges, append_histories, batches, histories, records, timestamps, topic_configs
+from strategies import (
+    _edges,
+    append_histories,
+    batches,
+    histories,
+    leader_change_histories,
+    records,
+    timestamps,
+    topic_configs,
+)
 
 FIND = settings(max_examples=2000, database=None)
 REACH = settings(FIND, phases=[Phase.generate])  # existence only: stop at the first hit, no shrinking
@@ -276,6 +285,8 @@ SIMPLEST = [
      History("kip", (CreateTopic("t", TopicConfig()), Fetch("t"), DescribeLog("t")), clock_offsets=(0, 0))),
     (append_histories(profile="kafka-4"),
      History("kafka-4", (CreateTopic("t", TopicConfig()), Produce("t", Batch((Record(NOW),))), Fetch("t")))),
+    (leader_change_histories(profile="kip", clock_offsets=(0, 5, -5)),
+     History("kip", (CreateTopic("t", TopicConfig()), ElectLeader("t", 1), Fetch("t")), clock_offsets=(0, 5, -5))),
 ]
 
 
@@ -295,6 +306,13 @@ def produced_at_clock(history: History, offset: int) -> bool:
                for op, real in zip(history.ops, reals))
 
 
+def elects_broker_2_first_led_by_a_skewed_clock(history: History) -> bool:
+    """Any broker may be elected, any clock may lead first, and the new leader is written to."""
+    kinds = [type(op) for op in history.ops]
+    return (history.clock_offsets[0] != 0 and ElectLeader("t", 2) in history.ops
+            and Produce in kinds[kinds.index(ElectLeader):])
+
+
 KIP, K36 = topic_configs(profile="kip"), topic_configs(profile="kafka-3.6", limits=[1000])
 CONTROL = lambda timestamps: batches(timestamps=timestamps, control=True)  # noqa: E731
 REACHABLE = [  # (strategy, condition): each documented feature is drawn at least sometimes
@@ -308,6 +326,7 @@ REACHABLE = [  # (strategy, condition): each documented feature is drawn at leas
     (histories(profile="kip"), lambda h: CreateTopic in map(type, h.ops[1:2])),  # a second topic
     (histories(profile="kip", batches=CONTROL), lambda h: any(getattr(op, "batch", Batch(())).control for op in h.ops)),
     (append_histories(profile="kafka-4", config=TopicConfig(after_max_ms=500)), lambda h: produced_at_clock(h, 501)),
+    (leader_change_histories(profile="kip", clock_offsets=(0, 5, -5)), elects_broker_2_first_led_by_a_skewed_clock),
 ]
 
 
