@@ -179,3 +179,26 @@ def test_an_election_counts_as_a_leader_change_only_where_leadership_moves(befor
     history = History("kafka-4", (CreateTopic("t", topic), ElectLeader("t", elected), Fetch("t")), 1_700_000_000_000,
                       (0, 5))
     assert ("a leader change" in covered(history, reference.run(history))) is moves
+
+
+def test_a_target_on_fixed_clocks_is_hunted_with_leader_changes_on_those_clocks(tmp_path):
+    """Like the 3-node cluster: it runs only histories on its own three clocks, with one leader change."""
+    (tmp_path / "fixed.py").write_text(textwrap.dedent("""
+        from dataclasses import replace
+        from implementations.kafka.cluster_histories import cannot_run
+        from implementations.reference import ReferenceImplementation
+        CLOCKS = (0, 150_000, -150_000)
+        class Fixed(ReferenceImplementation):
+            name = "fixed"
+            def capabilities(self):
+                return replace(super().capabilities(), clock_offsets=CLOCKS,
+                               cannot_run=lambda history: cannot_run(history, CLOCKS))
+        fixed = Fixed()
+    """))
+    done = subprocess.run([sys.executable, "-m", "ktc", "hunt", "--impl", "fixed:fixed", "--profile", "kip",
+                           "--budget", "4s", "--seed", "1", "--report", str(tmp_path / "r")], cwd=ROOT,
+                          capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    data = json.loads((tmp_path / "r" / "hunt.json").read_text())
+    assert data["examples"] > 0 and data["coverage"]["a leader change"] > 0, data["coverage"]
