@@ -87,7 +87,7 @@ def data(finding, observed, found_on: str) -> dict:
             "ops": [op_data(op) for op in history.ops if not isinstance(op, CreateTopic)],
             "mismatch": {"op_index": shifted(history, index), "what": m.what if m else "not judged",
                          "expected": repr(m.expected) if m else None, "observed": repr(m.observed) if m else None},
-            "found_answer": answer_data(observed[index]) if index is not None and observed else None}
+            "found_answer": answer_data(observed[index]) if index is not None and index < len(observed or ()) else None}
 
 
 def shifted(history, index):

@@ -18,6 +18,7 @@ from ktc.judge.context import RunContext, context_of
 from ktc.judge.contract import traces_problem
 from ktc.judge.divergence import attribute, first_divergence, owned_by, same_place
 from ktc.judge.features import features
+from ktc.judge.frames import in_history_frame
 from ktc.judge.scenario import Scenario
 from ktc.judge.serialize import dump_history, load_history, to_data
 from ktc.judge.stats import Recorder
@@ -151,6 +152,7 @@ def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
         owned = owns(low, low_scenario, low_div)
         low, high = attribute(low, low_div, owned), attribute(high, high_div, owned)
     undecidable = getattr(trace, "undecidable", False) or boundary_inside(ends[0][0], ends[1][0])
+    low, high = in_history_frame(low, ends[0][0], history), in_history_frame(high, ends[1][0], history)
     return [interval_verdict(a, b, undecidable) for a, b in zip_by_clause(low, high)]
 
 
