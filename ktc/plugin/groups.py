@@ -49,10 +49,27 @@ def handed_out_first(items: list) -> list:
     return sorted(items, key=rank)
 
 
-def waits_at_start(item: pytest.Item) -> float:
+def impl_of(item: pytest.Item):
     params = getattr(item, "callspec", None)
-    impl = params.params.get("impl") if params else None
-    return float(getattr(impl, "waits_at_start_s", 0.0) or 0.0)
+    return params.params.get("impl") if params else None
+
+
+def waits_at_start(item: pytest.Item) -> float:
+    return float(getattr(impl_of(item), "waits_at_start_s", 0.0) or 0.0)
+
+
+def finished_group(item: pytest.Item, nextitem: pytest.Item | None):
+    """The implementation whose own group ends with ``item`` on this worker, or None.  Under ``--dist loadgroup``
+    a group runs whole on one worker, in a row, so its implementation is not used here again: what it started
+    can stop now instead of idling until the session ends (a broker ktc starts checks retention every 5 ms).
+    Not a bulk implementation: its groups are per sibling tests, and it judges at the session's end."""
+    config = item.config
+    if nextitem is None or not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
+        return None
+    impl, group = impl_of(item), group_of(item)
+    if impl is None or getattr(impl, "bulk", False) or group is None or group != getattr(impl, "xdist_group", None):
+        return None
+    return impl if group_of(nextitem) != group else None
 
 
 class Plugin:

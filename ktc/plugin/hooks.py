@@ -16,7 +16,7 @@ import pytest
 import implementations
 from ktc.judge import harness
 from ktc.plugin import bulk as bulk_siblings
-from ktc.plugin import expected, failure_report, hypothesis_profiles, targets
+from ktc.plugin import expected, failure_report, groups, hypothesis_profiles, targets
 from ktc.plugin.headline import HEADLINE_KEY
 from ktc.plugin.provenance import provenance
 from ktc.plugin.rows import contract_error, rows_for, violations
@@ -219,10 +219,26 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def close_implementations(state: KtcState) -> None:
     """Stop what the implementations started and delete what they created (on every worker)."""
     for impl in state.impls:
-        try:
-            impl.close()
-        except Exception as error:  # cleanup must not hide the run's own outcome
-            print(f"ktc: closing {impl.name} failed: {type(error).__name__}: {error}")
+        close_one(state, impl)
+
+
+def close_one(state: KtcState, impl) -> None:
+    if impl.name in state.closed:
+        return
+    state.closed.add(impl.name)
+    try:
+        impl.close()
+    except Exception as error:  # cleanup must not hide the run's own outcome
+        print(f"ktc: closing {impl.name} failed: {type(error).__name__}: {error}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """An implementation whose group this worker has just finished is closed now (groups.finished_group)."""
+    impl = groups.finished_group(item, nextitem)
+    state = item.config.stash[STATE]
+    if impl is not None and any(impl is known for known in state.impls):
+        close_one(state, impl)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

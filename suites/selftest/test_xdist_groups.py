@@ -9,7 +9,7 @@ import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
-from ktc.plugin.groups import handed_out_first
+from ktc.plugin.groups import finished_group, handed_out_first
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,3 +51,33 @@ def test_a_group_that_waits_at_start_is_handed_out_first_then_larger_groups_then
              Item("cluster1", "kafka-cluster")]
     order = [item.name for item in handed_out_first(items)]
     assert order == ["old1", "old2", "spark1", "spark2", "spark3", "cluster1", "free1", "free2"]
+
+
+class Impl(SimpleNamespace):
+    def __hash__(self):
+        return id(self)
+
+
+def grouped(name: str, impl, config) -> Item:
+    item = Item(name, getattr(impl, "xdist_group", None))
+    item.callspec, item.config = SimpleNamespace(params={"impl": impl}), config
+    return item
+
+
+WORKER = SimpleNamespace(workerinput={"workerid": "gw0"}, getvalue=lambda name: name == "loadgroup")
+
+
+def test_an_implementation_is_finished_on_a_worker_only_where_its_own_group_ends():
+    broker, spark = Impl(xdist_group="kafka-3.9.2", bulk=False), Impl(xdist_group=None, bulk=True)
+    first, last = grouped("a", broker, WORKER), grouped("b", broker, WORKER)
+    other, bulk = grouped("c", Impl(xdist_group="kfake", bulk=False), WORKER), grouped("d", spark, WORKER)
+    assert [finished_group(first, last), finished_group(last, other), finished_group(last, None)] == \
+        [None, broker, None]
+    assert finished_group(bulk, other) is None  # a bulk implementation judges at the session's end
+
+
+def test_no_implementation_is_finished_early_outside_a_loadgroup_worker():
+    broker = Impl(xdist_group="kafka-3.9.2", bulk=False)
+    controller = SimpleNamespace(getvalue=lambda name: name == "loadgroup")
+    other = grouped("c", Impl(xdist_group="kfake", bulk=False), controller)
+    assert finished_group(grouped("a", broker, controller), other) is None
