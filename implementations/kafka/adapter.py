@@ -305,9 +305,10 @@ class KafkaImplementation:
 
     # -- leaving nothing behind
     def delete_topics(self, names) -> None:
-        """Delete topics this run created and did not delete yet (best effort, a few seconds at most)."""
+        """Delete topics this run created and did not delete yet, on a broker ktc did not start (best effort, a
+        few seconds at most); a broker ktc started goes with its data."""
         names = sorted(names)
-        if not names or (not self.bootstrap and self._process is None):
+        if not names or not self.bootstrap:
             return
         try:
             with wire.Client(self.address(), timeout_s=5.0, security=self.security) as client:
