@@ -9,6 +9,7 @@ merges them and writes results.json.
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 
 import pytest
@@ -217,15 +218,21 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def close_implementations(state: KtcState) -> None:
-    """Stop what the implementations started and delete what they created (on every worker)."""
+    """Stop what the implementations started and delete what they created (on every worker), and wait for those
+    closed in the background when their group ended."""
     for impl in state.impls:
         close_one(state, impl)
+    for thread in state.closing:
+        thread.join()
 
 
 def close_one(state: KtcState, impl) -> None:
-    if impl.name in state.closed:
-        return
-    state.closed.add(impl.name)
+    if impl.name not in state.closed:
+        state.closed.add(impl.name)
+        stop(impl)
+
+
+def stop(impl) -> None:
     try:
         impl.close()
     except Exception as error:  # cleanup must not hide the run's own outcome
@@ -237,8 +244,11 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """An implementation whose group this worker has just finished is closed now (groups.finished_group)."""
     impl = groups.finished_group(item, nextitem)
     state = item.config.stash[STATE]
-    if impl is not None and any(impl is known for known in state.impls):
-        close_one(state, impl)
+    if impl is not None and any(impl is known for known in state.impls) and impl.name not in state.closed:
+        state.closed.add(impl.name)
+        thread = threading.Thread(target=stop, args=(impl,), name=f"ktc-close-{impl.name}")
+        state.closing.append(thread)  # the worker goes on with the next group while a broker stops
+        thread.start()
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

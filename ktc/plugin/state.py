@@ -46,6 +46,7 @@ class KtcState:
         self.seed = config.getoption("hypothesis_seed", None)
         self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
         self.closed: set[str] = set()  # implementations closed on this worker (hooks.close_one)
+        self.closing: list = []  # threads closing an implementation whose group ended (hooks.py)
 
     def repeats_root(self, impl, profile: str, ids) -> bool:
         """A profile that extends another, on clauses its own switches cannot change, for an implementation
