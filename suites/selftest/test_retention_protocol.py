@@ -135,3 +135,28 @@ def test_a_pass_that_also_deletes_another_partitions_segments_cuts_the_history_a
                         broker)
     assert result == RetentionResult((0,), 1)
     assert cut.validity == "unknown" and "also deleted segments of partition(s) [1]" in cut.reason
+
+
+class CreatingClient:
+    def __init__(self):
+        self.created = []
+
+    def create_topic(self, topic, configs):
+        self.created.append(topic)
+        return 0, None
+
+
+class KeepsEveryBatch(ScriptedBroker):
+    """A broker whose retention thread never deletes the canary's batch (stamped ahead of its clock)."""
+
+    def ListOffsets(self, fields):
+        return {(fields["topics"][0].name, 0): ListOffsetsOutcome(0, -1, 0, 0)}
+
+
+def test_a_canary_batch_the_broker_keeps_fails_that_pass_and_a_fresh_canary_serves_the_next():
+    client = CreatingClient()
+    made = retention.Canary(client, CANARY)
+    made.patience_s = 0.0
+    with pytest.raises(retention.WireError, match="delete the canary batch"):
+        drive(made.one_pass(NOW), KeepsEveryBatch(FakeLogDir()))
+    assert client.created == [CANARY, f"{CANARY}-1"] and made.topic == f"{CANARY}-1"

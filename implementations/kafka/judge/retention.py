@@ -52,19 +52,36 @@ def held_configs(config: TopicConfig) -> dict:
 class Canary:
     """ktc's own topic whose every batch the next retention pass deletes: each one a pass's footprint."""
 
+    patience_s = PATIENCE_S
+
     def __init__(self, client, topic: str):
-        code, message = client.create_topic(topic, {RETENTION: 0, "message.timestamp.type": "CreateTime"})
+        self.client, self.base, self.renewed = client, topic, 0
+        self.topic = self.create(topic)
+
+    def create(self, topic: str) -> str:
+        code, message = self.client.create_topic(topic, {RETENTION: 0, "message.timestamp.type": "CreateTime"})
         if code != 0:
             raise BrokerError(f"could not create the retention canary topic {topic}: error {code} {message or ''}")
-        self.topic = topic
+        return topic
 
     def one_pass(self, now_ms: int):
-        """Produce a batch one millisecond old; wait (polling EARLIEST) until a pass has deleted it."""
+        """Produce a batch one millisecond old; wait (polling EARLIEST) until a pass has deleted it.  A canary
+        whose batch outlived the wait is replaced: a batch the broker keeps (stamped ahead of a clock ktc later
+        moved back, so never old enough) would make every later pass wait its full patience (a 300 s run)."""
         out = yield messages.produce(self.topic, wire.encode_batch(Batch((Record(now_ms - 1),))))
         if out.error_code:
             raise WireError(f"the retention canary {self.topic} refused a produce: error {out.error_code}")
-        yield from until(lambda: earliest_past(self.topic, out.base_offset),
-                         f"the broker's retention thread to delete the canary batch at offset {out.base_offset}")
+        try:
+            yield from until(lambda: earliest_past(self.topic, out.base_offset),
+                             f"the broker's retention thread to delete the canary batch at offset {out.base_offset}",
+                             self.patience_s)
+        except WireError:
+            self.renew()
+            raise
+
+    def renew(self) -> None:
+        self.renewed += 1
+        self.topic = self.create(f"{self.base}-{self.renewed}")
 
 
 def earliest_past(topic: str, offset: int):
