@@ -15,6 +15,12 @@ from .adapter import KafkaImplementation
 from .judge.capabilities import NOT_ON_A_BROKER
 from .processes import kfake
 
+# as for any broker reached by address whose ApiVersions stop below the request a clause needs
+# (judge/capabilities.py: probed_unsupported), so that kfake started by ktc and a user's own read the same
+NOT_ON_KFAKE = {"KIP-33.list-offsets-earliest-pending-upload":
+                "kfake answers ListOffsets v10 at most and knows -6 (EARLIEST_PENDING_UPLOAD) only from v11 "
+                "(franz-go kfake 02_list_offsets.go:39, :49)"}
+
 PROFILE = "kafka-4"
 
 
@@ -57,4 +63,5 @@ class KfakeImplementation(KafkaImplementation):
     def capabilities(self) -> Capabilities:
         """kafka-4 only: kfake is not Kafka, so the KIP texts' departures of Kafka (``kip``) are not its."""
         base = super().capabilities()
-        return Capabilities(profiles=frozenset({PROFILE}), unsupported={**NOT_ON_A_BROKER, **base.unsupported})
+        return Capabilities(profiles=frozenset({PROFILE}),
+                            unsupported={**NOT_ON_A_BROKER, **NOT_ON_KFAKE, **base.unsupported})

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.processes.kfake import KfakeBroker, KfakeError, build  # noqa: E402
+from implementations.kafka.processes.kfake import KFAKE_VERSION, KfakeBroker, KfakeError, build  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
@@ -47,6 +47,15 @@ def test_a_broker_without_timestamp_configs_is_placed_by_its_api_versions_with_t
     print(line)
     assert "judged as kafka-4" in line and "no log.message.timestamp.* configs on broker 0" in line
     assert "Produce v13" in line and "profile from ApiVersions alone" in line
+
+
+def test_a_users_own_kfake_judged_by_address_with_kfake_s_expectations_exits_0(kfake, tmp_path):
+    """By address ktc cannot tell kfake from Kafka: it adds the kip profile on pinned inputs and asks ListOffsets at
+    the versions the broker lists; kfake's file must still explain every failure (issue 24)."""
+    proc = ktc("run", "--impl", "kafka", "--kafka-bootstrap", kfake.bootstrap, "--report", str(tmp_path),
+               "--expectations", str(ROOT / "expectations" / f"kfake-{KFAKE_VERSION}.toml"))
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert "0 new failures, 0 unexpected passes" in proc.stdout
 
 
 def test_replay_of_a_failure_on_an_external_broker_goes_back_to_that_broker(tmp_path):
