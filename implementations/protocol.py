@@ -86,7 +86,8 @@ class OptionalCapabilities(Protocol):
     no Go toolchain), shown as its one "not run" row; default None.
     ``prepare()``: start what ``run`` will need (a JVM); a bulk implementation's is called in a background
     thread while the histories of its run are drawn.  What it raises is dropped: ``run`` meets it again.
-    ``close()``: stop what it started (called once per worker at the end of the session).
+    ``close()``: stop what it started, called once per worker: when its own ``xdist_group`` ends on that worker
+    (in a background thread; not for a bulk implementation), else at the end of the session.
     ``kip228_tables``: a module or object with KIP-228's table functions ``broker_records(sent, extended,
     broker)``, ``consumer_reads(ts, extended, consumer)`` and ``stored_as(ts, sentinel)``
     (reference/kip228.py's signatures); without it the consumer table is ``unsupported``.
