@@ -26,6 +26,13 @@ def hunt(*args) -> subprocess.CompletedProcess:
                           timeout=300)
 
 
+def hunt_own(tmp_path: Path, impl: str, *args) -> subprocess.CompletedProcess:
+    """``ktc hunt`` of a target the test wrote into ``tmp_path`` (seed 1, report in ``tmp_path/r``)."""
+    return subprocess.run([sys.executable, "-m", "ktc", "hunt", "--impl", impl, *args, "--seed", "1", "--report",
+                           str(tmp_path / "r")], cwd=ROOT, capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+
+
 def imported(tree: ast.AST) -> set[str]:
     names = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
     names |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom) and node.module}
@@ -161,10 +168,7 @@ def test_a_target_that_can_run_none_of_the_histories_stops_the_hunt_in_one_line_
                 return replace(super().capabilities(), cannot_run=lambda history: "runs no generated history")
         picky = Picky()
     """))
-    done = subprocess.run([sys.executable, "-m", "ktc", "hunt", "--impl", "picky:picky", "--profile", "kafka-4",
-                           "--budget", "5m", "--seed", "1", "--report", str(tmp_path / "r")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+    done = hunt_own(tmp_path, "picky:picky", "--profile", "kafka-4", "--budget", "5m")
     assert done.returncode == 2, done.stdout[-2000:] + done.stderr[-2000:]
     assert "stopped: nothing judged: picky could run none of the histories drawn" in done.stdout
 
@@ -195,10 +199,7 @@ def test_a_target_on_fixed_clocks_is_hunted_with_leader_changes_on_those_clocks(
                                cannot_run=lambda history: cannot_run(history, CLOCKS))
         fixed = Fixed()
     """))
-    done = subprocess.run([sys.executable, "-m", "ktc", "hunt", "--impl", "fixed:fixed", "--profile", "kip",
-                           "--budget", "4s", "--seed", "1", "--report", str(tmp_path / "r")], cwd=ROOT,
-                          capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)])})
+    done = hunt_own(tmp_path, "fixed:fixed", "--profile", "kip", "--budget", "4s")
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     data = json.loads((tmp_path / "r" / "hunt.json").read_text())
     assert data["examples"] > 0 and data["coverage"]["a leader change"] > 0, data["coverage"]
