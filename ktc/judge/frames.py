@@ -37,9 +37,7 @@ OP_REFERENCE = re.compile(r"op #(\d+)")  # how a check's text names another oper
 
 def moved(verdict: Verdict, index: list[int]) -> Verdict:
     def at(thing):
-        if thing is None or not 0 <= thing.op_index < len(index):
-            return thing
-        return replace(thing, op_index=index[thing.op_index])
+        return thing if thing is None else replace(thing, op_index=renamed(thing.op_index, index))
     mismatch = at(verdict.mismatch)
     if mismatch is not None:
         mismatch = replace(mismatch, what=OP_REFERENCE.sub(lambda m: f"op #{renamed(int(m[1]), index)}", mismatch.what))

@@ -67,7 +67,7 @@ class Canary:
     def one_pass(self, now_ms: int):
         """Produce a batch one millisecond old; wait (polling EARLIEST) until a pass has deleted it.  A canary
         whose batch outlived the wait is replaced: a batch the broker keeps (stamped ahead of a clock ktc later
-        moved back, so never old enough) would make every later pass wait its full patience (a 300 s run)."""
+        moved back, so never old enough) would make every later pass wait its full patience."""
         out = yield messages.produce(self.topic, wire.encode_batch(Batch((Record(now_ms - 1),))))
         if out.error_code:
             raise WireError(f"the retention canary {self.topic} refused a produce: error {out.error_code}")
