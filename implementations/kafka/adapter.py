@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from implementations.protocol import Capabilities, JudgedTrace
+from ktc.judge.timeout import TimedOut
 from ktc.kafka.client import wire
 from ktc.kafka.client.security import PLAINTEXT, Security
 from ktc.kafka.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
@@ -273,12 +274,19 @@ class KafkaImplementation:
         that died meanwhile is named, with its exit code and the end of its log."""
         try:
             return self.run_histories(histories)
+        except TimedOut as error:
+            raise TimedOut(f"{error}; {self.stall()}") from None
         except (wire.WireError, OSError) as error:  # the blocking client's socket errors are OSErrors
             code = self._process.exit_code() if hasattr(self._process, "exit_code") else None
             if code is None:
                 raise
             raise BrokerError(f"the Kafka {self.kafka_version} broker ktc started exited with code {code} "
                               f"({error}):\n{self._process.log_tail()}") from None
+
+    def stall(self) -> str:
+        """What a run that did not return was waiting for: its unanswered requests, and the broker's clock."""
+        waiting = self._pipeline.unanswered() if self._pipeline is not None else "before its first request"
+        return f"{waiting}; the broker's clock: {self.clock.describe()}"
 
     def run_histories(self, histories) -> list[JudgedTrace]:
         if self._pipeline is None:

@@ -18,7 +18,7 @@ from implementations.families._kafka import describe_clock
 from implementations.kafka.judge import clocked
 from implementations.kafka.judge.observe import on_real_time
 from ktc.kafka.processes import clock_shim
-from ktc.kafka.processes.clock import EARLIEST_MS, LATEST_MS, ClockError, ControlledClock
+from ktc.kafka.processes.clock import EARLIEST_MS, LATEST_MS, ClockError, ControlledClock, now_ms
 from reference.types import Ack, Advance, CreateTopic, ElectLeader, History, Produce, StepClock
 
 MS = st.integers(EARLIEST_MS, LATEST_MS)
@@ -148,3 +148,11 @@ def test_a_process_under_the_preload_reads_the_setting_to_the_millisecond(tmp_pa
 def test_a_broker_config_a_frozen_clock_cannot_live_with_falls_back_to_the_host_clock_and_says_why():
     clock, reason = clocked.choose_clock("controlled", {"connections.max.idle.ms": "1000"})
     assert clock.exact is False and "connections.max.idle.ms is set" in reason
+
+
+def test_a_clock_says_where_it_stands_against_the_hosts_for_a_run_that_did_not_return(clock):
+    week_ms = 7 * 86_400_000
+    clock.set(now_ms() + week_ms)
+    ahead = clock.describe()
+    clock.set(now_ms() - week_ms)
+    assert "604800 s ahead of the host's" in ahead and "604800 s behind the host's" in clock.describe()

@@ -129,6 +129,7 @@ class Session:
         self.unfinished, self.live = len(self.runs), 0
         self.committing = False  # a CreateTopics request is waiting for the controller
         self.doomed: list[str] = []  # topics of finished histories, deleted a batch at a time
+        self.deleting = 0  # DeleteTopics requests sent and not yet answered
         self.inflight = 0  # histories with an operation sent and not yet answered
         self.parked: list[HistoryRun] = []  # waiting for the broker's clock to reach their next operation (lockstep.py)
 
@@ -199,11 +200,14 @@ class Session:
     def delete(self) -> None:
         if self.doomed:
             names, self.doomed = self.doomed, []
+            self.deleting += 1
             self.pipeline.call(messages.delete_topics(names), lambda answer, received: self.deleted(names, answer))
 
     def deleted(self, names: list[str], answer) -> None:
+        self.deleting -= 1
         if isinstance(answer, dict):
             self.pipeline.live_topics -= {n for n in names if answer.get(n) in (0, 3)}  # 3: already gone
+        self.pump()
 
 
 class HistoryRun:

@@ -19,7 +19,7 @@ import struct
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from .messages import Call
 from .records import WireError
@@ -50,6 +50,7 @@ class Request:
     done: Callable[[object, int], None]       # (parsed answer or Broken, received_ms)
     lost: Callable[[bool, str], None]         # (maybe delivered, reason)
     written: int = 0
+    queued: float = field(default_factory=time.monotonic)
 
 
 class Connection:

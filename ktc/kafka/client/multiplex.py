@@ -191,6 +191,14 @@ class Multiplexer:
             if slot.conn is not None and slot.conn.waiting:
                 slot.conn.fail(f"no answer from {slot.conn.name} within {self.timeout_s:.0f} s")
 
+    def unanswered(self, most: int = 3) -> str:
+        """The oldest requests still waiting for an answer, in words (for a run that did not return)."""
+        now = time.monotonic()
+        waiting = sorted((r.queued, r.call.api, c.name) for c in self.open_connections() for r in c.waiting)
+        words = [f"{api} to {name} for {now - queued:.0f} s" for queued, api, name in waiting[:most]]
+        more = f" and {len(waiting) - most} more" if len(waiting) > most else ""
+        return f"waiting on {', '.join(words)}{more}" if words else "no request waiting for an answer"
+
     def open_connections(self) -> list[Connection]:
         return [s.conn for s in self.slots if s.conn is not None and s.conn.faulted is None]
 

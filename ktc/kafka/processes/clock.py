@@ -32,6 +32,7 @@ from __future__ import annotations
 import mmap
 import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 # The broker setting a frozen wall clock needs (see the module docstring).
@@ -59,6 +60,9 @@ class HostClock:
     def stamp(self, observed_ms: int) -> int:
         return observed_ms
 
+    def describe(self) -> str:
+        return "the host's"
+
 
 class ControlledClock:
     """A frozen broker wall clock, moved only by ``set``.  ``exact``: every stamp is the clock."""
@@ -85,6 +89,12 @@ class ControlledClock:
     def stamp(self, observed_ms: int) -> int:
         """What the broker's clock read when something was observed: the setting, whatever the host says."""
         return self._now
+
+    def describe(self) -> str:
+        """Where the clock stands, against the host's (for a run that did not return)."""
+        ahead_s = (self._now - now_ms()) / 1000
+        instant = datetime.fromtimestamp(self._now / 1000, UTC).isoformat(timespec="milliseconds")
+        return f"set by ktc to {instant} ({abs(ahead_s):.0f} s {'ahead of' if ahead_s >= 0 else 'behind'} the host's)"
 
     def set(self, ms: int) -> None:
         """Set the broker's clock to ``ms`` (epoch milliseconds), seen by its next clock read."""

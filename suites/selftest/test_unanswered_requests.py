@@ -1,0 +1,36 @@
+"""A run that does not return says what it waits for (client/multiplex.py ``unanswered``), no broker.
+
+A listener that accepts and never answers stands in for a broker that holds a request: the words name
+each request still waiting, oldest first, with its broker and how long it has waited.
+"""
+from __future__ import annotations
+
+import re
+import socket
+
+import pytest
+
+pytest.importorskip("kafka", reason="the broker client needs kafka-python >= 3 (pip install kafka-python)")
+
+from ktc.kafka.client import messages  # noqa: E402
+from ktc.kafka.client.multiplex import Multiplexer  # noqa: E402
+
+
+@pytest.fixture
+def silent_broker():
+    listener = socket.create_server(("127.0.0.1", 0))
+    yield listener.getsockname()
+    listener.close()
+
+
+def test_no_request_in_flight_is_said_in_words():
+    assert Multiplexer(("127.0.0.1", 9)).unanswered() == "no request waiting for an answer"
+
+
+def test_requests_a_broker_holds_are_named_oldest_first_with_their_broker(silent_broker):
+    pipeline = Multiplexer(silent_broker)
+    host, port = silent_broker
+    for topic in ("a", "b", "c", "d"):
+        pipeline.call(messages.metadata([topic]), lambda answer, received: None)
+    one = rf"Metadata to {re.escape(host)}:{port} for \d+ s"
+    assert re.fullmatch(rf"waiting on {one}, {one}, {one} and 1 more", pipeline.unanswered())
