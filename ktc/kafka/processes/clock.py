@@ -35,8 +35,12 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-# The broker setting a frozen wall clock needs (see the module docstring).
-FROZEN_CLOCK_CONFIG = {"controller.quorum.append.linger.ms": 0}
+# The broker settings a frozen wall clock needs.  controller.quorum.append.linger.ms: see the module docstring.
+# broker.session.timeout.ms: a heartbeat in flight when the clock jumps is timed out on the wall clock and its
+# channel reconnects only once the clock moves again (seen in broker logs: "name=heartbeat] Disconnecting from
+# node 1 due to request timeout" at a one-hour jump); the controller fences a broker after this long without a
+# heartbeat, counted in real time, and a fenced single broker leads nothing.  An hour outlasts any freeze.
+FROZEN_CLOCK_CONFIG = {"controller.quorum.append.linger.ms": 0, "broker.session.timeout.ms": 3_600_000}
 # Epoch milliseconds a Kafka record can carry as a wall-clock time: not before 1970, not past year 9999.
 EARLIEST_MS, LATEST_MS = 0, 253_402_300_799_000
 
