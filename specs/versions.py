@@ -57,6 +57,7 @@ def in_span(version: str, span: str) -> bool:
     return key(low) <= key(version) <= key(high or low)
 
 
+@functools.cache
 def lines() -> tuple[Line, ...]:
     data = tomllib.loads(VERSIONS_FILE.read_text())
     found = tuple(Line(d["line"], d["profile"], d["last_known"], tuple(sorted(d.get("api_max", {}).items())))

@@ -22,6 +22,7 @@ from ktc.kafka.client.records import decode_batches
 from reference.types import DescribeLogResult, SegmentInfo
 
 ENTRY = struct.Struct(">qi")
+INDEX_PAGE = ENTRY.size * 341  # whole entries, about 4 KB
 UNKNOWN_TOPIC_OR_PARTITION = 3
 
 
@@ -75,11 +76,21 @@ def segment(path: Path, following: Path | None) -> SegmentInfo:
 
 
 def time_index(path: Path, base: int, zero_is_a_timestamp: bool) -> tuple[tuple[int, int], ...]:
-    data = path.read_bytes() if path.exists() else b""
     entries = []
-    for at in range(0, len(data) - ENTRY.size + 1, ENTRY.size):
-        timestamp, relative = ENTRY.unpack_from(data, at)
+    for timestamp, relative in index_entries(path):
         if (timestamp, relative) == (0, 0) and (entries or not zero_is_a_timestamp):
             break
         entries.append((timestamp, base + relative))
     return tuple(entries)
+
+
+def index_entries(path: Path):
+    """The (timestamp, relative offset) entries of a time index file, read a page at a time: the active
+    segment's is preallocated to ``segment.index.bytes`` (10 MB by default), nearly all of it zero fill,
+    and read whole on every DescribeLog it cost 4 % of a worker's CPU in ``./run conformance``."""
+    try:
+        with open(path, "rb") as file:
+            while page := file.read(INDEX_PAGE):
+                yield from (ENTRY.unpack_from(page, at) for at in range(0, len(page) - ENTRY.size + 1, ENTRY.size))
+    except FileNotFoundError:
+        return
