@@ -62,12 +62,13 @@ def finished_group(item: pytest.Item, nextitem: pytest.Item | None):
     """The implementation whose own group ends with ``item`` on this worker, or None.  Under ``--dist loadgroup``
     a group runs whole on one worker, in a row, so its implementation is not used here again: what it started
     can stop now instead of idling until the session ends (a broker ktc starts checks retention every 5 ms).
-    Not a bulk implementation: its groups are per sibling tests, and it judges at the session's end."""
+    Not one that judges at the session's end (``bulk_session``, Spark): its run is still to come.  A ``bulk``
+    one (a broker) judges each test's histories at that test, so its group's end is its end."""
     config = item.config
     if nextitem is None or not hasattr(config, "workerinput") or not config.getvalue("loadgroup"):
         return None
     impl, group = impl_of(item), group_of(item)
-    if impl is None or getattr(impl, "bulk", False) or group is None or group != getattr(impl, "xdist_group", None):
+    if impl is None or getattr(impl, "bulk_session", False) or group != getattr(impl, "xdist_group", None) or not group:
         return None
     return impl if group_of(nextitem) != group else None
 

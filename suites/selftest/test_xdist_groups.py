@@ -67,17 +67,25 @@ def grouped(name: str, impl, config) -> Item:
 WORKER = SimpleNamespace(workerinput={"workerid": "gw0"}, getvalue=lambda name: name == "loadgroup")
 
 
+def like(cls, group: str) -> Impl:
+    """A stand-in with the real class's flags: what decides whether its group's end is its end."""
+    return Impl(xdist_group=group, bulk=cls.bulk, bulk_session=getattr(cls, "bulk_session", False))
+
+
 def test_an_implementation_is_finished_on_a_worker_only_where_its_own_group_ends():
-    broker, spark = Impl(xdist_group="kafka-3.9.2", bulk=False), Impl(xdist_group=None, bulk=True)
+    from implementations.kafka.adapter import KafkaImplementation
+    from implementations.kafka.kfake_adapter import KfakeImplementation
+    from implementations.spark import SparkImplementation
+    broker, spark = like(KafkaImplementation, "kafka-3.9.2"), like(SparkImplementation, "spark")
     first, last = grouped("a", broker, WORKER), grouped("b", broker, WORKER)
-    other, bulk = grouped("c", Impl(xdist_group="kfake", bulk=False), WORKER), grouped("d", spark, WORKER)
+    other, sparks = grouped("c", like(KfakeImplementation, "kfake"), WORKER), grouped("d", spark, WORKER)
     assert [finished_group(first, last), finished_group(last, other), finished_group(last, None)] == \
         [None, broker, None]
-    assert finished_group(bulk, other) is None  # a bulk implementation judges at the session's end
+    assert finished_group(sparks, other) is None  # Spark judges every test's histories at the session's end
 
 
 def test_no_implementation_is_finished_early_outside_a_loadgroup_worker():
-    broker = Impl(xdist_group="kafka-3.9.2", bulk=False)
+    broker = Impl(xdist_group="kafka-3.9.2", bulk=True)
     controller = SimpleNamespace(getvalue=lambda name: name == "loadgroup")
     other = grouped("c", Impl(xdist_group="kfake", bulk=False), controller)
     assert finished_group(grouped("a", broker, controller), other) is None
