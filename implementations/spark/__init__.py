@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from implementations.protocol import Capabilities
 from ktc.spark import session
@@ -31,10 +30,8 @@ from reference.types import (
 from specs.profiles import all_profiles
 from specs.profiles import get as get_profile
 
-from . import topics
-
-if TYPE_CHECKING:
-    from .contract import Flat
+from . import contract, topics
+from .segments import CLIENT_MAX_VERSION
 
 BUCKETS = 8
 MISSING = {"Produce": ProduceResult(3), "Fetch": FetchResult((), 3), "ListOffsets": ListOffsetsResult(-1, -1, 3),
@@ -71,14 +68,12 @@ class SparkImplementation:
         session.get()
 
     def run(self, histories: Sequence[History]) -> list[tuple]:
-        from . import contract  # pyarrow (and numpy) only where Spark runs: with numpy imported, Hypothesis
-        # saves and reseeds numpy's generator around every example of every test (3.6x its cost without)
         histories = list(histories)
         flat = contract.flatten(histories, topics.config_error)
         payloads = self.evaluate(histories, flat) if flat.records or flat.events else {}
         return [assemble(i, h, flat, payloads) for i, h in enumerate(histories)]
 
-    def evaluate(self, histories: list[History], flat: Flat) -> dict:
+    def evaluate(self, histories: list[History], flat: contract.Flat) -> dict:
         from .pipeline import run_pipeline
         spark = session.get()
         buckets = max(1, min(BUCKETS, spark.sparkContext.defaultParallelism))  # one Python call per core
@@ -96,7 +91,7 @@ def profile_rows(histories: list[History]) -> list[dict]:
     return rows
 
 
-def assemble(scenario: int, history: History, flat: Flat, payloads: dict) -> tuple:
+def assemble(scenario: int, history: History, flat: contract.Flat, payloads: dict) -> tuple:
     out = []
     for op_index, op in enumerate(history.ops):
         kind = type(op).__name__
@@ -118,7 +113,6 @@ def missing(op, profile):
     kind = type(op).__name__
     if kind == "ListOffsets" and profile.unknown_negative_target == "unsupported-version" and op.target < 0:
         least = dict(profile.list_offsets_targets).get(op.target)
-        from .segments import CLIENT_MAX_VERSION
         version = min(profile.list_offsets_max_version, CLIENT_MAX_VERSION) if op.version is None else op.version
         if least is None or version < least:
             return ListOffsetsResult(-1, -1, 35)

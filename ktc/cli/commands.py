@@ -244,8 +244,6 @@ def partial(pytest_args, suites: Path) -> bool:
 
 
 # Suites that judge no implementation (ktc's own tests, its broker and Spark tiers): not collected by a run.
-# Spark's tier imports pyarrow, so numpy: with numpy imported, Hypothesis saves and reseeds numpy's generator
-# around every example of every test on every worker (a worker's examples cost 3.6x as much in that step).
 OWN_SUITES = ("selftest", "broker")
 OWN_TIER_SUITES = ("spark",)  # only with --self-checks
 
