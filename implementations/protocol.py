@@ -87,7 +87,7 @@ class OptionalCapabilities(Protocol):
     ``prepare()``: start what ``run`` will need (a JVM); a bulk implementation's is called in a background
     thread while the histories of its run are drawn.  What it raises is dropped: ``run`` meets it again.
     ``close()``: stop what it started, called once per worker: when its own ``xdist_group`` ends on that worker
-    (in a background thread; not for a bulk implementation), else at the end of the session.
+    (in a background thread; not for a ``bulk_session`` one, judged at the session's end), else at the session's end.
     ``kip228_tables``: a module or object with KIP-228's table functions ``broker_records(sent, extended,
     broker)``, ``consumer_reads(ts, extended, consumer)`` and ``stored_as(ts, sentinel)``
     (reference/kip228.py's signatures); without it the consumer table is ``unsupported``.

@@ -226,10 +226,16 @@ def close_implementations(state: KtcState) -> None:
         thread.join()
 
 
-def close_one(state: KtcState, impl) -> None:
-    if impl.name not in state.closed:
-        state.closed.add(impl.name)
-        stop(impl)
+def close_one(state: KtcState, impl, in_background: bool = False) -> None:
+    """Close ``impl`` once per worker; in the background, the worker goes on with its next group meanwhile."""
+    if impl.name in state.closed:
+        return
+    state.closed.add(impl.name)
+    if not in_background:
+        return stop(impl)
+    thread = threading.Thread(target=stop, args=(impl,), name=f"ktc-close-{impl.name}")
+    state.closing.append(thread)
+    thread.start()
 
 
 def stop(impl) -> None:
@@ -244,11 +250,8 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """An implementation whose group this worker has just finished is closed now (groups.finished_group)."""
     impl = groups.finished_group(item, nextitem)
     state = item.config.stash[STATE]
-    if impl is not None and any(impl is known for known in state.impls) and impl.name not in state.closed:
-        state.closed.add(impl.name)
-        thread = threading.Thread(target=stop, args=(impl,), name=f"ktc-close-{impl.name}")
-        state.closing.append(thread)  # the worker goes on with the next group while a broker stops
-        thread.start()
+    if impl is not None and any(impl is known for known in state.impls):
+        close_one(state, impl, in_background=True)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
