@@ -180,4 +180,5 @@ def test_the_stateful_leader_change_histories_pass_on_a_broker_that_reaps_idle_c
                           timeout=900)
     took = time.monotonic() - started
     print(f"ktc idle: stateful leader-change test on kafka-3.9 with connections.max.idle.ms=1000 took {took:.0f} s")
-    assert proc.returncode == 0 and " passed" in proc.stdout and took > 5, proc.stdout[-3000:]
+    idle_s = 1.0  # connections.max.idle.ms above: the run must outlast it, or no connection was reaped
+    assert proc.returncode == 0 and " passed" in proc.stdout and took > 2 * idle_s, proc.stdout[-3000:]
