@@ -103,12 +103,16 @@ def source_digest(tool_dir: Path = TOOL_DIR) -> str:
     return digest.hexdigest()
 
 
+def built(version: str = KFAKE_VERSION) -> bool:
+    """Whether a binary of ``version`` built from the current launcher sources is cached."""
+    stamp = binary_path(version).with_name(".source")
+    return binary_path(version).exists() and stamp.exists() and stamp.read_text().strip() == source_digest()
+
+
 def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
     """The kfake binary at ``version``, compiled first with ``go build`` unless a current one is cached."""
-    target = binary_path(version)
-    stamp = target.with_name(".source")
-    want = source_digest()
-    if target.exists() and stamp.exists() and stamp.read_text().strip() == want:
+    target, want = binary_path(version), source_digest()
+    if built(version):
         return target
     go = shutil.which("go")
     if go is None:
@@ -120,7 +124,7 @@ def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -
         with module_at(go, version, timeout_s) as module:
             _go_build(go, module, partial, timeout_s)
         os.replace(partial, target)  # atomic: a concurrent build never leaves half a binary
-        stamp.write_text(want + "\n")
+        target.with_name(".source").write_text(want + "\n")
     finally:
         partial.unlink(missing_ok=True)
     return target
@@ -277,6 +281,8 @@ def main(argv: Sequence[str] = ()) -> int:
     try:
         t0 = time.monotonic()
         version, how = chosen_version(os.environ.get("KTC_KFAKE_VERSION", ""))
+        if not built(version):  # a newcomer's terminal says what the silent minute is
+            print(f"kfake: building franz-go's kfake {version} with Go (once)", file=sys.stderr)
         path = build(version)
         print(f"kfake {version} ({how}): {path} ({time.monotonic() - t0:.1f} s)")
         if "--build-only" in argv:

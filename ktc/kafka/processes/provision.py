@@ -68,7 +68,7 @@ def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path
     if not _VERSION.match(version):
         raise ProvisionError(f"not a Kafka version: {version!r} (expected e.g. {DEFAULT_VERSIONS[0]})")
     lib = cache_root() / "kafka" / version / "lib"
-    if (lib / STAMP).exists():
+    if cached(version):
         return lib
     if shutil.which("mvn") is None:
         raise ProvisionError("Maven (mvn) is not on PATH: install Maven 3.8+ to fetch Kafka "
@@ -77,6 +77,11 @@ def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path
         if not (lib / STAMP).exists():
             fetch(version, lib, quiet, timeout_s)
     return lib
+
+
+def cached(version: str) -> bool:
+    """Whether Kafka ``version``'s jars are in ktc's cache already."""
+    return (cache_root() / "kafka" / version / "lib" / STAMP).exists()
 
 
 @contextmanager
@@ -239,7 +244,10 @@ def release(name: str) -> str:
 if __name__ == "__main__":  # python -m ktc.kafka.processes.provision [VERSION | LINE ...]
     import sys
 
-    for v in map(release, sys.argv[1:] or DEFAULT_VERSIONS):
+    wanted = [release(name) for name in sys.argv[1:] or DEFAULT_VERSIONS]
+    if missing := [v for v in wanted if not cached(v)]:  # a newcomer's terminal says what the silent minute is
+        print(f"provision: fetching Kafka {', '.join(missing)} from Maven Central (once)", file=sys.stderr)
+    for v in wanted:
         t0 = time.monotonic()
         try:
             path = lib_dir(v, quiet=False)
