@@ -2,7 +2,7 @@
 
   ktc clauses [--check]      list the clause registry; --check fails on gaps (CI runs it)
   ktc profiles               list the profiles and their switches
-  ktc run --impl NAME --profile NAMES [--hypothesis-profile dev] [--report DIR] [--baseline RESULTS]
+  ktc run --impl NAME --profile NAMES [--hypothesis-profile dev] [--seed N] [--report DIR] [--baseline RESULTS]
           [--expectations TOML] [-- PYTEST ARGS]
   ktc clean --kafka-bootstrap HOST:PORT [--dry-run]   delete the topics killed runs left (ktc's own only)
   ktc clean --containers [--dry-run]   remove the containers and Docker engine killed runs left (ktc's own only)
@@ -70,6 +70,9 @@ def build_parser() -> Parser:
     run.add_argument("--report", default="ktc-report", metavar="DIR",
                      help="report root: each run writes DIR/<UTC time>-<id>/ and, once finished, moves DIR/latest "
                           "to it (default ./ktc-report)")
+    run.add_argument("--seed", type=cli_run.seed_arg, metavar="N",
+                     help="the Hypothesis seed of every test (default: a fresh one, printed as 'seed N'): the same "
+                          "seed on the same code and targets draws the same examples")
     run.add_argument("--workers", default="2", type=cli_run.workers, help="pytest-xdist workers (0 for none)")
     run.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
                      help="bound on each call of an implementation's run(), per 100 histories it is given "
@@ -214,6 +217,8 @@ def cmd_run(args) -> int:
     validate_run(args)
     gate_inputs = cli_reports.load_gate_inputs(args)
     cli_run.check_pytest_args(args.pytest_args)
+    if args.seed is not None and any(a.startswith("--hypothesis-seed") for a in args.pytest_args):
+        raise UsageError("give the seed once: --seed N, or --hypothesis-seed=N after --, not both")
     report = cli_run.new_run_directory(root)
     log, watcher = (None, None) if args.show_pytest else (report / LOG_NAME, Watcher())
     print(f"ktc run: {', '.join(args.impl or ['reference'])}; report in {report}", file=sys.stderr, flush=True)
@@ -256,6 +261,7 @@ def pytest_argv(args, report: Path) -> list[str]:
     argv = [sys.executable, "-m", "pytest", *where, "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
             "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [] if args.self_checks else ["--ktc-judged-only"]
+    argv += [] if getattr(args, "seed", None) is None else [f"--hypothesis-seed={args.seed}"]
     argv += ["--ktc-partial"] if partial(args.pytest_args or (), suites) else []
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]
     argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()] + settings_argv(args)

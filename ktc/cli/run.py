@@ -76,6 +76,13 @@ def timeout_arg(value: str) -> float:
     return seconds
 
 
+def seed_arg(value: str) -> int:
+    """``--seed``: the run's Hypothesis seed, a whole number >= 0 (as pytest's ``--hypothesis-seed`` takes it)."""
+    if not value.isdigit():
+        raise UsageError(f"--seed {value!r}: expected a whole number >= 0 (the seed a run printed: 'seed N')")
+    return int(value)
+
+
 def check_pytest_args(args: list[str]) -> None:
     """Let pytest parse the extra arguments now (collect-only, plus an empty directory so that it never
     collects the current one on its own): an argument it refuses is one line and exit 2 before the run."""

@@ -25,6 +25,8 @@ def ktc(*args, cwd=ROOT) -> subprocess.CompletedProcess:
     (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
     (["run", "--impl", "kafka", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
     (["run", "--impl", "spark", "--spark-conf", "foo=bar"], "expected spark.KEY=VALUE"),
+    (["run", "--seed", "abc"], "--seed 'abc': expected a whole number"),
+    (["run", "--seed", "7", "--", "--hypothesis-seed=8"], "give the seed once"),
 ])
 def test_bad_input_prints_one_line_and_exits_2(args, needle):
     done = ktc(*args)
@@ -39,13 +41,14 @@ def test_clauses_check_exits_zero_and_lists_every_clause():
     assert "KIP-937.after-bound" in done.stdout and "0 problems" in done.stderr
 
 
-def test_run_writes_results_with_a_row_per_clause_and_profile(tmp_path):
+def test_run_writes_results_with_a_row_per_clause_and_profile_under_the_seed_given(tmp_path):
     done = ktc("run", "--impl", "reference", "--profile", "kafka-4", "--report", str(tmp_path), "--workers", "0",
-               "--hypothesis-profile", "dev", "--", "-k", "overflow")
+               "--hypothesis-profile", "dev", "--seed", "7", "--", "-k", "overflow")
     assert done.returncode == 0, done.stdout[-2000:]
     doc = json.loads((tmp_path / "latest" / "results.json").read_text())
     assert doc["schema_version"] == 3
     assert {r["profile"] for r in doc["rows"]} == {"kafka-4"}
+    assert str(doc["provenance"]["hypothesis"]["seed"]) == "7" and "seed 7," in done.stdout + done.stderr
     assert {"clause", "implementation", "profile", "verdict", "examples"} <= set(doc["rows"][0])
     assert (tmp_path / "latest" / "summary.txt").read_text().startswith("ktc results")
 
