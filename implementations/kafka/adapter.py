@@ -343,8 +343,13 @@ class KafkaImplementation:
         if self._process is not None:
             self._process.stop()
         scratch.remove(self._data)
-        if isinstance(self.clock, ControlledClock):
-            self.clock.remove()
+        self.remove_clock()
+
+    def remove_clock(self) -> None:
+        """Remove the clock file of the broker's clock (the planned one is the same, or was never used)."""
+        for clock in (self.clock, (self._planned or (None,))[0]):
+            if isinstance(clock, ControlledClock):
+                clock.remove()
 
 
 TUNING = {"chunk": int, "connections": int, "depth": int, "ready_s": float, "reconnect_s": float}

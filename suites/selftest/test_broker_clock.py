@@ -49,6 +49,19 @@ def test_a_setting_is_stored_as_the_one_int64_the_preload_reads(tmp_path_factory
         clock.remove()
 
 
+def test_a_clock_only_planned_makes_no_file_and_a_removed_one_makes_it_again_with_its_setting(tmp_path):
+    where = tmp_path / "clock"
+    clock = ControlledClock(Path("ktcclock.so"), directory=where, start_ms=5)
+    clock.set(7)
+    assert not where.exists()  # every worker plans a clock for each broker; one starts it
+    assert stored(clock) == 7 and where.is_dir()
+    clock.remove()
+    assert not where.exists()
+    clock.set(9)
+    assert stored(clock) == 9  # a broker started again after close reads the clock as set
+    clock.remove()
+
+
 @pytest.mark.parametrize("ms", [EARLIEST_MS - 1, LATEST_MS + 1])
 def test_a_setting_outside_1970_to_9999_is_refused_and_the_clock_keeps_its_value(clock, ms):
     clock.set(42)

@@ -29,6 +29,7 @@ interface for a broker whose clock ktc does not control: the host's wall clock, 
 """
 from __future__ import annotations
 
+import contextlib
 import mmap
 import tempfile
 import time
@@ -75,17 +76,32 @@ class ControlledClock:
 
     def __init__(self, library: Path, directory: Path | None = None, start_ms: int | None = None):
         self.library = library
-        self.directory = Path(directory or tempfile.mkdtemp(prefix="ktc-clock-"))
-        self.directory.mkdir(parents=True, exist_ok=True)
-        self.path = self.directory / "now_ms"
-        self.path.write_bytes(bytes(8))
-        with open(self.path, "r+b") as file:
-            self._map = mmap.mmap(file.fileno(), 8)
-        self._cell = memoryview(self._map).cast("q")  # one aligned int64: a single store per setting
+        self._where = directory
+        self._file = None  # (directory, mmap, cell): made once a broker needs it, so a clock only planned leaves none
         self.settings, self.highest = 0, EARLIEST_MS
         self.observe = None  # () -> the broker's now as it echoes it (a LogAppendTime); set once it runs
         self.verification = Verification()
         self.set(now_ms() if start_ms is None else start_ms)
+
+    @property
+    def directory(self) -> Path:
+        """The directory of the clock file the broker's preload maps (made on first use, again after ``remove``)."""
+        return self._opened()[0]
+
+    @property
+    def path(self) -> Path:
+        return self.directory / "now_ms"
+
+    def _opened(self) -> tuple:
+        if self._file is None:
+            directory = Path(self._where or tempfile.mkdtemp(prefix="ktc-clock-"))
+            directory.mkdir(parents=True, exist_ok=True)
+            (directory / "now_ms").write_bytes(bytes(8))
+            with open(directory / "now_ms", "r+b") as file:
+                mapped = mmap.mmap(file.fileno(), 8)
+            self._file = (directory, mapped, memoryview(mapped).cast("q"))  # one aligned int64: one store a setting
+            self._file[2][0] = self._now
+        return self._file
 
     def now(self) -> int:
         return self._now
@@ -104,7 +120,8 @@ class ControlledClock:
         """Set the broker's clock to ``ms`` (epoch milliseconds), seen by its next clock read."""
         if not EARLIEST_MS <= ms <= LATEST_MS:
             raise ClockError(f"cannot set a broker clock to {ms} ms: outside years 1970..9999")
-        self._cell[0] = ms
+        if self._file is not None:
+            self._file[2][0] = ms
         self._now, self.settings, self.highest = ms, self.settings + 1, max(self.highest, ms)
         if self.observe is not None:
             self.verify(ms)
@@ -132,13 +149,15 @@ class ControlledClock:
         return {"LD_PRELOAD": str(self.library), "KTC_CLOCK_FILE": str(self.path)}
 
     def remove(self) -> None:
-        self._cell.release()
-        self._map.close()
-        self.path.unlink(missing_ok=True)
-        try:
-            self.directory.rmdir()
-        except OSError:
-            pass
+        """Remove the clock file and its directory, if made (a later use makes them again)."""
+        if self._file is None:
+            return
+        (directory, mapped, cell), self._file = self._file, None
+        cell.release()
+        mapped.close()
+        (directory / "now_ms").unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            directory.rmdir()
 
 
 class Verification:
