@@ -7,9 +7,11 @@ Judged on doubles answering with the reference (suites/selftest/doubles.py), no 
 """
 from __future__ import annotations
 
+import atexit
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -29,6 +31,7 @@ pytestmark = pytest.mark.xdist_group("bulk-siblings")  # one worker makes the th
 def judged(double: str, *options: str) -> tuple[dict, list, int]:
     """Rows by (clause, profile), the double's run() calls, and ktc's exit code."""
     scratch = Path(tempfile.mkdtemp(prefix="ktc-bulk-siblings-"))
+    atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # cached across tests: no tmp_path outlives one
     argv = [sys.executable, "-m", "pytest", *FILES, "-p", "no:cacheprovider", "-p",
             "no:xdist", "-q", "--impl", f"suites.selftest.doubles:{double}", "--profile", "all", "--ktc-report",
             str(scratch / "latest"), f"--hypothesis-seed={SEED}", *options, *SELECTION]
