@@ -43,7 +43,7 @@ def causes(doc: dict, context: Context) -> list[str]:
     lines = ["", f"<details><summary>{len(found)} root causes, largest first</summary>", ""]
     for n, g in enumerate(found[:SHOWN], 1):
         example = (g["example"] or g["cause"] or "").splitlines()[:1] or [""]
-        lines += [f"{n}. **{escape(g['implementation'])}**, {g['rows']} rows: "
+        lines += [f"{n}. **{escape(g['implementation'])}**, {rootcause.count_rows(g['rows'])}: "
                   f"{', '.join(f'`{c}`' for c in g['clauses'])}  ",
                   f"   first divergence: `{escape(example[0])}`  ", f"   `{g['replay']}`"]
     if len(found) > SHOWN:

@@ -16,6 +16,11 @@ from .dedupe import normalise, op_type
 from .outcomes import UNEXPECTED, UNKNOWN, outcome
 
 
+def count_rows(n: int) -> str:
+    """``1 row``, ``3 rows``."""
+    return f"{n} row{'s' * (n != 1)}"
+
+
 def divergence_of(row: dict):
     return row.get("first_divergence") or (row.get("counterexample") or {}).get("first_divergence")
 
@@ -82,7 +87,7 @@ def text(doc: dict, report_dir: str | None = None) -> list[str]:
         return []
     lines = ["", f"root causes of the failures ({len(found)}; largest first):"]
     for g in found:
-        lines.append(f"  {g['rows']:>3} rows  {g['implementation']}: {g['cause']}")
+        lines.append(f"  {g['rows']:>3} {'row' if g['rows'] == 1 else 'rows':<4}  {g['implementation']}: {g['cause']}")
         lines.append(f"            e.g.     {g['example']}")
         lines.append(f"            clauses: {', '.join(g['clauses'])}")
         if g["explains"]:

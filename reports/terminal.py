@@ -147,7 +147,7 @@ def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
 
 
 def cause_block(n: int, group: dict, width: int) -> list[str]:
-    where = f"{n:>2}. {group['implementation']}, {group['rows']} rows: "
+    where = f"{n:>2}. {group['implementation']}, {rootcause.count_rows(group['rows'])}: "
     example = (group["example"] or group["cause"]).splitlines()[0] if (group["example"] or group["cause"]) else ""
     return [where + listed(group["clauses"], width - len(where)),
             fit(f"    first divergence: {example}", width).rstrip(), f"    {group['replay']}"]
