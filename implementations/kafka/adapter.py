@@ -76,6 +76,7 @@ class KafkaImplementation:
         tuned(self, os.environ)
         if not self.bootstrap:
             versions.line_of(self.kafka_version)  # a version ktc has no line for is refused here, in one line
+            extra_broker_config()  # and a malformed KTC_KAFKA_BROKER_CONFIG
 
     @property
     def version(self) -> str:
@@ -343,11 +344,7 @@ class KafkaImplementation:
         if self._process is not None:
             self._process.stop()
         scratch.remove(self._data)
-        self.remove_clock()
-
-    def remove_clock(self) -> None:
-        """Remove the clock file of the broker's clock (the planned one is the same, or was never used)."""
-        for clock in (self.clock, (self._planned or (None,))[0]):
+        for clock in (self.clock, (self._planned or (None,))[0]):  # its clock's files; the planned one's, if unused
             if isinstance(clock, ControlledClock):
                 clock.remove()
 
@@ -379,6 +376,9 @@ def extra_broker_config() -> dict[str, str]:
     """``KTC_KAFKA_BROKER_CONFIG=key=value,key=value``: settings for the brokers ktc starts (e.g. a
     short ``connections.max.idle.ms`` to prove a long run survives idle reaping)."""
     pairs = [item.partition("=") for item in os.environ.get("KTC_KAFKA_BROKER_CONFIG", "").split(",") if item.strip()]
+    wrong = next((key + sep + value for key, sep, value in pairs if not sep or not key.strip()), None)
+    if wrong is not None:
+        raise ValueError(f"KTC_KAFKA_BROKER_CONFIG: {wrong.strip()!r} is not key=value (settings: key=value,key=value)")
     return {key.strip(): value.strip() for key, _sep, value in pairs}
 
 

@@ -278,6 +278,19 @@ def test_a_broker_tuning_variable_that_is_not_a_positive_number_is_a_usage_error
     assert (code, err.count("\n")) == (2, 1) and f"{name}={value!r}: expected {expected}" in err
 
 
+@pytest.mark.parametrize(("name", "value", "builtin", "expected"), [
+    ("KTC_KAFKA_BROKER_CONFIG", "garbage", "kafka-3.9", "'garbage' is not key=value"),
+    ("KTC_KAFKA_BROKER_CONFIG", "a=1,=2", "kafka-3.9", "'=2' is not key=value"),
+    ("KTC_KFAKE_VERSION", "bogus", "kfake", "KTC_KFAKE_VERSION='bogus': expected pinned, newest, or a Go module"),
+])
+def test_a_malformed_broker_setting_in_the_environment_is_a_usage_error(workdir, capsys, monkeypatch, name, value,
+                                                                         builtin, expected):
+    monkeypatch.setenv(name, value)
+    code = main(["run", "--impl", builtin])
+    err = capsys.readouterr().err
+    assert (code, err.count("\n")) == (2, 1) and expected in err, err
+
+
 PROCESS_CASES = [["frobnicate"], ["clauses", "--chek"], ["profiles", "x"], ["run", "--workers", "-1"],
                  ["run", "--", "--bogus"], ["clean"], ["report", "missing.json"], ["replay", "missing.json"],
                  ["diff", "a"], ["failures"], ["expectations", "update", "good.json"],

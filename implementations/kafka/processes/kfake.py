@@ -76,12 +76,18 @@ def newest_version(timeout_s: float = 60.0) -> str | None:
     return found if done.returncode == 0 and found.startswith("v") else None
 
 
+GO_VERSION = re.compile(r"^v\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?(\+incompatible)?$")  # semver, pseudo-versions too
+
+
 def chosen_version(wanted: str) -> tuple[str, str]:
     """(version, how it was chosen) for ``KTC_KFAKE_VERSION``: ``pinned`` (the default: go.mod's),
     ``newest`` (the proxy's latest, else the pinned one, said), or an exact module version."""
     if wanted in ("", "pinned"):
         return KFAKE_VERSION, "pinned in kfake_go/go.mod"
     if wanted != "newest":
+        if not GO_VERSION.match(wanted):
+            raise ValueError(f"KTC_KFAKE_VERSION={wanted!r}: expected pinned, newest, or a Go module version of "
+                             f"github.com/twmb/franz-go/pkg/kfake such as {KFAKE_VERSION}")
         return wanted, "given with KTC_KFAKE_VERSION"
     newest = newest_version()
     if newest is None:
@@ -290,7 +296,7 @@ def main(argv: Sequence[str] = ()) -> int:
         with KfakeBroker(version=version) as kfake:
             print(f"kfake on {kfake.bootstrap} (pid {kfake.pid}) ready in {kfake.startup_s:.3f} s")
             _print_api_versions(kfake.bootstrap)
-    except KfakeError as error:
+    except (KfakeError, ValueError) as error:  # ValueError: a malformed KTC_KFAKE_VERSION
         print(f"kfake: {error}", file=sys.stderr)
         return 1
     return 0
