@@ -40,7 +40,7 @@ def causes(doc: dict, context: Context) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     if not found:
         return []
-    lines = ["", f"<details><summary>{len(found)} root causes, largest first</summary>", ""]
+    lines = ["", f"<details><summary>{rootcause.counted(len(found), 'root cause')}, largest first</summary>", ""]
     for n, g in enumerate(found[:SHOWN], 1):
         example = (g["example"] or g["cause"] or "").splitlines()[:1] or [""]
         lines += [f"{n}. **{escape(g['implementation'])}**, {rootcause.count_rows(g['rows'])}: "

@@ -18,7 +18,12 @@ from .outcomes import UNEXPECTED, UNKNOWN, outcome
 
 def count_rows(n: int) -> str:
     """``1 row``, ``3 rows``."""
-    return f"{n} row{'s' * (n != 1)}"
+    return counted(n, "row")
+
+
+def counted(n: int, noun: str) -> str:
+    """``1 root cause``, ``2 root causes``."""
+    return f"{n} {noun}{'s' * (n != 1)}"
 
 
 def divergence_of(row: dict):

@@ -138,7 +138,8 @@ def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     failing = sum(t["counts"][UNEXPECTED] for t in targets(doc))
     shown = found[:max(1, (budget - 2) // BLOCK)]
-    lines = [f"{failing} unexpected failures, {len(found)} root causes (largest first):"]
+    lines = [f"{rootcause.counted(failing, 'unexpected failure')}, {rootcause.counted(len(found), 'root cause')} "
+             "(largest first):"]
     for n, group in enumerate(shown, 1):
         lines += cause_block(n, group, context.width)
     if len(found) > len(shown):

@@ -96,8 +96,8 @@ def test_a_root_cause_names_its_clauses_and_its_first_divergence_in_one_line():
 def test_a_root_cause_counts_its_rows_in_words_that_agree_with_the_number():
     summary = render.render("summary", failing(), Context(report_dir=REPORT))
     lines = terminal(failing(), max_lines=60) + summary.splitlines()
-    counts = re.findall(r"\b(\d+) (rows?)\b", "\n".join(lines))
-    assert counts and all((n == "1") == (word == "row") for n, word in counts), counts
+    counts = re.findall(r"\b(\d+) (rows?|root causes?|unexpected failures?)\b", "\n".join(lines))
+    assert counts and all((n == "1") == (not word.endswith("s")) for n, word in counts), counts
 
 
 def test_a_taller_screen_shows_more_root_causes():
