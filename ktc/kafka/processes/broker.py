@@ -337,8 +337,8 @@ class LocalBroker:
         self._children.remove(proc)
         if code != 0:
             tail = (self.tmpdir / "format.log").read_text(errors="replace").strip().splitlines()[-15:]
-            raise BrokerError(f"kafka.tools.StorageTool format failed (exit {code}) for Kafka {self.version}:\n"
-                              + "\n".join(tail))
+            cause = next((line.split("Exception: ", 1)[1] for line in tail if "Exception: " in line), "see below")
+            raise BrokerError(f"{cause} (Kafka {self.version}'s StorageTool format, exit {code}):\n" + "\n".join(tail))
 
     def launch(self, lib: Path) -> None:
         assert self.tmpdir is not None
