@@ -29,6 +29,7 @@ from .judge.pipeline import Pipeline
 from .judge.probe import Probed, probe
 from .judge.retention import BROKER_CONFIG as RETENTION_ON_DEMAND
 from .judge.retention import Canary, Retention
+from .settings import extra_broker_config, tuned
 
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 # (On a clock ktc sets, the retention thread runs often and topics are held: judge/retention.py.)
@@ -67,6 +68,7 @@ class KafkaImplementation:
         self.security = security or (Security.from_env() if self.bootstrap else PLAINTEXT)
         self.name = "kafka" if self.bootstrap else f"kafka-{self.kafka_version}"
         self._process = self._client = self._found = self._pipeline = self._data = self._probed = None
+        self._start_error: Exception | None = None  # why the broker ktc starts did not start (address())
         self.clock, self.clock_reason = HostClock(), "a broker ktc did not start keeps its own clock"
         self.clock_mode = clock or clocked.clock_mode(os.environ)  # for a broker ktc starts
         self.log_dir: LogDir | None = None  # the partitions on disk: a broker ktc started on a clock it sets
@@ -140,9 +142,17 @@ class KafkaImplementation:
         return LocalBroker(self.kafka_version, config=config, clock=clock).start()
 
     def address(self) -> str:
+        """Its broker's address, started first if ktc starts it.  A start that failed is not tried again: every
+        later test meets the same error at once, not another wait (a broker that never answers: 60 s a test)."""
         if not self.bootstrap and self._process is None:
+            if self._start_error is not None:
+                raise self._start_error.with_traceback(None) from None
             keep_clean(self)  # its clock file and data dir go on SIGINT/SIGTERM too, not only its broker
-            self._process = self.start_process()
+            try:
+                self._process = self.start_process()
+            except Exception as error:
+                self._start_error = error
+                raise
         return self.bootstrap or self._process.bootstrap
 
     def client(self) -> wire.Client:
@@ -347,39 +357,6 @@ class KafkaImplementation:
         for clock in (self.clock, (self._planned or (None,))[0]):  # its clock's files; the planned one's, if unused
             if isinstance(clock, ControlledClock):
                 clock.remove()
-
-
-TUNING = {"chunk": int, "connections": int, "depth": int, "ready_s": float, "reconnect_s": float}
-
-
-def tuned(impl, environ) -> None:
-    """Apply ``KTC_KAFKA_CHUNK``, ``_CONNECTIONS``, ``_DEPTH``, ``_READY_S``, ``_RECONNECT_S`` where set;
-    a value that is not a positive number is a one-line ValueError naming the variable."""
-    for attr, kind in TUNING.items():
-        name = f"KTC_KAFKA_{attr.upper()}"
-        raw = environ.get(name, "").strip()
-        if raw:
-            setattr(impl, attr, positive(name, raw, kind))
-
-
-def positive(name: str, raw: str, kind: type):
-    try:
-        value = kind(raw)
-    except ValueError:
-        value = None
-    if value is None or not value > 0:
-        raise ValueError(f"{name}={raw!r}: expected a positive {'whole number' if kind is int else 'number'}")
-    return value
-
-
-def extra_broker_config() -> dict[str, str]:
-    """``KTC_KAFKA_BROKER_CONFIG=key=value,key=value``: settings for the brokers ktc starts (e.g. a
-    short ``connections.max.idle.ms`` to prove a long run survives idle reaping)."""
-    pairs = [item.partition("=") for item in os.environ.get("KTC_KAFKA_BROKER_CONFIG", "").split(",") if item.strip()]
-    wrong = next((key + sep + value for key, sep, value in pairs if not sep or not key.strip()), None)
-    if wrong is not None:
-        raise ValueError(f"KTC_KAFKA_BROKER_CONFIG: {wrong.strip()!r} is not key=value (settings: key=value,key=value)")
-    return {key.strip(): value.strip() for key, _sep, value in pairs}
 
 
 def keep_clean(impl: KafkaImplementation) -> None:
