@@ -203,6 +203,8 @@ def main(argv: list[str]) -> int:
         return 2
     import pyspark
     started = time.monotonic()
+    if not complete(folder(pyspark.__version__)):  # a newcomer's terminal says what the silent minute is
+        print("connector: resolving Spark's Kafka connector (spark-sql-kafka-0-10) with Ivy (once)", file=sys.stderr)
     try:
         found, why = jars(pyspark.__version__)
     except ConnectorError as error:
