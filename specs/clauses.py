@@ -26,6 +26,7 @@ from .profiles import names as profile_names
 
 HERE = Path(__file__).parent
 TEXTS = HERE / "texts"
+EXCERPTS = TEXTS / "kafka-excerpts.toml"  # the lines of Kafka's source that clauses quote, at their permalinks
 QUOTE_KINDS = ("kip", "kafka-source", "kafka-docs", "kafka-pr")
 KAFKA_PERMALINK = re.compile(r"https://github\.com/apache/kafka/blob/[0-9a-f]{40}/[\w./-]+#L\d+(-L\d+)?")
 KAFKA_PULL = re.compile(r"https://github\.com/apache/kafka/pull/\d+")
@@ -124,7 +125,8 @@ def problems() -> list[str]:
 
 
 def _quote_problems(c: Clause) -> list[str]:
-    """A KIP quote must occur verbatim in the vendored KIP text; a Kafka quote needs a pinned permalink."""
+    """A KIP quote must occur verbatim in the vendored KIP text; a Kafka quote needs a pinned permalink and must
+    occur verbatim in the vendored lines it names."""
     if c.quote_kind == "kip":
         if not c.quote_file:
             return [f"{c.id}: quote_source kip, but {c.kip} has no vendored text in specs/texts"]
@@ -137,7 +139,24 @@ def _quote_problems(c: Clause) -> list[str]:
     if not KAFKA_PERMALINK.fullmatch(c.quote_url):
         return [f"{c.id}: a {c.quote_kind} quote needs quote_url, a github.com/apache/kafka permalink "
                 f"pinned to a commit and lines (got {c.quote_url!r})"]
-    return []
+    excerpt = kafka_excerpts().get(c.quote_url)
+    if excerpt is None:
+        return [f"{c.id}: no excerpt of {c.quote_url} in specs/texts/{EXCERPTS.name}"]
+    found = " ".join(c.quote.split()) in source_text(excerpt)
+    return [] if found else [f"{c.id}: quote not found verbatim at {c.quote_url}: {c.quote[:60]!r}"]
+
+
+@functools.cache
+def kafka_excerpts() -> dict[str, str]:
+    """Each quoted permalink of Apache Kafka's source and the lines it names, vendored (specs/texts)."""
+    with open(EXCERPTS, "rb") as file:
+        return {excerpt["url"]: excerpt["lines"] for excerpt in tomllib.load(file)["excerpt"]}
+
+
+def source_text(lines: str) -> str:
+    """Source lines as a quote reads them: comment markers dropped, whitespace collapsed."""
+    kept = [re.sub(r"^\s*(\*+|//+)", "", line) for line in lines.splitlines()]
+    return " ".join(" ".join(kept).split())
 
 
 def _clause_problems(kip: Kip, c: Clause, seen: set) -> list[str]:

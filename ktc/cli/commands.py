@@ -166,7 +166,8 @@ def cmd_clauses(args) -> int:
     problems = registry_problems(registry, counts)
     for line in problems:
         print(f"PROBLEM: {line}", file=sys.stderr)
-    print(f"{len(registry.all_clauses())} clauses, {len(problems)} problems", file=sys.stderr)
+    count = f"{len(problems)} problem{'s' * (len(problems) != 1)}"
+    print(f"{len(registry.all_clauses())} clauses, {count}", file=sys.stderr)
     return 1 if problems else 0
 
 

@@ -51,20 +51,33 @@ def test_a_kafka_quote_without_a_pinned_permalink_is_a_problem():
     assert "pinned to a commit and lines" in registry._quote_problems(clause)[0]
 
 
-def joined_lines(text: str, first: int, last: int) -> str:
-    """Lines first..last of a source file, comment markers dropped and whitespace collapsed."""
-    lines = [re.sub(r"^\s*(\*+|//+)", "", line) for line in text.splitlines()[first - 1:last]]
-    return " ".join(" ".join(lines).split())
-
-
 @pytest.mark.parametrize("clause", KAFKA_QUOTES, ids=[c.id for c in KAFKA_QUOTES])
-def test_a_kafka_quote_occurs_at_its_permalink_in_a_mirror_of_apache_kafka(clause):
+def test_a_kafka_quote_occurs_verbatim_in_the_vendored_lines_of_its_permalink(clause):
+    excerpt = registry.kafka_excerpts()[clause.quote_url]
+    assert " ".join(clause.quote.split()) in registry.source_text(excerpt)
+
+
+def test_a_kafka_quote_altered_by_one_word_is_a_problem():
+    clause = KAFKA_QUOTES[0]
+    words = clause.quote.split(" ")
+    altered = dataclasses.replace(clause, quote=" ".join(words[:-1] + [words[-1] + "x"]))
+    assert "quote not found verbatim at" in registry._quote_problems(altered)[0]
+
+
+def test_every_vendored_kafka_excerpt_is_quoted_by_a_clause():
+    assert set(registry.kafka_excerpts()) == {c.quote_url for c in KAFKA_QUOTES}
+
+
+@pytest.mark.parametrize("url", sorted(registry.kafka_excerpts()))
+def test_a_vendored_kafka_excerpt_is_the_lines_its_permalink_names_in_a_mirror_of_apache_kafka(url):
     if not (KAFKA_MIRROR / "HEAD").exists():
-        pytest.skip(f"no git mirror of apache/kafka at {KAFKA_MIRROR}: only the permalink form is checked")
-    sha, path, first, last = re.fullmatch(r".*/blob/(\w+)/(.+)#L(\d+)(?:-L(\d+))?", clause.quote_url).groups()
+        pytest.skip(f"no git mirror of apache/kafka at {KAFKA_MIRROR}: the quotes are checked against the vendored "
+                    "excerpts only")
+    sha, path, first, last = re.fullmatch(r".*/blob/(\w+)/(.+)#L(\d+)(?:-L(\d+))?", url).groups()
     text = subprocess.run(["git", "--git-dir", str(KAFKA_MIRROR), "show", f"{sha}:{path}"], capture_output=True,
                           text=True, check=True).stdout
-    assert " ".join(clause.quote.split()) in joined_lines(text, int(first), int(last or first))
+    lines = text.splitlines()[int(first) - 1:int(last or first)]
+    assert registry.kafka_excerpts()[url].splitlines() == lines
 
 
 def test_registry_has_no_problems_and_every_clause_is_cited_by_a_test():
