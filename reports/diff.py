@@ -6,6 +6,7 @@ passing) stays on.  Rows are keyed by (clause, implementation, profile).
 """
 from __future__ import annotations
 
+from .outcomes import pass_surprises
 from .verdicts import BAD
 
 GOOD_BEFORE = ("pass", "unsupported", None)  # None: the baseline has no such row
@@ -71,7 +72,7 @@ def gate(new_rows: list[dict], baseline_rows: list[dict] | None, expected: dict 
             want = expected[k]["verdict"]
             if verdict == want:
                 out["expected_failures"].append((k, verdict, expected[k].get("reason")))
-            elif verdict == "pass":
+            elif verdict == "pass" and pass_surprises(expected[k]):
                 out["unexpected_passes"].append((k, verdict, f"expected {want}: {expected[k].get('reason')}"))
             elif verdict in BAD or want in BAD:
                 out["new_failures"].append((k, verdict, f"expected {want}, got {verdict}: {row.get('reason')}"))

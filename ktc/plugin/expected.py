@@ -19,6 +19,7 @@ from pathlib import Path
 from ktc.paths import expectations_dir
 from reports import expectations as files
 from reports.loading import InputError
+from reports.outcomes import unexpected_pass
 from reports.verdicts import BAD
 
 DIRECTORY = expectations_dir()
@@ -111,8 +112,15 @@ def mark_undecided(rows: list[dict]) -> None:
 def unexpected_passes(rows: list[dict]) -> list[dict]:
     """Rows an entry expected to fail that passed; an entry inherited from an older version's file is a
     change of that implementation's behaviour (``changes``), not a stale entry."""
-    return [r for r in rows if r.get("expected") and r["verdict"] == "pass" and not r["expected"].get("inherited")
-            and not r["expected"].get("undecided")]
+    return [r for r in rows if unexpected_pass(r)]
+
+
+def decided_unknowns(rows: list[dict]) -> list[str]:
+    """Rows an entry expects to stay ``unknown`` that this run's examples decided, and passed: said, not failed
+    (another seed may not reach the clause)."""
+    return [f"ktc: {r['clause']} on {r['implementation']}/{r['profile']} passed on this run's examples; "
+            f"expectations/{r['expected']['file']} expects unknown ({r['expected']['reason']})" for r in rows
+            if r["verdict"] == "pass" and (r.get("expected") or {}).get("verdict") == "unknown"]
 
 
 def changes(rows: list[dict]) -> list[str]:

@@ -267,6 +267,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     if config.stash[SURPRISES] and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
     config.stash[SURPRISES] += expected.changes(rows)  # said, not failed: a newer version than its file's
+    config.stash[SURPRISES] += expected.decided_unknowns(rows)  # said, not failed: the seed decides
     directory = config.getoption("ktc_report")
     if not directory:
         return

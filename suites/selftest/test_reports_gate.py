@@ -79,3 +79,15 @@ def test_diff_lists_regressions_before_fixes_and_exits_1_on_a_regression(tmp_pat
     assert out.index("regressions (1)") < out.index("KIP-937.after-bound") < out.index("fixes (1)") \
         < out.index("KIP-937.int64-wraparound")
     assert ktc("diff", tmp_path / "new.json", tmp_path / "new.json").returncode == 0
+
+
+def expecting(verdict: str) -> dict:
+    return {("KIP-937.log-append-time-overwrites", "kfake", "kafka-4"): {"verdict": verdict, "reason": "r"}}
+
+
+def test_the_gate_takes_a_pass_of_an_expected_unknown_for_no_surprise_and_a_pass_of_an_expected_fail_for_one():
+    from reports.diff import gate
+    row = {"clause": "KIP-937.log-append-time-overwrites", "implementation": "kfake", "profile": "kafka-4",
+           "verdict": "pass"}
+    assert gate([row], None, expecting("unknown"))["unexpected_passes"] == []
+    assert len(gate([row], None, expecting("fail"))["unexpected_passes"]) == 1
