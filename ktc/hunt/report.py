@@ -85,8 +85,10 @@ def summary(hunt, outcome, finding_doc, seconds: float, spec: str) -> dict:
             "hypothesis": hypothesis.__version__, "python": platform.python_version()}
 
 
-def provenance(hunt, spec: str) -> dict:
-    return {"implementations": [{"name": hunt.impl.name, "version": getattr(hunt.impl, "version", None), "spec": spec}],
+def provenance(hunt, spec: str, seconds: float) -> dict:
+    version = getattr(hunt.impl, "version", None)
+    return {"implementations": [{"name": hunt.impl.name, "version": version, "spec": spec}],
+            "targets": [{"implementation": hunt.impl.name, "version": version, "duration_s": round(seconds, 1)}],
             "profiles": list(hunt.profiles), "command": "ktc hunt",
             "hypothesis": {"version": hypothesis.__version__, "seed": hunt.seed, "profile": "hunt"}}
 
@@ -100,7 +102,7 @@ def write(directory: Path, hunt, outcome, finding_doc, seconds: float, spec: str
     if outcome.finding is not None and finding_doc:
         attach_finding(found_rows, outcome.finding, finding_doc["counterexample"])
     script_path = finding_doc["script"] if finding_doc else None
-    return results.write(directory, found_rows, provenance(hunt, spec),
+    return results.write(directory, found_rows, provenance(hunt, spec, seconds),
                          attach=lambda d: replays(attach(d), script_path))
 
 

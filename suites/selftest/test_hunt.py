@@ -88,6 +88,8 @@ def test_a_correct_implementation_yields_no_finding(tmp_path):
     assert done.returncode == 0, done.stderr
     doc = json.loads((tmp_path / "r" / "hunt.json").read_text())
     assert doc["findings"] == [] and doc["examples"] > 0
+    table = json.loads((tmp_path / "r" / "results.json").read_text())["provenance"]["targets"]
+    assert [t["duration_s"] for t in table] == [doc["seconds"]]  # the table's time is the hunt's, not ~0.0s
 
 
 @pytest.mark.parametrize("args,needle", [
