@@ -283,3 +283,20 @@ def test_a_signal_to_the_python_process_leaves_no_jvm(signum):
         if "tmpdir" in locals() and tmpdir.exists():
             import shutil
             shutil.rmtree(tmpdir, ignore_errors=True)
+
+
+def test_a_start_retried_after_a_taken_port_formats_a_log_dir_it_formatted_before(tmp_path):
+    """start() retries once when a freed port was taken before the JVM bound it; the log dirs it formatted then may
+    be kept (a scratch dir in /dev/shm is not under the broker's temp dir), so the second format must accept them:
+    one cluster id per broker (a CI run's container failed: 'Invalid cluster.id ... Expected X, but read Y')."""
+    broker = LocalBroker(VERSIONS[0], config={"log.dirs": tmp_path / "data"})
+    broker.open()
+    try:
+        lib = provision.lib_dir(broker.version)
+        for _attempt in range(2):
+            broker.port, broker.controller_port = 0, 0
+            broker._write_files()
+            broker._format(lib)
+        assert (tmp_path / "data" / "meta.properties").exists()
+    finally:
+        broker.stop()

@@ -101,7 +101,7 @@ class LocalBroker:
         self.secure: tls.SecureListener | None = tls.SecureListener() if secure is True else (secure or None)
         self.tls: tls.TlsFiles | None = None
         self.node_id = node_id
-        self.cluster_id = cluster_id
+        self.cluster_id = cluster_id or random_cluster_id()  # one id across start's retries: its log dirs may stay
         self.config = dict(config or {})
         self.faketime_offset_s = faketime_offset_s
         self.clock = clock
@@ -318,7 +318,7 @@ class LocalBroker:
 
     def _format_begin(self, lib: Path) -> subprocess.Popen:
         assert self.tmpdir is not None
-        cmd = self._java(lib, "kafka.tools.StorageTool", "format", "-t", self.cluster_id or random_cluster_id(),
+        cmd = self._java(lib, "kafka.tools.StorageTool", "format", "-t", self.cluster_id,
                          "-c", str(self.tmpdir / "server.properties"), "--ignore-formatted",
                          *(tls.scram_arguments(self.secure) if self.secure is not None else ()))
         with open(self.tmpdir / "format.log", "wb") as out, signals_deferred():
