@@ -9,7 +9,7 @@ message; also ``:`` and ``,`` in a property value.
 from __future__ import annotations
 
 from . import rootcause
-from .outcomes import UNKNOWN, outcome, unexpected_pass
+from .outcomes import UNKNOWN, counted, outcome, unexpected_pass
 from .registry import Context, renderer
 
 
@@ -37,7 +37,7 @@ def cause_error(group: dict) -> str:
     clauses = group["clauses"]
     more = f" (+{len(clauses) - 1})" if len(clauses) > 1 else ""
     title = f"ktc {group['implementation']} fails {clauses[0]}{more}"
-    message = (f"{rootcause.count_rows(group['rows'])}, first divergence: {group['example'] or group['cause']}\n"
+    message = (f"{counted(group['rows'], 'row')}, first divergence: {group['example'] or group['cause']}\n"
                f"clauses: {', '.join(clauses)}\nreplay: {group['replay']}")
     return command("error", title, message)
 
@@ -55,5 +55,5 @@ def unknown_warnings(doc: dict) -> list[str]:
     for row in doc["rows"]:
         if outcome(row) == UNKNOWN:
             found.setdefault(row["implementation"], []).append(f"{row['clause']} ({row['profile']})")
-    return [command("warning", f"ktc {impl}: {rootcause.count_rows(len(rows))} unknown",
+    return [command("warning", f"ktc {impl}: {counted(len(rows), 'row')} unknown",
                     "no example decided: " + ", ".join(rows)) for impl, rows in found.items()]

@@ -3,7 +3,7 @@ table, and the largest root causes, each with its replay command, folded under a
 from __future__ import annotations
 
 from . import rootcause, terminal
-from .outcomes import UNEXPECTED, conforms, targets, unexpected_pass
+from .outcomes import UNEXPECTED, conforms, counted, targets, unexpected_pass
 from .registry import Context, renderer
 
 HEADERS = ("target", "version", "profile (evidence)", "pass", "unexpected fail", "expected", "unknown",
@@ -40,10 +40,10 @@ def causes(doc: dict, context: Context) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     if not found:
         return []
-    lines = ["", f"<details><summary>{rootcause.counted(len(found), 'root cause')}, largest first</summary>", ""]
+    lines = ["", f"<details><summary>{counted(len(found), 'root cause')}, largest first</summary>", ""]
     for n, g in enumerate(found[:SHOWN], 1):
         example = (g["example"] or g["cause"] or "").splitlines()[:1] or [""]
-        lines += [f"{n}. **{escape(g['implementation'])}**, {rootcause.count_rows(g['rows'])}: "
+        lines += [f"{n}. **{escape(g['implementation'])}**, {counted(g['rows'], 'row')}: "
                   f"{', '.join(f'`{c}`' for c in g['clauses'])}  ",
                   f"   first divergence: `{escape(example[0])}`  ", f"   `{g['replay']}`"]
     if len(found) > SHOWN:

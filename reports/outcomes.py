@@ -136,6 +136,11 @@ def collection_errors(doc: dict) -> list[dict]:
     return list((doc.get("provenance") or {}).get("collection_errors") or ())
 
 
+def counted(n: int, noun: str) -> str:
+    """``1 row``, ``2 root causes``: a count and its noun, agreeing."""
+    return f"{n} {noun}{'s' * (n != 1)}"
+
+
 def human_seconds(seconds: float) -> str:
     """``0.4s``, ``12s``, ``4m05s``, ``2h03m``: short enough for a table column."""
     if seconds < 10:

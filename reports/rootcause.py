@@ -16,16 +16,6 @@ from .dedupe import normalise, op_type
 from .outcomes import UNEXPECTED, UNKNOWN, outcome
 
 
-def count_rows(n: int) -> str:
-    """``1 row``, ``3 rows``."""
-    return counted(n, "row")
-
-
-def counted(n: int, noun: str) -> str:
-    """``1 root cause``, ``2 root causes``."""
-    return f"{n} {noun}{'s' * (n != 1)}"
-
-
 def divergence_of(row: dict):
     return row.get("first_divergence") or (row.get("counterexample") or {}).get("first_divergence")
 

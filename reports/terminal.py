@@ -8,7 +8,7 @@ in summary.txt, which opens with this same table (reports/summary.py).
 from __future__ import annotations
 
 from . import outcomes, rootcause
-from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, conforms, human_seconds, targets, unexpected_pass
+from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, conforms, counted, human_seconds, targets, unexpected_pass
 from .registry import Context, renderer
 
 HEADERS = ("target", "version", "profile (evidence)", "pass", "unexp.fail", "expected", "unknown", "n/a", "time")
@@ -27,7 +27,7 @@ def title(doc: dict) -> str:
     prov = doc.get("provenance") or {}
     hyp = prov.get("hypothesis") or {}
     count = len(targets(doc))
-    return (f"ktc results: {count} target{'s' * (count != 1)}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
+    return (f"ktc results: {counted(count, 'target')}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
             f"Hypothesis profile {hyp.get('profile')}; {doc.get('generated_at')}")
 
 
@@ -138,7 +138,7 @@ def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     failing = sum(t["counts"][UNEXPECTED] for t in targets(doc))
     shown = found[:max(1, (budget - 2) // BLOCK)]
-    lines = [f"{rootcause.counted(failing, 'unexpected failure')}, {rootcause.counted(len(found), 'root cause')} "
+    lines = [f"{counted(failing, 'unexpected failure')}, {counted(len(found), 'root cause')} "
              "(largest first):"]
     for n, group in enumerate(shown, 1):
         lines += cause_block(n, group, context.width)
@@ -148,7 +148,7 @@ def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
 
 
 def cause_block(n: int, group: dict, width: int) -> list[str]:
-    where = f"{n:>2}. {group['implementation']}, {rootcause.count_rows(group['rows'])}: "
+    where = f"{n:>2}. {group['implementation']}, {counted(group['rows'], 'row')}: "
     example = (group["example"] or group["cause"]).splitlines()[0] if (group["example"] or group["cause"]) else ""
     return [where + listed(group["clauses"], width - len(where)),
             fit(f"    first divergence: {example}", width).rstrip(), f"    {group['replay']}"]

@@ -354,7 +354,8 @@ class KafkaImplementation:
         if self._process is not None:
             self._process.stop()
         scratch.remove(self._data)
-        for clock in (self.clock, (self._planned or (None,))[0]):  # its clock's files; the planned one's, if unused
+        planned = self._planned[0] if self._planned else None  # the same clock, or one never used
+        for clock in (self.clock, planned):
             if isinstance(clock, ControlledClock):
                 clock.remove()
 

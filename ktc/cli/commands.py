@@ -156,6 +156,7 @@ def parse(argv: list[str]):
 
 def cmd_clauses(args) -> int:
     from ktc.cli.citations import citations
+    from reports.outcomes import counted
     from specs import clauses as registry
     counts = citations(suites_dir())
     for c in registry.all_clauses().values():
@@ -166,8 +167,7 @@ def cmd_clauses(args) -> int:
     problems = registry_problems(registry, counts)
     for line in problems:
         print(f"PROBLEM: {line}", file=sys.stderr)
-    count = f"{len(problems)} problem{'s' * (len(problems) != 1)}"
-    print(f"{len(registry.all_clauses())} clauses, {count}", file=sys.stderr)
+    print(f"{len(registry.all_clauses())} clauses, {counted(len(problems), 'problem')}", file=sys.stderr)
     return 1 if problems else 0
 
 
@@ -262,7 +262,7 @@ def pytest_argv(args, report: Path) -> list[str]:
     argv = [sys.executable, "-m", "pytest", *where, "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
             "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
     argv += [] if args.self_checks else ["--ktc-judged-only"]
-    argv += [] if getattr(args, "seed", None) is None else [f"--hypothesis-seed={args.seed}"]
+    argv += [] if args.seed is None else [f"--hypothesis-seed={args.seed}"]
     argv += ["--ktc-partial"] if partial(args.pytest_args or (), suites) else []
     argv += [f"--impl={spec}" for spec in args.impl or ["reference"]] + [f"--impl-timeout={args.impl_timeout:g}"]
     argv += [f"--ktc-expectations={Path(p).resolve()}" for p in args.expectations or ()] + settings_argv(args)

@@ -117,7 +117,7 @@ def built(version: str = KFAKE_VERSION) -> bool:
 
 def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
     """The kfake binary at ``version``, compiled first with ``go build`` unless a current one is cached."""
-    target, want = binary_path(version), source_digest()
+    target = binary_path(version)
     if built(version):
         return target
     go = shutil.which("go")
@@ -130,7 +130,7 @@ def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -
         with module_at(go, version, timeout_s) as module:
             _go_build(go, module, partial, timeout_s)
         os.replace(partial, target)  # atomic: a concurrent build never leaves half a binary
-        target.with_name(".source").write_text(want + "\n")
+        target.with_name(".source").write_text(source_digest() + "\n")
     finally:
         partial.unlink(missing_ok=True)
     return target
