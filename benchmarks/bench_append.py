@@ -37,8 +37,8 @@ BEFORE_MS, AFTER_MS, PROFILE = 86_400_000, 3_600_000, "kafka-4"
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 WARMUP_RECORDS, REPEAT_UP_TO = 50_000, 10_000_000
 ENGINES = {
-    "reference": "reference.run, one History per partition (pure Python)",
-    "spark": "implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
+    "reference": "ktc.reference.run, one History per partition (pure Python)",
+    "spark": "ktc.implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
     "spark-sql": "for scale: the DuckDB query as Spark SQL (ANSI off: long wraps like Java)",
     "duckdb": "DuckDB SQL of the same rules (HUGEINT emulates Java long wrap)",
 }
@@ -84,25 +84,25 @@ def generate(n: int, seed: int = SEED) -> pa.Table:
 
 def run_reference(table: pa.Table) -> dict:
     """Per-batch (rejected, batch_max, running_max) from reference.run, one History per partition."""
-    import reference
-    from reference.types import Advance, Batch, CreateTopic, Fetch, History, Produce, ProduceResult, Record, TopicConfig
-    config = TopicConfig(before_max_ms=BEFORE_MS, after_max_ms=AFTER_MS)
+    from ktc import reference
+    from ktc.reference import types as rt
+    config = rt.TopicConfig(before_max_ms=BEFORE_MS, after_max_ms=AFTER_MS)
     part, bid, now = (table[c].to_numpy() for c in ("partition", "batch_id", "broker_now_ms"))
     ts = table["timestamp_ms"].to_numpy().tolist()
     starts = np.flatnonzero(np.r_[True, bid[1:] != bid[:-1]])
-    ops, ids, clock = {p: [CreateTopic("t", config)] for p in range(PARTITIONS)}, {}, {}
+    ops, ids, clock = {p: [rt.CreateTopic("t", config)] for p in range(PARTITIONS)}, {}, {}
     for s, e in zip(starts.tolist(), np.r_[starts[1:], len(bid)].tolist()):
         p, t = int(part[s]), int(now[s])
         if t != clock.get(p, START_MS):
-            ops[p].append(Advance(t - clock.get(p, START_MS)))
+            ops[p].append(rt.Advance(t - clock.get(p, START_MS)))
             clock[p] = t
-        ops[p].append(Produce("t", Batch(tuple(Record(x) for x in ts[s:e]))))
+        ops[p].append(rt.Produce("t", rt.Batch(tuple(rt.Record(x) for x in ts[s:e]))))
         ids.setdefault(p, []).append(int(bid[s]))
     out = {}
     for p in range(PARTITIONS):
-        trace = reference.run(History(PROFILE, tuple(ops[p]) + (Fetch("t"),)))
+        trace = reference.run(rt.History(PROFILE, tuple(ops[p]) + (rt.Fetch("t"),)))
         stored = {b.base_offset: b.max_timestamp for b in trace[-1].batches}
-        produced = [r for r in trace[:-1] if isinstance(r, ProduceResult)]
+        produced = [r for r in trace[:-1] if isinstance(r, rt.ProduceResult)]
         assert trace[0].error_code == 0 and len(produced) == len(ids.get(p, []))
         running = -1
         for batch_id, result in zip(ids.get(p, []), produced):
@@ -117,7 +117,7 @@ def spark_result(spark, source: str):
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    from implementations.spark import api
+    from ktc.implementations.spark import api
     null_long = F.lit(None).cast("bigint")
     records = spark.read.parquet(source).select(   # one topic: no scenario or topic column, as in the SQL
         F.col("partition"),

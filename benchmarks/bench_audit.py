@@ -78,7 +78,7 @@ def file_round(spark, path: str, n: int, planted: dict) -> list[str]:
 def produce_topic(client, topic: str, n: int, seed: int) -> int:
     """n records in batches of 1000 over 4 partitions, ~1 % two hours ahead; returns how many are ahead."""
     from ktc.kafka.client import messages, wire
-    from reference.types import Batch, Record
+    from ktc.reference.types import Batch, Record
     rng, now, ahead = np.random.default_rng(seed), wire.now_ms(), 0
     assert client.create_topic(topic, {"message.timestamp.after.max.ms": 2**63 - 1}, partitions=4)[0] == 0
     for start in range(0, n, 1000):

@@ -41,7 +41,7 @@ def drawn(count: int, seed: int) -> list:
     from hypothesis import HealthCheck, given, settings
     from hypothesis import seed as fixed_seed
 
-    from strategies import histories
+    from ktc.strategies import histories
     out = []
 
     @fixed_seed(seed)
@@ -65,7 +65,7 @@ def timed_call(spark, impl, histories, settings: dict, group: str) -> tuple[floa
 
 def main(argv=None) -> int:
     args = arguments(argv)
-    from implementations.spark import SparkImplementation
+    from ktc.implementations.spark import SparkImplementation
     from ktc.spark import session
     histories = drawn(args.histories, args.seed)
     impl, spark = SparkImplementation(), session.get()

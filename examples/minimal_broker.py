@@ -1,13 +1,13 @@
 """A minimal implementation under test, written from the KIP-937 text alone (no reference import).
 
 It answers CreateTopic, Produce, Fetch and DescribeLog for single-segment logs under kafka-4 and
-declares everything else unsupported, so ``ktc run --impl examples.minimal_broker:MinimalBroker
+declares everything else unsupported, so ``ktc run --impl ktc.examples.minimal_broker:MinimalBroker
 --profile kafka-4`` reports pass / unsupported per clause.  Use it as a template.
 """
 from __future__ import annotations
 
-from implementations.protocol import Capabilities
-from reference.types import (
+from ktc.implementations.protocol import Capabilities
+from ktc.reference.types import (
     Ack,
     CreateTopicResult,
     DescribeLogResult,

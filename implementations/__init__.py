@@ -19,7 +19,7 @@ from pathlib import Path
 
 from .protocol import Capabilities, Command, Implementation, Option, Plugin, SettingError
 
-CORE = {"reference": "implementations.reference:ReferenceImplementation"}
+CORE = {"reference": "ktc.implementations.reference:ReferenceImplementation"}
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 

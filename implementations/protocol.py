@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from reference.types import History, Trace
+from ktc.reference.types import History, Trace
 
 
 @dataclass(frozen=True)

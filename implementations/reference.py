@@ -3,10 +3,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import reference
-import reference.kip228
-from reference.types import History, Trace
-from specs.profiles import names
+from ktc import reference
+from ktc.reference import kip228
+from ktc.reference.types import History, Trace
+from ktc.specs.profiles import names
 
 from .protocol import Capabilities
 
@@ -14,7 +14,7 @@ from .protocol import Capabilities
 class ReferenceImplementation:
     name = "reference"
     version = "1"
-    kip228_tables = reference.kip228  # the oracle answers the KIP-228 tables itself
+    kip228_tables = kip228  # the oracle answers the KIP-228 tables itself
 
     def capabilities(self) -> Capabilities:
         return Capabilities(profiles=frozenset(names()))

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import expectations
-import suites
+from ktc import expectations, suites
 
 
 def suites_dir() -> Path:

@@ -1,7 +1,7 @@
 """What is mutated: an implementation-shaped copy of the reference's rule modules, made at run time.
 
 The copy is the package ``mutref`` in a work directory of its own: every rule module of ``reference/``
-with ``from .types import`` pointed back at ``reference.types`` (plain data shared by every
+with ``from .types import`` pointed back at ``ktc.reference.types`` (plain data shared by every
 implementation, so traces compare equal), and nothing else changed.  ``MutantImplementation`` runs
 histories through the copy, so the suites judge it against the unmutated reference like any other
 implementation under test.
@@ -13,9 +13,9 @@ import shutil
 from collections.abc import Sequence
 from pathlib import Path
 
-from implementations.protocol import Capabilities
-from reference.types import History, Trace
-from specs.profiles import names
+from ktc.implementations.protocol import Capabilities
+from ktc.reference.types import History, Trace
+from ktc.specs.profiles import names
 
 ROOT = Path(__file__).resolve().parents[1]
 RULE_MODULES = ("append", "configs", "int64", "kip228", "model", "offsets", "segments", "state")
@@ -33,7 +33,7 @@ def copy_into(workdir: Path) -> list[Path]:
     for name in RULE_MODULES:
         source = (ROOT / "reference" / f"{name}.py").read_text()
         copies.append(package / f"{name}.py")
-        copies[-1].write_text(SHARED_TYPES.sub("from reference.types import", source))
+        copies[-1].write_text(SHARED_TYPES.sub("from ktc.reference.types import", source))
     return copies
 
 

@@ -4,7 +4,7 @@ Each method is one rule, named after what it decides, so a mutant can override e
 """
 from __future__ import annotations
 
-from specs.profiles import Profile
+from ktc.specs.profiles import Profile
 
 from . import configs, int64
 from .types import (

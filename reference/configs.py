@@ -1,7 +1,7 @@
 """Topic configs: which keys a profile knows, which values are valid, and the effective limits."""
 from __future__ import annotations
 
-from specs.profiles import Profile
+from ktc.specs.profiles import Profile
 
 from .types import INT64_MAX, INVALID_CONFIG, NONE, TOPIC_COMPRESSION_TYPES, TopicConfig
 

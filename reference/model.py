@@ -6,7 +6,7 @@ subclass that overrides one rule method (see suites/selftest/mutants.py).
 """
 from __future__ import annotations
 
-from specs.profiles import Profile, get
+from ktc.specs.profiles import Profile, get
 
 from . import configs
 from .append import AppendRules

@@ -7,7 +7,7 @@ EARLIEST_PENDING_UPLOAD find nothing.
 """
 from __future__ import annotations
 
-from specs.profiles import Profile
+from ktc.specs.profiles import Profile
 
 from .state import Partition, Segment
 from .types import LIST_OFFSETS_MAX_VERSION, UNSUPPORTED_VERSION, ListOffsetsResult, TimestampType

@@ -1,7 +1,7 @@
 """Segments: time-based rolling, the time index, time-based and KIP-870 event-time retention."""
 from __future__ import annotations
 
-from specs.profiles import Profile
+from ktc.specs.profiles import Profile
 
 from . import configs, int64
 from .state import Partition, Segment

@@ -12,7 +12,7 @@ import xml.etree.ElementTree as ET
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from specs import versions
+from ktc.specs import versions
 
 from .files import write_atomically
 from .registry import Context, renderer

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from reference.types import CODECS, Batch, Record, TimestampType
+from ktc.reference.types import CODECS, Batch, Record, TimestampType
 
 from . import _timestamps
 from ._edges import INT64_MAX, INT64_MIN, wrap

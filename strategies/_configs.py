@@ -3,8 +3,15 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from reference.types import CONFIG_NAMES, INT64_MAX, ONE_HOUR_MS, TOPIC_COMPRESSION_TYPES, TimestampType, TopicConfig
-from specs import profiles
+from ktc.reference.types import (
+    CONFIG_NAMES,
+    INT64_MAX,
+    ONE_HOUR_MS,
+    TOPIC_COMPRESSION_TYPES,
+    TimestampType,
+    TopicConfig,
+)
+from ktc.specs import profiles
 
 from ._edges import DAY_MS
 

@@ -5,7 +5,7 @@ that they are drawn often and so that failing examples shrink onto a value with 
 """
 from __future__ import annotations
 
-from reference.types import INT64_MAX, INT64_MIN, NO_TIMESTAMP
+from ktc.reference.types import INT64_MAX, INT64_MIN, NO_TIMESTAMP
 
 __all__ = [
     "INT64_MIN", "INT64_MAX", "NO_TIMESTAMP", "GREGORIAN_CUTOVER_MS", "YEAR_1_MS", "YEAR_9999_END_MS",

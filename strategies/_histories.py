@@ -5,7 +5,7 @@ from dataclasses import replace
 
 from hypothesis import strategies as st
 
-from reference.types import (
+from ktc.reference.types import (
     INT64_MAX,
     INT64_MIN,
     LIST_OFFSETS_MAX_VERSION,
@@ -24,7 +24,7 @@ from reference.types import (
     RetentionPass,
     StepClock,
 )
-from specs import profiles
+from ktc.specs import profiles
 
 from . import configs, data
 from ._edges import DAY_MS

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reference.types import CONFIG_NAMES, INT64_MAX, TopicConfig
-from specs.profiles import Profile
+from ktc.reference.types import CONFIG_NAMES, INT64_MAX, TopicConfig
+from ktc.specs.profiles import Profile
 
 from ._edges import clamp
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from hypothesis.errors import InvalidArgument
 from hypothesis.strategies import SearchStrategy
 
-from specs import profiles
+from ktc.specs import profiles
 
 from ._edges import INT64_MAX, INT64_MIN
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from reference.types import INT64_MAX, TimestampType, TopicConfig
+from ktc.reference.types import INT64_MAX, TimestampType, TopicConfig
 
 from . import _configs
 from ._repr import shown

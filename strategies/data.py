@@ -5,7 +5,7 @@ from collections.abc import Sequence
 
 from hypothesis import strategies as st
 
-from reference.types import CODECS, Batch, Record
+from ktc.reference.types import CODECS, Batch, Record
 
 from . import _batches, _timestamps
 from ._edges import INT64_MAX, INT64_MIN

@@ -7,7 +7,7 @@ from typing import Union
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 
-from reference.types import Batch, History, TopicConfig
+from ktc.reference.types import Batch, History, TopicConfig
 
 from . import _histories
 from ._repr import shown

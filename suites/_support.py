@@ -3,8 +3,18 @@ from __future__ import annotations
 
 import signal
 
-from reference.types import Batch, CreateTopic, DescribeLog, Fetch, History, Produce, Record, TimestampType, TopicConfig
-from specs.profiles import get as get_profile
+from ktc.reference.types import (
+    Batch,
+    CreateTopic,
+    DescribeLog,
+    Fetch,
+    History,
+    Produce,
+    Record,
+    TimestampType,
+    TopicConfig,
+)
+from ktc.specs.profiles import get as get_profile
 
 NOW = 1_760_000_000_000
 CT = TimestampType.CREATE_TIME

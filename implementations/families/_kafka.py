@@ -8,13 +8,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from implementations.protocol import Option, SettingError
+from ktc.implementations.protocol import Option, SettingError
 
 
 def known_release(version: str) -> None:
     """An unknown Kafka version is answered from Maven Central's metadata, in one request, before any work."""
     from ktc.kafka.processes.provision import ProvisionError, check_release
-    from specs.versions import VersionError, line_of
+    from ktc.specs.versions import VersionError, line_of
     try:
         line_of(version)
         check_release(version)
@@ -24,7 +24,7 @@ def known_release(version: str) -> None:
 
 def use_clock(mode: str) -> None:
     """Hand the clock choice to the pytest child and its workers (KTC_KAFKA_CLOCK), checked first."""
-    from implementations.kafka.judge.clocked import CLOCK_ENV, ClockChoiceError, clock_mode
+    from ktc.implementations.kafka.judge.clocked import CLOCK_ENV, ClockChoiceError, clock_mode
     try:
         os.environ[CLOCK_ENV] = clock_mode({CLOCK_ENV: mode})
     except ClockChoiceError as error:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from implementations.families._kafka import (
+from ktc.implementations.families._kafka import (
     KAFKA_BOOTSTRAP,
     KAFKA_CONFIG,
     clock_line,
@@ -14,7 +14,7 @@ from implementations.families._kafka import (
     target_env,
     use_config,
 )
-from implementations.protocol import Command, Plugin
+from ktc.implementations.protocol import Command, Plugin
 
 
 def serves(spec: str, values) -> bool:
@@ -66,7 +66,7 @@ PLUGIN = Plugin(
     family="bootstrap",
     description="any Kafka-compatible broker you run, by address: --kafka-bootstrap HOST:PORT (TLS/SASL: "
                 "--kafka-config)",
-    builtins={"kafka": "implementations.kafka:KafkaImplementation"},
+    builtins={"kafka": "ktc.implementations.kafka:KafkaImplementation"},
     options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP), serves=serves, own_profile=own_profile, replay_env=target_env,
     summary=clock_line, commands=(CLEAN,),
 )

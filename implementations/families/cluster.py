@@ -2,12 +2,12 @@
 (implementations/kafka/cluster_adapter.py)."""
 from __future__ import annotations
 
-from implementations.families._kafka import KAFKA_VERSION, target_env
-from implementations.protocol import Plugin
+from ktc.implementations.families._kafka import KAFKA_VERSION, target_env
+from ktc.implementations.protocol import Plugin
 
 PLUGIN = Plugin(
     family="cluster",
     description="a 3-node Apache Kafka cluster ktc starts, clocks skewed with libfaketime, for leader changes",
-    builtins={"kafka-cluster": "implementations.kafka.cluster_adapter:kafka_cluster"},
+    builtins={"kafka-cluster": "ktc.implementations.kafka.cluster_adapter:kafka_cluster"},
     options=(KAFKA_VERSION,), replay_env=target_env,
 )

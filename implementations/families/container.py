@@ -2,8 +2,8 @@
 --containers`` of what killed runs left."""
 from __future__ import annotations
 
-from implementations.families._kafka import KAFKA_VERSION, clock_line, dry_run, target_env
-from implementations.protocol import Command, Plugin
+from ktc.implementations.families._kafka import KAFKA_VERSION, clock_line, dry_run, target_env
+from ktc.implementations.protocol import Command, Plugin
 
 
 def clean_arguments(parser) -> None:
@@ -16,7 +16,7 @@ def clean(args) -> int | None:
     """What killed runs of the container tier left (implementations/kafka/containers/clean.py)."""
     if not args.containers:
         return None
-    from implementations.kafka.containers.clean import clean as remove
+    from ktc.implementations.kafka.containers.clean import clean as remove
     for line in remove(args.dry_run):
         print(f"ktc clean: {line}")
     return 0
@@ -29,6 +29,6 @@ PLUGIN = Plugin(
     family="container",
     description="Apache Kafka in a container (apache/kafka, else ktc/kafka from the cached jars) on your Docker "
                 "engine or a dockerd ktc starts",
-    builtins={"kafka-container": "implementations.kafka.container:KafkaContainerImplementation"},
+    builtins={"kafka-container": "ktc.implementations.kafka.container:KafkaContainerImplementation"},
     options=(KAFKA_VERSION,), replay_env=target_env, summary=clock_line, commands=(CLEAN,),
 )

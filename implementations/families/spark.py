@@ -1,7 +1,7 @@
 """``spark``: every clause, every profile, as PySpark DataFrame plans (implementations/spark/)."""
 from __future__ import annotations
 
-from implementations.protocol import Option, Plugin, SettingError
+from ktc.implementations.protocol import Option, Plugin, SettingError
 
 
 def spark_conf(items) -> None:
@@ -22,7 +22,7 @@ def configure(specs, values) -> None:
 PLUGIN = Plugin(
     family="spark",
     description="PySpark: every clause under every profile, each test one Spark job",
-    builtins={"spark": "implementations.spark:SparkImplementation"},
+    builtins={"spark": "ktc.implementations.spark:SparkImplementation"},
     options=(Option("--spark-master", "for --impl spark: the Spark master URL (default local[*])", metavar="URL"),
              Option("--spark-conf", "for --impl spark: any Spark setting, passed through (repeatable)",
                     metavar="spark.KEY=VALUE", repeat=True, check=spark_conf)),

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from implementations.protocol import Capabilities, JudgedTrace
+from ktc.implementations.protocol import Capabilities, JudgedTrace
 from ktc.judge.timeout import TimedOut
 from ktc.kafka.client import wire
 from ktc.kafka.client.security import PLAINTEXT, Security
@@ -19,8 +19,8 @@ from ktc.kafka.processes import lifecycle, provision, scratch
 from ktc.kafka.processes.broker import BrokerError
 from ktc.kafka.processes.clock import ControlledClock, HostClock
 from ktc.kafka.topics import TopicNamer
-from reference.types import CreateTopic, History
-from specs import versions
+from ktc.reference.types import CreateTopic, History
+from ktc.specs import versions
 
 from .judge import clocked
 from .judge.capabilities import NOT_SENT, broker_capabilities, with_observations, with_probe
@@ -236,7 +236,7 @@ class KafkaImplementation:
         self.requested_profile, self.profile_given = profile, True
 
     def capabilities(self) -> Capabilities:
-        from specs.clauses import all_clauses
+        from ktc.specs.clauses import all_clauses
         ignored = self._pipeline.ignored_configs if self._pipeline is not None else set()
         profile = self.profile()
         caps = broker_capabilities(profile, self.reads_log_dir(), release=not self.bootstrap)

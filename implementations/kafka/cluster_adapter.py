@@ -24,12 +24,12 @@ from __future__ import annotations
 import os
 from dataclasses import replace
 
-from implementations.protocol import Capabilities
+from ktc.implementations.protocol import Capabilities
 from ktc.kafka.client import wire
 from ktc.kafka.processes import provision
 from ktc.kafka.processes.cluster import ClusterError, LocalCluster
 from ktc.kafka.topics import TopicNamer, kafka_configs
-from reference.types import (
+from ktc.reference.types import (
     Ack,
     Advance,
     CreateTopic,
@@ -42,8 +42,8 @@ from reference.types import (
     StepClock,
     clock_states,
 )
-from specs import versions
-from specs.clauses import all_clauses
+from ktc.specs import versions
+from ktc.specs.clauses import all_clauses
 
 from .adapter import KafkaImplementation
 from .cluster_histories import DEFAULT_OFFSETS_S, cannot_run, node_map, offsets_ms

@@ -13,7 +13,7 @@ observable through the Kafka protocol).
 from __future__ import annotations
 
 from ktc.kafka.processes.skew import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms  # noqa: F401 (re-exported)
-from reference.types import CreateTopic, DescribeLog, ElectLeader, History, RetentionPass, StepClock
+from ktc.reference.types import CreateTopic, DescribeLog, ElectLeader, History, RetentionPass, StepClock
 
 
 def cannot_run(history: History, cluster_ms: tuple[int, ...]) -> str | None:

@@ -18,10 +18,10 @@ from __future__ import annotations
 
 import os
 
-from implementations.protocol import Capabilities
+from ktc.implementations.protocol import Capabilities
 from ktc.kafka.processes import provision
 from ktc.kafka.processes.clock import ControlledClock
-from specs.clauses import all_clauses
+from ktc.specs.clauses import all_clauses
 
 from .adapter import QUIET, KafkaImplementation
 from .containers import engine as engines

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 
-from implementations.protocol import Capabilities
+from ktc.implementations.protocol import Capabilities
 from ktc.kafka.client.security import PLAINTEXT
 
 from .adapter import KafkaImplementation

@@ -21,7 +21,7 @@ Kafka, ``expectations/tansu-<version>.toml`` says so, with tansu's source lines.
 The process is stopped like kfake: its own process group, ``PR_SET_PDEATHSIG``, and a SIGKILL of the
 group on close, at exit and on SIGINT/SIGTERM (processes/lifecycle.py).
 
-    python -m implementations.kafka.tansu_adapter     # start one, print its address and ApiVersions, stop
+    python -m ktc.implementations.kafka.tansu_adapter     # start one, print its address and ApiVersions, stop
 """
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from implementations.protocol import Capabilities
+from ktc.implementations.protocol import Capabilities
 from ktc.kafka.client.security import PLAINTEXT
 from ktc.kafka.processes import lifecycle
 from ktc.kafka.processes.broker import free_ports
@@ -198,7 +198,7 @@ class TansuImplementation(KafkaImplementation):
         Apache Kafka's own release changes (``releases``), which are Kafka's, not tansu's.  Without a binary,
         every clause unsupported with the reason: one "not run" row."""
         if self.binary is None:
-            from specs.clauses import all_clauses
+            from ktc.specs.clauses import all_clauses
             return Capabilities(profiles=frozenset({PROFILE, "kip"}), pinned_only=frozenset({"kip"}),
                                 unsupported={c.kip: self.unavailable() for c in all_clauses().values()})
         base = super().capabilities()  # its unsupported clauses: not on a broker, and what the probe finds

@@ -10,9 +10,8 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from implementations.protocol import Capabilities
-from ktc.spark import session
-from reference.types import (
+from ktc.implementations.protocol import Capabilities
+from ktc.reference.types import (
     Ack,
     CreateTopicResult,
     DescribeLogResult,
@@ -27,8 +26,9 @@ from reference.types import (
     StoredRecord,
     TimestampType,
 )
-from specs.profiles import all_profiles
-from specs.profiles import get as get_profile
+from ktc.spark import session
+from ktc.specs.profiles import all_profiles
+from ktc.specs.profiles import get as get_profile
 
 from . import contract, topics
 from .segments import CLIENT_MAX_VERSION

@@ -1,6 +1,6 @@
 """The public DataFrame API: evaluate Kafka-source-shaped records under a profile.
 
-    from implementations.spark import api
+    from ktc.implementations.spark import api
     from ktc.spark import session
     out = api.evaluate(records_df, profile="kafka-4")
     out.batches   # ProduceResponse v8 per batch: error_code, error_message, record_errors, base_offset, lat
@@ -23,8 +23,8 @@ import functools
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from specs.profiles import ProfileError
-from specs.profiles import get as get_profile
+from ktc.specs.profiles import ProfileError
+from ktc.specs.profiles import get as get_profile
 
 from . import append, contract, int64
 from .contract import ContractError

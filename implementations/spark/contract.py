@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 
 import pyarrow as pa
 
-from reference.types import CreateTopic, History, Produce, TimestampType, TopicConfig, clock_states, header_max
-from specs.profiles import get as get_profile
+from ktc.reference.types import CreateTopic, History, Produce, TimestampType, TopicConfig, clock_states, header_max
+from ktc.specs.profiles import get as get_profile
 
 RECORD_COLUMNS = {
     "scenario": pa.int64(), "topic": pa.string(), "partition": pa.int32(), "offset": pa.int64(),

@@ -1,7 +1,7 @@
 """CreateTopics validation as the Spark implementation understands it: known keys, valid ranges."""
 from __future__ import annotations
 
-from reference.types import TOPIC_COMPRESSION_TYPES, TopicConfig
+from ktc.reference.types import TOPIC_COMPRESSION_TYPES, TopicConfig
 
 INT64_MAX = 2**63 - 1
 FLOORS = {"before_max_ms": 0, "after_max_ms": 0, "difference_max_ms": 0, "segment_ms": 1, "retention_ms": -1,

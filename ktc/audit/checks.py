@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from specs.profiles import get as get_profile
+from ktc.specs.profiles import get as get_profile
 
 from .facts import LONG_MAX, TopicFacts
 

@@ -14,7 +14,7 @@ from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from specs.clauses import all_clauses
+from ktc.specs.clauses import all_clauses
 
 from .checks import CHECKS, AuditCheck, Rule
 from .facts import TopicFacts

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from specs.profiles import get as get_profile
+from ktc.specs.profiles import get as get_profile
 
 LONG_MAX = 2**63 - 1
 TYPE = "message.timestamp.type"

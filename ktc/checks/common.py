@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ktc.checks.registry import Compare
 from ktc.judge.scenario import Scenario
-from reference.model import Model
-from reference.types import (
+from ktc.reference.model import Model
+from ktc.reference.types import (
     INVALID_CONFIG,
     NO_TIMESTAMP,
     CreateTopic,

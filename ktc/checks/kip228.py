@@ -4,8 +4,8 @@ from __future__ import annotations
 from ktc.checks.common import CT, exempt, fetches_of, flagged, stamps
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import Scenario
-from reference.configs import rebuilds
-from reference.types import (
+from ktc.reference.configs import rebuilds
+from ktc.reference.types import (
     INT64_MIN,
     UNKNOWN_SERVER_ERROR,
 )

@@ -5,8 +5,8 @@ from ktc.checks.common import LAT
 from ktc.checks.reads import lookups, same_state, segment_of
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import Scenario
-from reference.configs import rebuilds
-from reference.types import (
+from ktc.reference.configs import rebuilds
+from ktc.reference.types import (
     LIST_OFFSETS_MAX_VERSION,
     DescribeLog,
     ListOffsets,

@@ -14,8 +14,8 @@ from ktc.checks.common import (
 from ktc.checks.reads import appended_by, fetches, records, where, writer
 from ktc.checks.registry import Compare, check
 from ktc.judge.scenario import ProduceView, Scenario
-from reference import configs
-from reference.types import (
+from ktc.reference import configs
+from ktc.reference.types import (
     CONFIG_NAMES,
     INT64_MAX,
     INT64_MIN,

@@ -134,7 +134,7 @@ def config_pairs(pairs: list[str]) -> dict[str, str]:
 
 
 def chosen_profile(given: str | None, bootstrap: str | None) -> tuple[str, str]:
-    from specs.profiles import names
+    from ktc.specs.profiles import names
     if given is not None:
         if given not in names():
             raise UsageError(f"--profile {given!r}: expected one of {', '.join(names())}")

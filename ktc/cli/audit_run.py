@@ -178,7 +178,7 @@ def keep_violations(directory, frame) -> str:
 
 def write_report(directory, data: dict) -> str:
     """The report so far, as JSON, text and HTML; returns the text."""
-    from reports.audit import render_html, render_text
+    from ktc.reports.audit import render_html, render_text
     text = render_text(data)
     (directory / "audit.json").write_text(json.dumps(data, indent=2, default=str))
     (directory / "audit.txt").write_text(text)

@@ -95,7 +95,7 @@ def build_parser() -> Parser:
 def add_family_options(run) -> None:
     """Each implementation family's options (implementations/families/), with their defaults from the environment,
     and the families in ``ktc run --help``'s last lines."""
-    import implementations
+    from ktc import implementations
     run.epilog = "implementation families: " + "; ".join(
         f"{p.family} ({', '.join(p.builtins)}): {p.description}" for p in implementations.plugins())
     for option in implementations.options():
@@ -106,7 +106,7 @@ def add_family_options(run) -> None:
 
 def add_family_commands(sub) -> None:
     """The subcommands families bring (``ktc clean``), each with every family's options for it."""
-    import implementations
+    from ktc import implementations
     for name, parts in implementations.commands().items():
         parser = sub.add_parser(name, help="; ".join(part.help for part in parts))
         for part in parts:
@@ -114,12 +114,12 @@ def add_family_commands(sub) -> None:
 
 
 def family_command(args) -> int:
-    import implementations
+    from ktc import implementations
     return implementations.run_command(args.command, args)
 
 
 def main(argv: list[str] | None = None) -> int:
-    from implementations import SettingError
+    from ktc.implementations import SettingError
     try:
         args = parse(sys.argv[1:] if argv is None else list(argv))
         return COMMANDS.get(args.command, family_command)(args)
@@ -135,7 +135,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def missing_extra(error: ModuleNotFoundError) -> int:
     """One line naming the pip command, for a package one of ktc's extras brings; anything else is a bug: raised."""
-    from implementations import extra_hint
+    from ktc.implementations import extra_hint
     hint = extra_hint(error)
     if not hint:
         raise error
@@ -156,8 +156,8 @@ def parse(argv: list[str]):
 
 def cmd_clauses(args) -> int:
     from ktc.cli.citations import citations
-    from reports.outcomes import counted
-    from specs import clauses as registry
+    from ktc.reports.outcomes import counted
+    from ktc.specs import clauses as registry
     counts = citations(suites_dir())
     for c in registry.all_clauses().values():
         print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {c.quote_kind:<12} {counts.get(c.id, 0):>3} tests")
@@ -173,7 +173,7 @@ def cmd_clauses(args) -> int:
 
 def list_offsets_coverage() -> list[str]:
     from ktc.checks.kip33 import coverage_lines
-    from specs.profiles import all_profiles
+    from ktc.specs.profiles import all_profiles
     return coverage_lines({name: p.list_offsets_max_version for name, p in all_profiles().items()})
 
 
@@ -188,15 +188,15 @@ def registry_problems(registry, counts) -> list[str]:
 
 
 def cmd_profiles(args) -> int:
-    from specs.profiles import all_profiles
+    from ktc.specs.profiles import all_profiles
     for profile in all_profiles().values():
         print(f"{profile.name}: {profile.description}")
     return 0
 
 
 def validate_run(args) -> None:
-    import implementations
-    from specs.profiles import ProfileError, get
+    from ktc import implementations
+    from ktc.specs.profiles import ProfileError, get
     for spec in args.impl or ["reference"]:
         try:
             implementations.load(spec)
@@ -278,7 +278,7 @@ def child_env(args) -> dict:
 
 def settings_argv(args) -> list[str]:
     """Every family option given that is also a pytest option, as ``--flag=value`` (each item of a repeatable one)."""
-    import implementations
+    from ktc import implementations
     argv = []
     for option in implementations.options():
         value = getattr(args, option.name)
@@ -311,8 +311,8 @@ def render_answer(results: Path, max_lines: int) -> str:
     """results.json as the terminal answer; under GitHub Actions also its annotations (``::error ...``)."""
     import shutil
 
-    from reports import loading, render
-    from reports.registry import Context
+    from ktc.reports import loading, render
+    from ktc.reports.registry import Context
     doc = loading.load_results(results)
     width = shutil.get_terminal_size((120, 40)).columns
     answer = render.render("terminal", doc, Context(report_dir=str(results.parent), width=width, max_lines=max_lines))

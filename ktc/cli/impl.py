@@ -10,7 +10,7 @@ from pathlib import Path
 from ktc.cli.common import UsageError
 from ktc.judge.contract import ANSWERS, traces_problem
 from ktc.judge.timeout import TimedOut, call_with_timeout
-from reference.types import (
+from ktc.reference.types import (
     Advance,
     Batch,
     CreateTopic,
@@ -51,7 +51,7 @@ def histories(profile: str) -> list[History]:
 
 
 def cmd_check_impl(args) -> int:
-    import implementations
+    from ktc import implementations
     try:
         impl = implementations.load(args.spec)
     except implementations.ImplementationError as error:
@@ -65,7 +65,7 @@ def cmd_check_impl(args) -> int:
 
 
 def identity_problems(impl) -> list[str]:
-    from implementations.protocol import Capabilities
+    from ktc.implementations.protocol import Capabilities
     caps = impl.capabilities()
     found = [] if isinstance(getattr(impl, "name", None), str) else ["name must be a str"]
     found += [] if isinstance(getattr(impl, "version", None), str) else ["version must be a str"]
@@ -103,8 +103,8 @@ def cmd_new_impl(args) -> int:
 SKELETON = '''"""A ktc adapter: answers each operation of a history the way my broker does (README, "Plug in your
 implementation": which result type answers which operation).  Every clause starts as unsupported;
 remove a KIP from UNSUPPORTED once run() answers its operations for real."""
-from implementations.protocol import Capabilities
-from reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, ListOffsetsResult,
+from ktc.implementations.protocol import Capabilities
+from ktc.reference.types import (Ack, CreateTopicResult, DescribeLogResult, FetchResult, ListOffsetsResult,
                              ProduceResult, RetentionResult)
 
 UNSUPPORTED = {{kip: "not implemented yet" for kip in ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937")}}

@@ -44,7 +44,7 @@ def cmd_matrix(args) -> int:
 
 def chosen_versions(given: str | None) -> tuple[list[str], str]:
     """The releases to judge, and where the list came from; a bad one is a usage error naming it."""
-    from specs import versions
+    from ktc.specs import versions
     if given is None:
         return default_versions()
     chosen = [v.strip() for v in given.split(",") if v.strip()]
@@ -63,7 +63,7 @@ def chosen_versions(given: str | None) -> tuple[list[str], str]:
 def default_versions() -> tuple[list[str], str]:
     """The newest patch of every line from 3.5: Maven Central's list, else the cached one, else the table's."""
     from ktc.kafka.processes import provision
-    from specs import versions
+    from ktc.specs import versions
     releases, source = provision.known_releases()
     if not releases:
         return versions.last_known(), f"the last known releases of specs/kafka-versions.toml: {source}"
@@ -82,8 +82,8 @@ def run_all(args, chosen: list[str], directory: Path) -> tuple[list, int]:
 
 
 def run_one(args, version: str, directory: Path, step: str):
-    from reports import matrix
-    from specs import versions
+    from ktc.reports import matrix
+    from ktc.specs import versions
     profile = versions.profile_for(version)
     print(f"ktc matrix: {step} Kafka {version} under {profile} ...", flush=True)
     runs = directory / "runs" / version
@@ -114,7 +114,7 @@ def counts(column) -> str:
 
 
 def finish(directory: Path, columns: list, code: int, wanted: int) -> int:
-    from reports import matrix, render
+    from ktc.reports import matrix, render
     table = matrix.build(columns)
     paths = matrix.write(directory, table)
     print(render.render("matrix", table), end="")

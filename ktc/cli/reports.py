@@ -21,7 +21,7 @@ from pathlib import Path
 
 from ktc.cli.common import Parser, UsageError, reachable
 from ktc.plugin.expected import known
-from reports import dedupe, diff, expectations, loading
+from ktc.reports import dedupe, diff, expectations, loading
 
 
 def usage_error(message: str) -> UsageError:
@@ -70,12 +70,12 @@ MATRIX_FORMATS = ("matrix", "matrix-html")
 @guarded
 def cmd_report(args) -> int:
     """Render RESULTS in ``--format`` to ``--out`` (with its side files) or, for text formats, to stdout."""
-    from reports import render  # every format: loaded only by this command
+    from ktc.reports import render  # every format: loaded only by this command
     if args.format not in render.names():
         raise usage_error(f"--format {args.format}: unknown format; known: {', '.join(render.names())}")
     doc = report_input(args.results, args.format)
     out = args.out or (Path(args.results).with_name("index.html") if args.format == "html" else None)
-    from reports.registry import Context
+    from ktc.reports.registry import Context
     context = Context(report_dir=str(Path(args.results).parent), side_name=Path(out).stem if out else "index",
                       width=shutil.get_terminal_size((100, 30)).columns)
     if out is None:
@@ -116,9 +116,9 @@ def writable_file(path: Path, flag: str) -> Path:
 def runnable_history(data: dict, file: str):
     """The counterexample's history, which the reference itself must be able to run: a history it
     cannot run is the file's fault, never the implementation's."""
-    import reference
+    from ktc import reference
     from ktc.judge.serialize import FormatError, from_data
-    from specs.clauses import all_clauses
+    from ktc.specs.clauses import all_clauses
     if data["clause"] not in all_clauses():
         raise usage_error(f"counterexample file {file} names unknown clause {data['clause']!r} (see 'ktc clauses')")
     try:
@@ -134,7 +134,7 @@ def runnable_history(data: dict, file: str):
 
 @guarded
 def cmd_replay(args) -> int:
-    import implementations
+    from ktc import implementations
     from ktc.judge.harness import ImplementationCrash, judge
     data = loading.load_counterexample(args.file)
     history = runnable_history(data, args.file)
@@ -196,7 +196,7 @@ def cmd_failures(args) -> int:
 
 @guarded
 def cmd_expectations(args) -> int:
-    from reports.files import write_atomically
+    from ktc.reports.files import write_atomically
     doc = loading.load_results(args.results)
     failing = sorted({r["implementation"] for r in doc["rows"] if r["verdict"] in diff.BAD})
     impl = args.impl or (failing[0] if len(failing) == 1 else None)

@@ -79,7 +79,7 @@ def report_dir(args) -> Path:
 
 def load_target(args):
     """The target, as ``ktc run`` checks it: a bootstrap reachable, a Kafka version Maven Central knows."""
-    import implementations
+    from ktc import implementations
     values = {"kafka_bootstrap": args.kafka_bootstrap, "kafka_version": args.kafka_version}
     try:  # the families' own checks, as ktc run makes them (implementations/families/): reachable, known release
         implementations.check(values, [args.impl], getattr(args, "profile", None) or "own")
@@ -97,7 +97,7 @@ def load_target(args):
 
 
 def profiles(args, impl) -> tuple[str, ...]:
-    from specs.profiles import ProfileError, get
+    from ktc.specs.profiles import ProfileError, get
     caps = impl.capabilities()
     own = sorted(caps.profiles - caps.pinned_only) or sorted(caps.profiles)
     if not args.profile:
@@ -115,7 +115,7 @@ def profiles(args, impl) -> tuple[str, ...]:
 
 def explainer(args, impl):
     from ktc.hunt.explain import explainer as build
-    from reports.loading import InputError
+    from ktc.reports.loading import InputError
     for path in args.expectations:
         if not Path(path).is_file():
             raise UsageError(f"--expectations {path}: no such file")
@@ -187,8 +187,8 @@ def show(results: Path, directory: Path) -> None:
     import shutil
 
     from ktc.hunt.report import lines
-    from reports import loading, render
-    from reports.registry import Context
+    from ktc.reports import loading, render
+    from ktc.reports.registry import Context
     doc = loading.load_results(results)
     width = shutil.get_terminal_size((120, 40)).columns
     print(render.render("terminal", doc, Context(report_dir=str(directory), width=width, max_lines=30)).rstrip("\n"))

@@ -14,16 +14,16 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.errors import Flaky, Unsatisfiable
 
-import reference
+from ktc import reference
 from ktc.checks import CHECKS
 from ktc.hunt import signals
 from ktc.judge.context import RunContext
 from ktc.judge.features import features
 from ktc.judge.harness import ImplementationCrash, judge
 from ktc.judge.shrink import shrink
-from reference.types import CreateTopic
-from specs.clauses import all_clauses
-from strategies import batches, histories, leader_change_histories
+from ktc.reference.types import CreateTopic
+from ktc.specs.clauses import all_clauses
+from ktc.strategies import batches, histories, leader_change_histories
 
 ROUND_S = 60.0          # a round aims at this long, from the rate measured so far
 SHRINK_S = 300.0        # ktc's own shrinking of a finding: no round begins after this (a 3.9.2 hunt spent 28 min)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ktc.hunt.known import known
-from specs import versions
+from ktc.specs import versions
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from reference.types import CreateTopic, History, Produce, TimestampType
-from specs import versions
+from ktc.reference.types import CreateTopic, History, Produce, TimestampType
+from ktc.specs import versions
 
 LAT, CT = TimestampType.LOG_APPEND_TIME, TimestampType.CREATE_TIME
 

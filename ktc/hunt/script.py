@@ -8,7 +8,7 @@ import textwrap
 from pathlib import Path
 
 from ktc.judge.serialize import to_data
-from reference.types import (
+from ktc.reference.types import (
     Batch,
     CreateTopic,
     FetchResult,
@@ -19,7 +19,7 @@ from reference.types import (
     TimestampType,
     header_max,
 )
-from specs.clauses import all_clauses
+from ktc.specs.clauses import all_clauses
 
 TEMPLATE = Path(__file__).with_name("script_template.py.txt")
 CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}

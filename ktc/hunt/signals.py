@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import target
 
 from ktc.judge.steering import bound_distance
-from reference.types import (
+from ktc.reference.types import (
     INT64_MAX,
     INT64_MIN,
     Batch,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from specs.clauses import all_clauses
+from ktc.specs.clauses import all_clauses
 
 STORAGE = "org.apache.kafka.storage.internals.log"
 # clause prefix or id -> (test class, class under test, method under test)
@@ -51,7 +51,7 @@ def javap_check(cls: str, method: str, version: str) -> str:
 def jars_version(version: str) -> tuple[str, str]:
     """The release whose jars the sketch is checked in: the target's own, else the newest ktc has cached."""
     from ktc.kafka.processes.provision import cache_root
-    from specs.versions import RELEASE, key
+    from ktc.specs.versions import RELEASE, key
     if RELEASE.match(version):
         return version, ""
     cached = [p.parent.name for p in (cache_root() / "kafka").glob("*/lib") if RELEASE.match(p.parent.name)]

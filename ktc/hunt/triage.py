@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 from ktc.kafka.processes.broker import LocalBroker
-from specs.versions import last_known
+from ktc.specs.versions import last_known
 
 
 def run_on(script: Path, version: str) -> tuple[int, str]:

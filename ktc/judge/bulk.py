@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 
-import reference
+from ktc import reference
 from ktc.judge.shrink import shrink
-from reference.configs import config_error
-from reference.types import INT64_MAX, INT64_MIN, CreateTopic, History, Produce
-from specs.profiles import get as get_profile
+from ktc.reference.configs import config_error
+from ktc.reference.types import INT64_MAX, INT64_MIN, CreateTopic, History, Produce
+from ktc.specs.profiles import get as get_profile
 
 EDGES = (INT64_MIN, INT64_MIN + 1, -2, -1, 0, 1, INT64_MAX - 1, INT64_MAX)
 

@@ -23,9 +23,9 @@ from ktc.checks import CHECKS
 from ktc.judge import bulk
 from ktc.judge.harness import ClauseViolation, judge_one, minimal_violation
 from ktc.judge.verdicts import Validity
-from reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
-from specs.clauses import all_clauses
-from strategies import append_histories, topic_configs
+from ktc.reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
+from ktc.specs.clauses import all_clauses
+from ktc.strategies import append_histories, topic_configs
 
 BROKER_OPS = (CreateTopic, Produce, Fetch, ListOffsets)
 SPECIAL_TARGETS = (-1, -2, -3)  # latest, earliest, max timestamp

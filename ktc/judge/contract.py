@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reference.types import (
+from ktc.reference.types import (
     Ack,
     Advance,
     CreateTopic,

@@ -16,7 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import fields, is_dataclass, replace
 
 from ktc.judge.verdicts import Divergence, Validity, Verdict
-from reference.types import (
+from ktc.reference.types import (
     UNSUPPORTED_VERSION,
     Advance,
     DescribeLog,

@@ -8,7 +8,16 @@ is a gap in the evidence, not a pass.
 """
 from __future__ import annotations
 
-from reference.types import INT64_MAX, INT64_MIN, Batch, CreateTopic, ListOffsets, Produce, TimestampType, header_max
+from ktc.reference.types import (
+    INT64_MAX,
+    INT64_MIN,
+    Batch,
+    CreateTopic,
+    ListOffsets,
+    Produce,
+    TimestampType,
+    header_max,
+)
 
 SPECIAL_TARGETS = {-1: "latest", -2: "earliest", -3: "max-timestamp", -4: "earliest-local", -5: "latest-tiered"}
 

@@ -9,7 +9,7 @@ import re
 from dataclasses import replace
 
 from ktc.judge.verdicts import Verdict
-from reference.types import Advance, History, StepClock
+from ktc.reference.types import Advance, History, StepClock
 
 CLOCK_OPS = (Advance, StepClock)
 

@@ -10,10 +10,9 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-import reference
-from implementations.protocol import Implementation
-from ktc import checks
+from ktc import checks, reference
 from ktc.checks import run_check
+from ktc.implementations.protocol import Implementation
 from ktc.judge.context import RunContext, context_of
 from ktc.judge.contract import traces_problem
 from ktc.judge.divergence import attribute, first_divergence, owned_by, same_place
@@ -25,10 +24,10 @@ from ktc.judge.stats import Recorder
 from ktc.judge.steering import steer
 from ktc.judge.timeout import TimedOut, bulk_timeout, call_with_timeout
 from ktc.judge.verdicts import Divergence, Validity, Verdict, render_mismatch
-from reference.configs import effective_limits
-from reference.types import CreateTopic, History, Produce, TimestampType, clock_states
-from specs.clauses import all_clauses
-from specs.profiles import get as get_profile
+from ktc.reference.configs import effective_limits
+from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states
+from ktc.specs.clauses import all_clauses
+from ktc.specs.profiles import get as get_profile
 
 
 class ImplementationCrash(Exception):

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
-from reference.types import (
+from ktc.reference.types import (
     Batch,
     CreateTopic,
     ElectLeader,
@@ -24,7 +24,7 @@ from reference.types import (
     clock_states,
     header_max,
 )
-from specs.profiles import Profile
+from ktc.specs.profiles import Profile
 
 LAT = TimestampType.LOG_APPEND_TIME
 

@@ -10,7 +10,7 @@ import enum
 import json
 from typing import Any
 
-from reference import types as T
+from ktc.reference import types as T
 
 _TYPES = {name: obj for name, obj in vars(T).items() if dataclasses.is_dataclass(obj)}
 

@@ -11,7 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 
-from reference.types import CreateTopic, History, Produce
+from ktc.reference.types import CreateTopic, History, Produce
 
 MAX_ROUNDS = 40
 

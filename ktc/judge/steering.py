@@ -4,9 +4,9 @@ from __future__ import annotations
 from hypothesis import target
 from hypothesis.control import current_build_context, currently_in_test_context
 
-from reference.configs import effective_limits
-from reference.types import CreateTopic, History, Produce, TimestampType, clock_states
-from specs.profiles import get as get_profile
+from ktc.reference.configs import effective_limits
+from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states
+from ktc.specs.profiles import get as get_profile
 
 
 def bound_distance(history: History) -> int | None:

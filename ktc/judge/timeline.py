@@ -7,9 +7,9 @@ computing them here keeps ``reports/`` free of rules and the drawing free of gue
 from __future__ import annotations
 
 from ktc.judge.serialize import FormatError, from_data
-from reference import model
-from reference.configs import effective_limits
-from reference.types import (
+from ktc.reference import model
+from ktc.reference.configs import effective_limits
+from ktc.reference.types import (
     INT64_MAX,
     Advance,
     CreateTopic,
@@ -19,8 +19,8 @@ from reference.types import (
     StepClock,
     clock_states,
 )
-from specs.profiles import ProfileError
-from specs.profiles import get as get_profile
+from ktc.specs.profiles import ProfileError
+from ktc.specs.profiles import get as get_profile
 
 
 def timeline(counterexample: dict) -> dict | None:

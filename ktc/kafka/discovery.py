@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from specs import versions
-from specs.profiles import names
+from ktc.specs import versions
+from ktc.specs.profiles import names
 
 from .client import wire
 

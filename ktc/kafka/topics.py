@@ -14,7 +14,7 @@ import re
 import secrets
 import time
 
-from reference.types import CONFIG_NAMES, History, TimestampType, TopicConfig
+from ktc.reference.types import CONFIG_NAMES, History, TimestampType, TopicConfig
 
 OWN_TOPIC = re.compile(r"^ktc-(?:[0-9a-z]{10}-[a-z0-9]+-\d+|\d+)-[A-Za-z0-9._-]+$")  # new names, and the old ktc-N-
 RUN_ID_ENV = "KTC_RUN_ID"

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-import implementations
+from ktc import implementations
 from ktc.judge.context import DEFAULT_TIMEOUT_S
 from ktc.paths import suites_dir
 from ktc.plugin import groups, hooks, hypothesis_profiles, progress
 from ktc.plugin.state import OWN, STATE, KtcState
-from specs.profiles import names as profile_names
+from ktc.specs.profiles import names as profile_names
 
 SEED_KEY = "ktc-hypothesis-seed"
 KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations")  # and every family's (family_dests)

@@ -14,10 +14,10 @@ import time
 from pathlib import Path
 
 from ktc.judge.timeline import timeline
-from reports import counterexamples, render, results
-from reports.counterexamples import REPLAYED, replay_line
-from reports.registry import Context
-from specs import clauses as registry
+from ktc.reports import counterexamples, render, results
+from ktc.reports.counterexamples import REPLAYED, replay_line
+from ktc.reports.registry import Context
+from ktc.specs import clauses as registry
 
 
 def clause_info(ids: set[str] | None = None) -> dict:

@@ -17,10 +17,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from ktc.paths import expectations_dir
-from reports import expectations as files
-from reports.loading import InputError
-from reports.outcomes import unexpected_pass
-from reports.verdicts import BAD
+from ktc.reports import expectations as files
+from ktc.reports.loading import InputError
+from ktc.reports.outcomes import unexpected_pass
+from ktc.reports.verdicts import BAD
 
 DIRECTORY = expectations_dir()
 
@@ -85,8 +85,8 @@ def targets_of(data: dict, impls, explicit: bool) -> list[str]:
 
 def known() -> tuple[set, tuple]:
     """The clause ids and profile names an expectations entry may name."""
-    from specs.clauses import all_clauses
-    from specs.profiles import names
+    from ktc.specs.clauses import all_clauses
+    from ktc.specs.profiles import names
     return set(all_clauses()), names()
 
 

@@ -8,7 +8,7 @@ import textwrap
 from dataclasses import fields
 
 from ktc.judge.verdicts import Verdict, render_mismatch
-from reference.types import (
+from ktc.reference.types import (
     Batch,
     CreateTopic,
     History,
@@ -16,7 +16,7 @@ from reference.types import (
     TopicConfig,
     clock_states,
 )
-from specs.clauses import all_clauses
+from ktc.specs.clauses import all_clauses
 
 WIDTH = 100
 

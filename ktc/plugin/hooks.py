@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-import implementations
+from ktc import implementations
 from ktc.judge import harness
 from ktc.plugin import bulk as bulk_siblings
 from ktc.plugin import expected, failure_report, groups, hypothesis_profiles, targets
@@ -22,10 +22,10 @@ from ktc.plugin.headline import HEADLINE_KEY
 from ktc.plugin.provenance import provenance
 from ktc.plugin.rows import contract_error, rows_for, violations
 from ktc.plugin.state import CITED, CONTRACT_KEY, ROWS_KEY, STATE, TARGET_KEY, KtcState
-from reports import results
-from reports.verdicts import SHOWN
-from specs import clauses as clause_registry
-from specs.profiles import get as get_profile
+from ktc.reports import results
+from ktc.reports.verdicts import SHOWN
+from ktc.specs import clauses as clause_registry
+from ktc.specs.profiles import get as get_profile
 
 
 def cited(item_or_definition) -> tuple[str, ...]:

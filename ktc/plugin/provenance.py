@@ -7,7 +7,7 @@ import platform
 import hypothesis
 
 from ktc.paths import checkout
-from reports.results import git_sha
+from ktc.reports.results import git_sha
 
 
 def provenance(state, config) -> dict:

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from ktc.checks import CHECKS
 from ktc.judge import harness
-from reports.dedupe import signature
-from specs import clauses as clause_registry
+from ktc.reports.dedupe import signature
+from ktc.specs import clauses as clause_registry
 
 
 def violations(exc) -> list:

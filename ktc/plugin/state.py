@@ -7,15 +7,15 @@ import json
 
 import pytest
 
-import implementations
-from implementations.protocol import Capabilities
+from ktc import implementations
+from ktc.implementations.protocol import Capabilities
 from ktc.judge.context import RunContext, UnderTest
 from ktc.plugin import expected
 from ktc.plugin.headline import headline
 from ktc.plugin.progress import target_of
-from specs.profiles import ProfileError
-from specs.profiles import get as get_profile
-from specs.profiles import names as profile_names
+from ktc.specs.profiles import ProfileError
+from ktc.specs.profiles import get as get_profile
+from ktc.specs.profiles import names as profile_names
 
 ROWS_KEY = "ktc-rows"
 CONTRACT_KEY = "ktc-contract"

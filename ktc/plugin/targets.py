@@ -4,7 +4,7 @@ reads these (reports/); the words come from the implementation (``describe``, ``
 ``unavailable``), the rule from its capabilities."""
 from __future__ import annotations
 
-from specs.profiles import names as profile_names
+from ktc.specs.profiles import names as profile_names
 
 
 def record(impl, caps, given: tuple[str, ...] | None = None) -> dict:

@@ -6,7 +6,7 @@ hook there would print only in runs without workers.
 """
 from __future__ import annotations
 
-from suites.broker.conftest import SKIP_REASON
+from ktc.suites.broker.tier import SKIP_REASON
 
 THROUGHPUT = "ktc_broker_throughput"  # the user property test_bulk_agreement.py records
 

@@ -22,14 +22,14 @@ import pytest
 pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 pytest.importorskip("pyspark", reason="ktc audit needs the spark extra (pip install 'ktc[spark]')")
 
-from implementations.kafka.judge.clocked import Echo  # noqa: E402
+from ktc.implementations.kafka.judge.clocked import Echo  # noqa: E402
 from ktc.kafka.client import messages, wire  # noqa: E402
 from ktc.kafka.processes import clock_shim, provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.processes.clock import ControlledClock  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
-from reference.types import Batch, Record  # noqa: E402
-from suites._support import SMALL_SPARK_CHILD  # noqa: E402
+from ktc.reference.types import Batch, Record  # noqa: E402
+from ktc.suites._support import SMALL_SPARK_CHILD  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 HOUR, MINUTE, LONG_MAX = 3_600_000, 60_000, 2**63 - 1
@@ -245,7 +245,7 @@ def test_no_java_with_the_kafka_source_is_one_line_and_exit_2(planted, tmp_path)
 def test_audit_sees_log_append_time_go_backwards_across_a_leader_change(tmp_path):
     """The 3-node cluster (libfaketime offsets +150 s / -150 s): records appended by the fast leader are
     ahead of the read; after it halts, the slow leader's LogAppendTime lies behind them, in a new epoch."""
-    from implementations.kafka.cluster_histories import fastest_then_slowest
+    from ktc.implementations.kafka.cluster_histories import fastest_then_slowest
     from ktc.kafka.processes.cluster import LocalCluster
     with LocalCluster(provision.DEFAULT_VERSIONS[0]) as cluster:
         fast, slow, _ = assignment = fastest_then_slowest(cluster.offsets_s)

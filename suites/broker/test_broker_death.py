@@ -9,10 +9,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import BrokerError  # noqa: E402
-from reference.types import Batch, CreateTopic, History, Produce, Record  # noqa: E402
+from ktc.reference.types import Batch, CreateTopic, History, Produce, Record  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 

@@ -32,7 +32,7 @@ PROBE_CLAUSE = "KIP-937.after-bound"  # declared unsupported when the implementa
 
 def skip_unless_a_broker(impl) -> None:
     """Only a KafkaImplementation that can run (a container one needs a Docker engine) is judged here."""
-    adapter = sys.modules.get("implementations.kafka.adapter")
+    adapter = sys.modules.get("ktc.implementations.kafka.adapter")
     if adapter is None or not isinstance(bare(impl), adapter.KafkaImplementation):
         pytest.skip("unsupported: needs a real broker (--impl kafka-3.9 / kafka-4)")
     if not impl.name.startswith("kafka"):  # e.g. kfake: its departures are in expectations/, judged by the suites

@@ -19,8 +19,8 @@ import pytest
 psutil = pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from suites._support import interruptible  # noqa: E402
-from suites.broker.test_local_broker import ROOT, VERSIONS, port_is_free  # noqa: E402
+from ktc.suites._support import interruptible  # noqa: E402
+from ktc.suites.broker.test_local_broker import ROOT, VERSIONS, port_is_free  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 
@@ -28,7 +28,7 @@ CHILD = """
 import json, sys
 from ktc.kafka.client import wire
 from ktc.kafka.processes.cluster import LocalCluster
-from reference.types import Batch, Record
+from ktc.reference.types import Batch, Record
 with LocalCluster(sys.argv[1]) as c:
     c.create_topic("t", [[0, 1, 2]])
     ports = [p for n in c.nodes for p in (n.port, n.controller_port)]

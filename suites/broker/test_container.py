@@ -25,16 +25,16 @@ import pytest
 
 pytest.importorskip("testcontainers", reason="the container tier needs testcontainers (pip install -e '.[broker]')")
 
-from implementations.kafka.containers import engine as engines  # noqa: E402
-from suites._support import interruptible  # noqa: E402
-from suites.broker.test_local_broker import ROOT, port_is_free  # noqa: E402
+from ktc.implementations.kafka.containers import engine as engines  # noqa: E402
+from ktc.suites._support import interruptible  # noqa: E402
+from ktc.suites.broker.test_local_broker import ROOT, port_is_free  # noqa: E402
 
 # its own group: the cleanup children may run on the other worker while the container tier runs on this one
 pytestmark = pytest.mark.xdist_group("container-cleanup")
 
 CHILD = """
 import json, sys, time
-from implementations.kafka.container import KafkaContainerImplementation
+from ktc.implementations.kafka.container import KafkaContainerImplementation
 impl = KafkaContainerImplementation()
 impl.address()
 box = impl._process.container.get_wrapped_container()
@@ -186,7 +186,7 @@ def test_the_image_holds_a_runtime_that_can_load_every_native_library_kafka_unpa
     """ktc/kafka's root filesystem: the runtime and launcher, the loader and every library ldd names for the
     runtime and for the natives the jars unpack (zstd-jni needs libpthread.so.0, which no JDK links: without
     it zstd batches got UNKNOWN_SERVER_ERROR), the jars, a sticky /tmp; no jmods and no desktop libraries."""
-    from implementations.kafka.containers import image as images
+    from ktc.implementations.kafka.containers import image as images
     from ktc.kafka.processes import provision
     java = images.java_home()
     lib = provision.lib_dir(provision.DEFAULT_VERSIONS[0])
@@ -236,6 +236,6 @@ def test_a_users_engine_is_used_never_touched_and_ktc_clean_removes_only_ktcs_de
 
 def image_in(client) -> str:
     """Any image the engine has (the run below imports ktc/kafka; before it, import it the same way)."""
-    from implementations.kafka.containers import image as images
+    from ktc.implementations.kafka.containers import image as images
     from ktc.kafka.processes import provision
     return images.ensure_local(client, provision.DEFAULT_VERSIONS[0])[0]

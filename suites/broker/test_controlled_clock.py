@@ -13,14 +13,14 @@ import pytest
 
 pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install psutil)")
 
-from implementations.kafka.judge.clocked import Echo  # noqa: E402
-from implementations.kafka.judge.logdir import LogDir  # noqa: E402
+from ktc.implementations.kafka.judge.clocked import Echo  # noqa: E402
+from ktc.implementations.kafka.judge.logdir import LogDir  # noqa: E402
 from ktc.kafka.client import wire  # noqa: E402
 from ktc.kafka.processes import clock_shim, provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.processes.clock import ControlledClock  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
-from reference.types import Batch, Record  # noqa: E402
+from ktc.reference.types import Batch, Record  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 DAY, AFTER, SEGMENT_MS = 86_400_000, 60_000, 60_000
@@ -85,7 +85,7 @@ def test_a_time_jump_past_segment_ms_rolls_a_segment_the_log_dir_shows(clocked):
 def test_what_a_broker_is_judged_on_is_known_before_it_starts():
     """Rolls and retention are judged on a broker ktc starts on its clock whichever test reaches it first:
     its capabilities do not wait for the broker to have been started by an earlier test."""
-    from implementations.kafka.adapter import KafkaImplementation
+    from ktc.implementations.kafka.adapter import KafkaImplementation
     rolls = "KIP-32.roll-by-first-timestamp"
     controlled, host = KafkaImplementation(clock="controlled"), KafkaImplementation(clock="host")
     assert rolls not in controlled.capabilities().unsupported and controlled._process is None

@@ -22,13 +22,13 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
+from ktc.implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
 from ktc.judge import bulk_intervals, harness  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
 from ktc.kafka.processes import provision, scratch  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
-from suites.broker.faultproxy import FaultProxy  # noqa: E402
-from suites.broker.test_faults import ProxiedBroker  # noqa: E402
+from ktc.suites.broker.faultproxy import FaultProxy  # noqa: E402
+from ktc.suites.broker.test_faults import ProxiedBroker  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 VERSION = os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]

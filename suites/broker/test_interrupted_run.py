@@ -15,7 +15,7 @@ from pathlib import Path
 
 import psutil
 
-from suites._support import interruptible
+from ktc.suites._support import interruptible
 
 ROOT = Path(__file__).resolve().parents[2]
 LOGS_DIR = re.compile(r"-Dkafka\.logs\.dir=(\S+)/logs")

@@ -17,7 +17,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.processes.kfake import KFAKE_VERSION, KfakeBroker, KfakeError, build  # noqa: E402
+from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION, KfakeBroker, KfakeError, build  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]

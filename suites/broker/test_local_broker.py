@@ -27,8 +27,8 @@ pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pi
 from ktc.kafka.client import wire  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
-from reference.types import INT64_MAX, INT64_MIN, Batch, Record, TimestampType  # noqa: E402
-from suites._support import interruptible  # noqa: E402
+from ktc.reference.types import INT64_MAX, INT64_MIN, Batch, Record, TimestampType  # noqa: E402
+from ktc.suites._support import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]

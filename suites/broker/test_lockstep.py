@@ -13,10 +13,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.judge import clocked, lockstep  # noqa: E402
+from ktc.implementations.kafka.judge import clocked, lockstep  # noqa: E402
 from ktc.judge import bulk, harness  # noqa: E402
-from reference.types import Advance, RetentionPass, StepClock  # noqa: E402
-from strategies import histories  # noqa: E402
+from ktc.reference.types import Advance, RetentionPass, StepClock  # noqa: E402
+from ktc.strategies import histories  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 SEED, DRAWN, KEPT = 20261126, 400, 12

@@ -14,8 +14,8 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
-from implementations.kafka.judge import logstart, pipeline  # noqa: E402
+from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.implementations.kafka.judge import logstart, pipeline  # noqa: E402
 from ktc.judge import harness  # noqa: E402
 from ktc.judge.verdicts import Validity  # noqa: E402
 from ktc.kafka.client.messages import ListOffsetsOutcome  # noqa: E402
@@ -23,7 +23,7 @@ from ktc.kafka.client.multiplex import Lost  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
-from reference.types import (  # noqa: E402
+from ktc.reference.types import (  # noqa: E402
     Advance,
     Batch,
     CreateTopic,

@@ -11,12 +11,12 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.judge.observe import JudgedTrace, echoed_now, produce_observed  # noqa: E402
+from ktc.implementations.kafka.judge.observe import JudgedTrace, echoed_now, produce_observed  # noqa: E402
 from ktc.judge import bulk, harness  # noqa: E402
 from ktc.judge.bulk_intervals import clauses_for  # noqa: E402
 from ktc.judge.context import RunContext, UnderTest  # noqa: E402
 from ktc.kafka.client.messages import ProduceOutcome  # noqa: E402
-from reference.types import (  # noqa: E402
+from ktc.reference.types import (  # noqa: E402
     Batch,
     CreateTopic,
     Fetch,
@@ -29,8 +29,8 @@ from reference.types import (  # noqa: E402
     RetentionPass,
     TopicConfig,
 )
-from strategies import histories  # noqa: E402
-from suites.broker.test_bulk_agreement import skip_unless_a_broker  # noqa: E402
+from ktc.strategies import histories  # noqa: E402
+from ktc.suites.broker.test_bulk_agreement import skip_unless_a_broker  # noqa: E402
 
 CLAUSE = "KIP-32.create-time-kept"
 TEXT = "Timestamp 5 of message with offset 0 is out of range. The timestamp should be within [{}, {}]"

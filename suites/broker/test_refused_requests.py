@@ -22,10 +22,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.adapter import QUIET  # noqa: E402
+from ktc.implementations.kafka.adapter import QUIET  # noqa: E402
 from ktc.kafka.processes import provision, scratch  # noqa: E402
-from suites.broker.faultproxy import FaultProxy, api_key, api_version  # noqa: E402
-from suites.broker.test_faults import ProxiedBroker  # noqa: E402
+from ktc.suites.broker.faultproxy import FaultProxy, api_key, api_version  # noqa: E402
+from ktc.suites.broker.test_faults import ProxiedBroker  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]

@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from reference import model  # noqa: E402
-from reference.types import (  # noqa: E402
+from ktc.reference import model  # noqa: E402
+from ktc.reference.types import (  # noqa: E402
     Advance,
     Batch,
     CreateTopic,

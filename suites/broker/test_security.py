@@ -28,8 +28,8 @@ from ktc.kafka.client.connection import Connection  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT, PROPERTIES, AuthenticationError, open_socket  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
-from reference.types import INT64_MAX, Batch, Record, TimestampType  # noqa: E402
-from suites._support import SMALL_SPARK_CHILD  # noqa: E402
+from ktc.reference.types import INT64_MAX, Batch, Record, TimestampType  # noqa: E402
+from ktc.suites._support import SMALL_SPARK_CHILD  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]

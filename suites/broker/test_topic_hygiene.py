@@ -22,7 +22,7 @@ from ktc.kafka.client import wire  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.topics import OWN_TOPIC  # noqa: E402
-from suites._support import interruptible  # noqa: E402
+from ktc.suites._support import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,8 +12,8 @@ from dataclasses import replace
 import pytest
 
 from ktc.judge.harness import assert_conforms
-from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, ListOffsets, TopicConfig
-from suites._support import LAT, NOW, one_append
+from ktc.reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, ListOffsets, TopicConfig
+from ktc.suites._support import LAT, NOW, one_append
 
 pytestmark = pytest.mark.pinned
 DAY_MS = 24 * ONE_HOUR_MS

@@ -11,10 +11,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference import kip228, run
-from reference import kip228 as reference_tables
-from reference.types import INT64_MAX, INT64_MIN, History, TopicConfig
-from suites._support import NOW, one_append
+from ktc.reference import kip228, run
+from ktc.reference import kip228 as reference_tables
+from ktc.reference.types import INT64_MAX, INT64_MIN, History, TopicConfig
+from ktc.suites._support import NOW, one_append
 
 MIN, ERR = INT64_MIN, kip228.ERROR
 OLD_NT, NEW_NT = kip228.OLD_SENTINEL, kip228.NEW_SENTINEL

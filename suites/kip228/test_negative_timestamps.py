@@ -4,9 +4,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import CODECS, INT64_MIN, TOPIC_COMPRESSION_TYPES, History, TopicConfig
-from strategies import timestamps
-from suites._support import LAT, NOW, one_append
+from ktc.reference.types import CODECS, INT64_MIN, TOPIC_COMPRESSION_TYPES, History, TopicConfig
+from ktc.strategies import timestamps
+from ktc.suites._support import LAT, NOW, one_append
 
 NEGATIVES = st.one_of(st.sampled_from([-2, -5, INT64_MIN, INT64_MIN + 1]), st.integers(INT64_MIN, -2))
 AROUND_ZERO = st.sampled_from([-1, 0, 1])  # where "negative" starts, and the -1 exemption

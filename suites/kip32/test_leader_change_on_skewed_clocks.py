@@ -10,10 +10,10 @@ back.  Fixed histories, not Hypothesis: on the cluster each leader change costs 
 """
 import pytest
 
-from implementations.kafka.cluster_histories import DEFAULT_OFFSETS_S, offsets_ms
+from ktc.implementations.kafka.cluster_histories import DEFAULT_OFFSETS_S, offsets_ms
 from ktc.judge.harness import assert_conforms
-from reference.types import CreateTopic, ElectLeader, Fetch, History, ListOffsets, Produce, TopicConfig
-from suites._support import LAT, NOW, batch
+from ktc.reference.types import CreateTopic, ElectLeader, Fetch, History, ListOffsets, Produce, TopicConfig
+from ktc.suites._support import LAT, NOW, batch
 
 OFFSETS_MS = offsets_ms(DEFAULT_OFFSETS_S)
 FASTEST, SLOWEST = max(OFFSETS_MS), min(OFFSETS_MS)

@@ -5,9 +5,9 @@
 """
 import pytest
 
-from reference import run
-from suites._support import LAT
-from suites.kip32.test_timestamps_stored import mirror_history
+from ktc.reference import run
+from ktc.suites._support import LAT
+from ktc.suites.kip32.test_timestamps_stored import mirror_history
 
 
 @pytest.mark.clause("KIP-32.mirror-maker-keeps-create-time", "KIP-32.mirror-maker-new-log-append-time")

@@ -4,9 +4,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Advance, DescribeLog, RetentionPass, TopicConfig
-from strategies import histories, timestamps
-from suites._support import LAT, NOW, appends, batch, one_append
+from ktc.reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Advance, DescribeLog, RetentionPass, TopicConfig
+from ktc.strategies import histories, timestamps
+from ktc.suites._support import LAT, NOW, appends, batch, one_append
 
 SEGMENT_MS = 60_000
 RETENTION_MS = 600_000

@@ -5,7 +5,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import (
+from ktc.reference.types import (
     INT64_MIN,
     Advance,
     CreateTopic,
@@ -16,8 +16,8 @@ from reference.types import (
     Produce,
     TopicConfig,
 )
-from strategies import append_histories, timestamps, topic_configs
-from suites._support import CT, LAT, NOW, appends, batch, one_append
+from ktc.strategies import append_histories, timestamps, topic_configs
+from ktc.suites._support import CT, LAT, NOW, appends, batch, one_append
 
 
 @pytest.mark.clause("KIP-32.create-time-kept", "KIP-32.offsets-contiguous", "KIP-32.batch-max-timestamp",

@@ -5,7 +5,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import (
+from ktc.reference.types import (
     CODECS,
     INT64_MIN,
     LIST_OFFSETS_MAX_VERSION,
@@ -20,9 +20,9 @@ from reference.types import (
     RetentionPass,
     TopicConfig,
 )
-from specs.profiles import get as get_profile
-from strategies import timestamps
-from suites._support import LAT, NOW, batch
+from ktc.specs.profiles import get as get_profile
+from ktc.strategies import timestamps
+from ktc.suites._support import LAT, NOW, batch
 
 MINUTE_MS = 60_000
 

@@ -4,9 +4,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import Advance, CreateTopic, DescribeLog, Fetch, History, Produce, RetentionPass, TopicConfig
-from strategies import timestamps
-from suites._support import LAT, NOW, batch
+from ktc.reference.types import Advance, CreateTopic, DescribeLog, Fetch, History, Produce, RetentionPass, TopicConfig
+from ktc.strategies import timestamps
+from ktc.suites._support import LAT, NOW, batch
 
 DAY = 86_400_000
 EVENT_LIMIT = 3 * DAY

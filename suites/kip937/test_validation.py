@@ -4,9 +4,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Fetch, History, TopicConfig
-from strategies import append_histories, batches, timestamps, topic_configs
-from suites._support import CT, LAT, NOW, bounded, one_append
+from ktc.reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Fetch, History, TopicConfig
+from ktc.strategies import append_histories, batches, timestamps, topic_configs
+from ktc.suites._support import CT, LAT, NOW, bounded, one_append
 
 BEFORE = 86_400_000  # one day, as in Kafka's LogValidatorTest
 AFTER = ONE_HOUR_MS

@@ -10,11 +10,11 @@ from dataclasses import dataclass, replace
 import pytest
 
 from ktc.judge.harness import assert_conforms
-from reference.model import Model
-from reference.types import ONE_HOUR_MS, CreateTopic, Fetch, History, ListOffsets, Produce, TopicConfig
-from specs import versions
-from specs.profiles import get as get_profile
-from suites._support import LAT, NOW, batch
+from ktc.reference.model import Model
+from ktc.reference.types import ONE_HOUR_MS, CreateTopic, Fetch, History, ListOffsets, Produce, TopicConfig
+from ktc.specs import versions
+from ktc.specs.profiles import get as get_profile
+from ktc.suites._support import LAT, NOW, batch
 
 DAY_MS = 24 * ONE_HOUR_MS
 
@@ -111,8 +111,8 @@ def test_each_pinned_change_is_told_apart_by_the_model_exactly_on_its_affected_l
 def test_every_change_names_clauses_and_switches_that_exist_and_has_a_pin_or_a_reason():
     from dataclasses import fields
 
-    from specs.clauses import all_clauses
-    from specs.profiles import Profile
+    from ktc.specs.clauses import all_clauses
+    from ktc.specs.profiles import Profile
     switches = {f.name for f in fields(Profile)}
     for found in versions.changes():
         assert set(found.clauses) <= set(all_clauses()), f"{found.id}: unknown clauses {found.clauses}"

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import pytest
 
 from ktc.judge.harness import assert_conforms
-from reference import run
-from reference.types import (
+from ktc.reference import run
+from ktc.reference.types import (
     INVALID_TIMESTAMP,
     NO_TIMESTAMP,
     NONE,
@@ -39,7 +39,7 @@ from reference.types import (
     TimestampType,
     TopicConfig,
 )
-from suites._support import NOW, appends, batch, one_append
+from ktc.suites._support import NOW, appends, batch, one_append
 
 pytestmark = pytest.mark.pinned
 

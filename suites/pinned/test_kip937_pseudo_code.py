@@ -10,10 +10,10 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference import run
-from reference.types import INT64_MAX, INT64_MIN, History, TopicConfig
-from strategies import timestamps
-from suites._support import NOW, one_append
+from ktc.reference import run
+from ktc.reference.types import INT64_MAX, INT64_MIN, History, TopicConfig
+from ktc.strategies import timestamps
+from ktc.suites._support import NOW, one_append
 
 LIMITS = st.one_of(st.sampled_from([0, 1, 3_600_000, INT64_MAX]), st.integers(0, INT64_MAX))
 

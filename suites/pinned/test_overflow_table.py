@@ -7,8 +7,8 @@ implementation must then agree with the reference on the same histories.
 import pytest
 
 from ktc.judge.harness import assert_conforms
-from reference import run
-from reference.types import (
+from ktc.reference import run
+from ktc.reference.types import (
     INT64_MAX,
     INT64_MIN,
     ONE_HOUR_MS,

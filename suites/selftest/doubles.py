@@ -12,10 +12,10 @@ import json
 import os
 from collections.abc import Sequence
 
-from implementations.protocol import Capabilities
-from reference.model import Model
-from reference.types import History
-from specs.profiles import get, names
+from ktc.implementations.protocol import Capabilities
+from ktc.reference.model import Model
+from ktc.reference.types import History
+from ktc.specs.profiles import get, names
 
 
 class ReleaseShaped:
@@ -75,5 +75,5 @@ class WrongUnderKipInSessionBulk(WrongUnderKipInBulk):
 def accepted(result):
     from dataclasses import replace
 
-    from reference.types import ProduceResult
+    from ktc.reference.types import ProduceResult
     return replace(result, error_code=0) if isinstance(result, ProduceResult) and result.error_code else result

@@ -2,7 +2,7 @@
 
 Every mutant is the reference Model with one rule method overridden.  They exist to show that
 the suites can fail: ``test_mutants_are_killed.py`` runs the suites against each mutant through
-the ordinary ``--impl suites.selftest.mutants:NAME`` mechanism and fails if one survives.
+the ordinary ``--impl ktc.suites.selftest.mutants:NAME`` mechanism and fails if one survives.
 
 Mutants import the reference's rule logic on purpose; an implementation under test must not.
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from implementations.protocol import Capabilities
-from reference import int64
-from reference.model import Model
-from reference.offsets import NOT_FOUND
-from reference.types import (
+from ktc.implementations.protocol import Capabilities
+from ktc.reference import int64
+from ktc.reference.model import Model
+from ktc.reference.offsets import NOT_FOUND
+from ktc.reference.types import (
     INT64_MAX,
     INVALID_RECORD,
     INVALID_TIMESTAMP,
@@ -26,7 +26,7 @@ from reference.types import (
     StoredRecord,
     TimestampType,
 )
-from specs.profiles import get, names
+from ktc.specs.profiles import get, names
 
 LAT = TimestampType.LOG_APPEND_TIME
 

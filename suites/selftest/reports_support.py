@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-MUTANT = "suites.selftest.mutants:exact_arithmetic"
+MUTANT = "ktc.suites.selftest.mutants:exact_arithmetic"
 QUICK = ["--profile", "kafka-4", "--hypothesis-profile", "dev", "--", "-k", "overflow"]
 
 

@@ -14,12 +14,12 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from implementations.families._kafka import describe_clock
-from implementations.kafka.judge import clocked
-from implementations.kafka.judge.observe import on_real_time
+from ktc.implementations.families._kafka import describe_clock
+from ktc.implementations.kafka.judge import clocked
+from ktc.implementations.kafka.judge.observe import on_real_time
 from ktc.kafka.processes import clock_shim
 from ktc.kafka.processes.clock import EARLIEST_MS, LATEST_MS, ClockError, ControlledClock, now_ms
-from reference.types import Ack, Advance, CreateTopic, ElectLeader, History, Produce, StepClock
+from ktc.reference.types import Ack, Advance, CreateTopic, ElectLeader, History, Produce, StepClock
 
 MS = st.integers(EARLIEST_MS, LATEST_MS)
 

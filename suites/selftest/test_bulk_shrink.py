@@ -2,8 +2,8 @@
 import time
 
 from ktc.judge.shrink import shrink
-from reference.types import CreateTopic, Fetch, History, Produce
-from suites._support import NOW, batch
+from ktc.reference.types import CreateTopic, Fetch, History, Produce
+from ktc.suites._support import NOW, batch
 
 HISTORY = History("kafka-4", (CreateTopic("t"), Produce("t", batch(NOW + 5, NOW + 7)), Fetch("t"), Fetch("t")),
                   start_ms=NOW)

@@ -33,7 +33,7 @@ def judged(double: str, *options: str) -> tuple[dict, list, int]:
     scratch = Path(tempfile.mkdtemp(prefix="ktc-bulk-siblings-"))
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # cached across tests: no tmp_path outlives one
     argv = [sys.executable, "-m", "pytest", *FILES, "-p", "no:cacheprovider", "-p",
-            "no:xdist", "-q", "--impl", f"suites.selftest.doubles:{double}", "--profile", "all", "--ktc-report",
+            "no:xdist", "-q", "--impl", f"ktc.suites.selftest.doubles:{double}", "--profile", "all", "--ktc-report",
             str(scratch / "latest"), f"--hypothesis-seed={SEED}", *options, *SELECTION]
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", "KTC_DOUBLE_RUN_LOG": str(scratch / "runs.jsonl")}
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)

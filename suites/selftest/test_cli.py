@@ -62,7 +62,7 @@ def test_run_given_a_test_file_after_the_dashes_runs_that_file_alone(tmp_path):
 
 
 def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
-    done = ktc("run", "--impl", "suites.selftest.mutants:exact_arithmetic", "--profile", "kafka-4", "--report",
+    done = ktc("run", "--impl", "ktc.suites.selftest.mutants:exact_arithmetic", "--profile", "kafka-4", "--report",
                str(tmp_path), "--workers", "0", "--hypothesis-profile", "dev", "--", "-k", "overflow", "-x")
     assert done.returncode == 1
     rows = json.loads((tmp_path / "latest" / "results.json").read_text())["rows"]

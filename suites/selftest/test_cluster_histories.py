@@ -3,14 +3,14 @@ import pytest
 from hypothesis import given
 from hypothesis.errors import InvalidArgument
 
-from implementations.kafka.cluster_histories import (
+from ktc.implementations.kafka.cluster_histories import (
     DEFAULT_OFFSETS_S,
     cannot_run,
     fastest_then_slowest,
     node_map,
     offsets_ms,
 )
-from reference.types import (
+from ktc.reference.types import (
     Advance,
     CreateTopic,
     DescribeLog,
@@ -21,9 +21,9 @@ from reference.types import (
     StepClock,
     TopicConfig,
 )
-from strategies import leader_change_histories
-from suites._support import LAT, NOW, batch
-from suites.kip32.test_leader_change_on_skewed_clocks import FASTEST, SLOWEST, leader_change
+from ktc.strategies import leader_change_histories
+from ktc.suites._support import LAT, NOW, batch
+from ktc.suites.kip32.test_leader_change_on_skewed_clocks import FASTEST, SLOWEST, leader_change
 
 CLUSTER = offsets_ms(DEFAULT_OFFSETS_S)
 TOPIC = CreateTopic("t", TopicConfig(timestamp_type=LAT, partitions=2))

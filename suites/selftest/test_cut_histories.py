@@ -5,10 +5,10 @@ from dataclasses import dataclass
 
 import pytest
 
-import reference
+from ktc import reference
 from ktc.judge import harness
 from ktc.judge.verdicts import Validity
-from reference.types import Batch, CreateTopic, Fetch, History, Produce, Record, TopicConfig
+from ktc.reference.types import Batch, CreateTopic, Fetch, History, Produce, Record, TopicConfig
 
 NOW = 1_700_000_000_000
 CLAUSES = ("KIP-32.create-time-kept", "KIP-937.after-bound", "KIP-32.offsets-contiguous")

@@ -31,7 +31,7 @@ def test_configs_no_rule_names_give_no_profile(limits):
 
 
 def test_every_rule_names_a_known_profile():
-    from specs.profiles import names
+    from ktc.specs.profiles import names
     assert {profile for profile, _keys, _after in PROFILE_RULES} <= set(names())
 
 
@@ -59,13 +59,13 @@ def test_without_timestamp_configs_only_a_kafka_4_api_line_places_a_broker(api_m
     ({"Produce": 11, "ListOffsets": 8}, "3.8"), ({"Produce": 11, "ListOffsets": 9}, "3.9"),
 ])
 def test_apiversions_name_the_release_line_among_those_a_config_rule_matched(api_max, line):
-    from specs import versions
+    from ktc.specs import versions
     found = versions.line_by_api("kafka-3.6", {**api_max, "Fetch": 16})
     assert found is not None and found.line == line and found.profile == f"kafka-{line}"
 
 
 def test_apiversions_no_line_matches_leave_the_config_rules_profile():
-    from specs import versions
+    from ktc.specs import versions
     assert versions.line_by_api("kafka-3.6", {"Produce": 99, "ListOffsets": 8}) is None
     assert versions.line_by_api("kafka-3.5", {"Produce": 10, "ListOffsets": 8}) is None  # 3.7's maxima, 3.5's configs
 

@@ -5,9 +5,9 @@ import shutil
 import pytest
 
 from ktc.plugin import expected
-from reports import render
-from reports.outcomes import conforms
-from reports.registry import Context
+from ktc.reports import render
+from ktc.reports.outcomes import conforms
+from ktc.reports.registry import Context
 
 from .test_expected_deviations import KFAKE, Named
 

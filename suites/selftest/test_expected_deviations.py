@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from ktc.plugin import expected
-from reports import expectations
-from reports import outcomes as reports_outcomes
-from reports.registry import Context
-from reports.render import render
-from specs import clauses as registry
-from specs.profiles import names as profile_names
+from ktc.reports import expectations
+from ktc.reports import outcomes as reports_outcomes
+from ktc.reports.registry import Context
+from ktc.reports.render import render
+from ktc.specs import clauses as registry
+from ktc.specs.profiles import names as profile_names
 
 from .reports_support import MUTANT, ROOT, results, scratch
 

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-MUTANT = "suites.selftest.mutants:before_after_swapped"
+MUTANT = "ktc.suites.selftest.mutants:before_after_swapped"
 pytestmark = pytest.mark.xdist_group("failure-output")  # one worker makes the shared run once
 
 

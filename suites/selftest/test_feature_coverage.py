@@ -3,9 +3,9 @@ feature the reference drew that an implementation never received is a gap unless
 from __future__ import annotations
 
 from ktc.judge.features import features
-from reference.types import INT64_MIN, Batch, CreateTopic, History, ListOffsets, Produce, Record, TopicConfig
-from reports import coverage
-from suites._support import LAT, NOW
+from ktc.reference.types import INT64_MIN, Batch, CreateTopic, History, ListOffsets, Produce, Record, TopicConfig
+from ktc.reports import coverage
+from ktc.suites._support import LAT, NOW
 
 
 def test_features_name_codecs_attribute_bits_timestamp_edges_and_listoffsets_requests():

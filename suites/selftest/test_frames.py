@@ -1,8 +1,8 @@
 """A broker's verdicts, judged on placements of a history, point at the history's own operations."""
 from ktc.judge.frames import frame_map, in_history_frame
 from ktc.judge.verdicts import Mismatch, Validity, Verdict
-from reference.types import Advance, CreateTopic, ElectLeader, Fetch, History, Produce, StepClock, TopicConfig
-from suites._support import NOW, batch
+from ktc.reference.types import Advance, CreateTopic, ElectLeader, Fetch, History, Produce, StepClock, TopicConfig
+from ktc.suites._support import NOW, batch
 
 ORIGINAL = History("kip", (CreateTopic("t", TopicConfig()), Produce("t", batch(NOW)), Advance(5), ElectLeader("t", 1),
                            Produce("t", batch(NOW)), Fetch("t")), NOW, (0, 7))

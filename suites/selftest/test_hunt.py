@@ -13,8 +13,8 @@ import pytest
 
 from ktc.cli import main
 from ktc.hunt.triage import verdict
-from specs.clauses import all_clauses
-from suites.selftest.mutants import BY_NAME
+from ktc.specs.clauses import all_clauses
+from ktc.suites.selftest.mutants import BY_NAME
 
 ROOT = Path(__file__).resolve().parents[2]
 PLANTED = BY_NAME["trusts_header_max"]  # believes a batch header's MaxTimestamp instead of its records
@@ -42,7 +42,7 @@ def imported(tree: ast.AST) -> set[str]:
 @pytest.fixture(scope="module")
 def planted(tmp_path_factory):
     report = tmp_path_factory.mktemp("hunt") / "report"
-    done = hunt("--impl", f"suites.selftest.mutants:{PLANTED.name}", "--profile", PLANTED.profiles[0],
+    done = hunt("--impl", f"ktc.suites.selftest.mutants:{PLANTED.name}", "--profile", PLANTED.profiles[0],
                 "--budget", "50s", "--seed", "1", "--report", str(report))
     return done, report, json.loads((report / "hunt.json").read_text())
 
@@ -61,7 +61,7 @@ def test_a_planted_fault_is_found_and_minimised(planted):
 def test_resume_replays_the_saved_failure_first(planted):
     _done, report, _doc = planted
     assert any((report / "hypothesis-db").rglob("*")), "the example database holds nothing to resume from"
-    again = hunt("--impl", f"suites.selftest.mutants:{PLANTED.name}", "--profile", PLANTED.profiles[0],
+    again = hunt("--impl", f"ktc.suites.selftest.mutants:{PLANTED.name}", "--profile", PLANTED.profiles[0],
                  "--budget", "30s", "--seed", "2", "--report", str(report), "--resume")
     assert again.returncode == 1, again.stderr
     assert json.loads((report / "hunt.json").read_text())["examples"] <= 2  # the saved example, replayed first
@@ -124,7 +124,7 @@ def test_the_script_encodes_each_batch_as_ktc_s_client_does(planted):
 
     from ktc.judge.serialize import from_data
     from ktc.kafka.client.records import encode_batch
-    from reference.types import Produce
+    from ktc.reference.types import Produce
     _done, _report, doc = planted
     spec = importlib.util.spec_from_file_location("reproduce", doc["findings"][0]["script"])
     module = importlib.util.module_from_spec(spec)
@@ -163,7 +163,7 @@ def test_a_script_that_cannot_reach_a_broker_says_so_in_one_line_and_triage_does
 def test_a_target_that_can_run_none_of_the_histories_stops_the_hunt_in_one_line_with_exit_2(tmp_path):
     (tmp_path / "picky.py").write_text(textwrap.dedent("""
         from dataclasses import replace
-        from implementations.reference import ReferenceImplementation
+        from ktc.implementations.reference import ReferenceImplementation
         class Picky(ReferenceImplementation):
             name = "picky"
             def capabilities(self):
@@ -178,9 +178,9 @@ def test_a_target_that_can_run_none_of_the_histories_stops_the_hunt_in_one_line_
 @pytest.mark.parametrize("before_max_ms,elected,moves", [(None, 1, True), (None, 0, False), (-5, 1, False)],
                          ids=["to-another-broker", "to-the-leader-itself", "on-a-topic-the-broker-refused"])
 def test_an_election_counts_as_a_leader_change_only_where_leadership_moves(before_max_ms, elected, moves):
-    import reference
+    from ktc import reference
     from ktc.hunt.signals import covered
-    from reference.types import CreateTopic, ElectLeader, Fetch, History, TopicConfig
+    from ktc.reference.types import CreateTopic, ElectLeader, Fetch, History, TopicConfig
     topic = TopicConfig(before_max_ms=before_max_ms)
     history = History("kafka-4", (CreateTopic("t", topic), ElectLeader("t", elected), Fetch("t")), 1_700_000_000_000,
                       (0, 5))
@@ -191,8 +191,8 @@ def test_a_target_on_fixed_clocks_is_hunted_with_leader_changes_on_those_clocks(
     """Like the 3-node cluster: it runs only histories on its own three clocks, with one leader change."""
     (tmp_path / "fixed.py").write_text(textwrap.dedent("""
         from dataclasses import replace
-        from implementations.kafka.cluster_histories import cannot_run
-        from implementations.reference import ReferenceImplementation
+        from ktc.implementations.kafka.cluster_histories import cannot_run
+        from ktc.implementations.reference import ReferenceImplementation
         CLOCKS = (0, 150_000, -150_000)
         class Fixed(ReferenceImplementation):
             name = "fixed"

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ktc.hunt.known import known
 from ktc.judge.serialize import load_history
-from reference.types import Produce, TimestampType
+from ktc.reference.types import Produce, TimestampType
 
 ROOT = Path(__file__).resolve().parents[2]
 LOOKUP = "KIP-33.list-offsets-first-offset-at-or-after"

@@ -112,3 +112,40 @@ def test_a_plain_install_answers_a_broker_command_in_one_line(installed, elsewhe
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith("ktc: error: ") and said in lines[0], (
         f"exit {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+
+
+def test_the_wheel_installs_one_import_name(installed):
+    """``pip install ktc`` adds ``ktc`` and its ``.dist-info`` to site-packages, nothing under a generic name."""
+    record = next(installed.parent.glob("lib/python*/site-packages/ktc-*.dist-info/RECORD"))
+    tops = {line.split("/", 1)[0] for line in record.read_text().splitlines() if line and not line.startswith("..")}
+    assert {top for top in tops if not top.endswith(".dist-info")} == {"ktc"}, sorted(tops)
+
+
+USERS_OWN = ("reports", "specs", "examples")
+USERS_TEST = textwrap.dedent('''
+    import reports, specs, examples
+
+    def test_my_packages_are_mine():
+        assert (reports.OWNER, specs.OWNER, examples.OWNER) == ("user",) * 3
+''')
+
+
+@pytest.fixture
+def users_project(tmp_path) -> Path:
+    """A project with its own ``reports``, ``specs`` and ``examples`` packages; importing any of them leaves a mark."""
+    for name in USERS_OWN:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text(
+            f'import pathlib\npathlib.Path(__file__).parent.joinpath("imported").write_text("{name}")\n'
+            'OWNER = "user"\n')
+    (tmp_path / "test_mine.py").write_text(USERS_TEST)
+    return tmp_path
+
+
+def test_a_project_with_its_own_reports_specs_and_examples_runs_ktc_and_pytest_untouched(installed, users_project):
+    ran = run([installed / "ktc", "run", "--impl", "reference", "--", "-k", "after_bound"], users_project)
+    assert ran.returncode == 0, ran.stdout[-3000:] + ran.stderr[-3000:]
+    touched = [n for n in USERS_OWN if (users_project / n / "imported").exists()]
+    assert not touched, f"ktc run imported the user's packages {touched}"
+    mine = run([installed / "python", "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_mine.py"], users_project)
+    assert mine.returncode == 0 and "1 passed" in mine.stdout, mine.stdout[-3000:] + mine.stderr[-2000:]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from specs import versions
-from specs.profiles import names
+from ktc.specs import versions
+from ktc.specs.profiles import names
 
 
 @pytest.mark.parametrize("release, expected", [("3.5.2", "kafka-3.5"), ("3.6.0", "kafka-3.6"), ("3.7.2", "kafka-3.7"),

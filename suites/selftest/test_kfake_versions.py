@@ -1,7 +1,7 @@
 """Which kfake a run builds (KTC_KFAKE_VERSION: pinned, newest, or a module version) and how a replay gets the
 same one back; no Go needed: the Go module proxy's answer is stubbed."""
-import implementations
-from implementations.kafka.processes import kfake
+from ktc import implementations
+from ktc.implementations.kafka.processes import kfake
 
 
 def test_the_pinned_kfake_is_the_default_and_the_one_go_mod_requires():

@@ -12,13 +12,27 @@ ROOT = Path(__file__).resolve().parents[2]
 ALLOWED_FROM_REFERENCE = {"reference.types"}
 
 
+MAPPED = ("specs", "reference", "strategies", "implementations", "reports", "examples", "suites", "expectations")
+
+
+def folder_name(module: str) -> str:
+    """``ktc.reference.types`` -> ``reference.types``: the rules below speak of the clone's top-level folders."""
+    head, _, rest = module.partition(".")
+    return rest if head == "ktc" and rest.split(".")[0] in MAPPED else module
+
+
 def imports(path: Path) -> set[str]:
+    return {folder_name(m) for m in raw_imports(path)}
+
+
+def raw_imports(path: Path) -> set[str]:
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             found |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+            names = {f"{node.module}.{a.name}" for a in node.names}
+            found |= names if node.module == "ktc" else {node.module} | names
     return found
 
 
@@ -182,7 +196,7 @@ REFUSED = ["from implementations.kafka.adapter import KafkaImplementation", "imp
            "from implementations import kafka", "from implementations.families import bootstrap",
            "def f():\n    from implementations.kafka.judge import clocked", "from suites.selftest import doubles"]
 ALLOWED = ["import implementations", "from implementations import SettingError, load",
-           "from implementations.protocol import Capabilities", "from ktc.kafka.client import wire",
+           "from ktc.implementations.protocol import Capabilities", "from ktc.kafka.client import wire",
            "from ktc.spark import session", "from specs.profiles import names", "from . import hooks",
            "from ..judge import harness", "from ..kafka import discovery"]
 

@@ -11,9 +11,9 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker client needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.judge.lockstep import LockstepSession  # noqa: E402
+from ktc.implementations.kafka.judge.lockstep import LockstepSession  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
-from reference.types import Advance, Batch, CreateTopic, History, Produce, Record, TopicConfig  # noqa: E402
+from ktc.reference.types import Advance, Batch, CreateTopic, History, Produce, Record, TopicConfig  # noqa: E402
 
 T0, STEP_MS = 1_795_000_000_000, 5 * 24 * 3_600_000
 

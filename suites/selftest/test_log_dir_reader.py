@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import struct
 
-from implementations.kafka.judge.logdir import UNKNOWN_TOPIC_OR_PARTITION, LogDir
+from ktc.implementations.kafka.judge.logdir import UNKNOWN_TOPIC_OR_PARTITION, LogDir
 from ktc.kafka.client.records import encode_batch
-from reference.types import Batch, Record, SegmentInfo
+from ktc.reference.types import Batch, Record, SegmentInfo
 
 ENTRY = struct.Struct(">qi")
 PREALLOCATED = bytes(12 * 8)  # an active segment's index: zero-filled past its entries

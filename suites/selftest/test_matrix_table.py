@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from reports import matrix
+from ktc.reports import matrix
 
 
 def columns():

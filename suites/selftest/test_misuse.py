@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-import reference
+from ktc import reference
 from ktc.cli.commands import main
 from ktc.judge.serialize import to_data
-from reference.types import Batch, CreateTopic, History, Produce, Record
-from reports.results import document
+from ktc.reference.types import Batch, CreateTopic, History, Produce, Record
+from ktc.reports.results import document
 
 NOW = 1_700_000_000_000
 HISTORY = History("kafka-4", (CreateTopic("t"), Produce("t", Batch((Record(NOW),)))), NOW)

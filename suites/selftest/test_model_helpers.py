@@ -5,9 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ktc.judge.serialize import dump_history, load_history
-from reference import int64
-from reference.types import INT64_MAX, INT64_MIN
-from strategies import histories
+from ktc.reference import int64
+from ktc.reference.types import INT64_MAX, INT64_MIN
+from ktc.strategies import histories
 
 LONGS = st.integers(INT64_MIN, INT64_MAX)
 

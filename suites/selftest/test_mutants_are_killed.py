@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from ktc.suites.selftest.mutants import CATALOGUE
 from mutation.runner import in_child, run_all
-from suites.selftest.mutants import CATALOGUE
 
 pytestmark = pytest.mark.xdist_group("kill-table")  # one worker runs every mutant once
 ROOT = Path(__file__).resolve().parents[2]

@@ -14,9 +14,9 @@ import pytest
 
 pytest.importorskip("cosmic_ray", reason="the mutation tool needs cosmic-ray (the test extra installs it)")
 
+from ktc.suites._support import interruptible  # noqa: E402
 from mutation import subject  # noqa: E402
 from mutation.mutants import enumerate_mutants, sample  # noqa: E402
-from suites._support import interruptible  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 # A mutant a pinned table kills at once: the and/or of KIP-937's validation block in append.py.
@@ -34,7 +34,7 @@ def mutation(*args: str, **popen) -> subprocess.Popen:
 def test_the_copy_differs_from_the_reference_only_in_where_it_takes_the_shared_types(tmp_path):
     for copy in subject.copy_into(tmp_path):
         original = (ROOT / subject.original_of(copy)).read_text()
-        assert copy.read_text() == original.replace("from .types import", "from reference.types import")
+        assert copy.read_text() == original.replace("from .types import", "from ktc.reference.types import")
 
 
 def test_every_rule_module_has_mutants_and_every_key_is_unique(tmp_path):

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import reference
+from ktc import reference
 from ktc.judge.contract import ANSWERS, traces_problem
-from reference.types import (
+from ktc.reference.types import (
     Advance,
     Batch,
     CreateTopic,
@@ -57,7 +57,7 @@ def test_a_broken_answer_is_named_by_history_operation_and_expected_type(broken,
 
 ADAPTERS = textwrap.dedent('''
     import time
-    from examples.minimal_broker import MinimalBroker
+    from ktc.examples.minimal_broker import MinimalBroker
 
     class ForgetsOneAnswer(MinimalBroker):
         name = "forgets-one-answer"

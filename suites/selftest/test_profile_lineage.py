@@ -12,11 +12,11 @@ from hypothesis import strategies as st
 
 from ktc.checks import CHECKS, run_check
 from ktc.judge.scenario import Scenario
-from reference.model import Model
-from specs.clauses import all_clauses
-from specs.profiles import all_profiles
-from specs.profiles import get as get_profile
-from strategies import histories
+from ktc.reference.model import Model
+from ktc.specs.clauses import all_clauses
+from ktc.specs.profiles import all_profiles
+from ktc.specs.profiles import get as get_profile
+from ktc.strategies import histories
 
 DERIVED = [name for name, p in all_profiles().items() if len(p.lineage) > 1]
 

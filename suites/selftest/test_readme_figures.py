@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-import implementations
+from ktc import implementations
 from ktc.cli.commands import build_parser
 from ktc.kafka.processes import provision
-from specs.clauses import all_clauses
-from specs.profiles import names as profile_names
-from suites.selftest.mutants import CATALOGUE
+from ktc.specs.clauses import all_clauses
+from ktc.specs.profiles import names as profile_names
+from ktc.suites.selftest.mutants import CATALOGUE
 
 ROOT = Path(__file__).resolve().parents[2]
 RUN_SCRIPT = ROOT / "run"
@@ -84,7 +84,7 @@ def test_the_default_kafka_releases_are_the_last_known_ones():
 
 def test_kafka_3_9_and_kafka_4_are_the_newest_of_their_lines_else_the_stated_releases(monkeypatch):
     found, (old, new) = default_releases()
-    adapter = pytest.importorskip("implementations.kafka.adapter", reason="the broker extra is not installed")
+    adapter = pytest.importorskip("ktc.implementations.kafka.adapter", reason="the broker extra is not installed")
     monkeypatch.setattr(provision, "known_releases", lambda *a, **k: ([], "offline"))
     offline = (adapter.kafka_3_9().kafka_version, adapter.kafka_4().kafka_version)
     assert offline == (old, new), where(found, "the releases used offline") + f"; the built-ins resolve to {offline}"

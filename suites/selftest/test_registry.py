@@ -9,8 +9,8 @@ import pytest
 from ktc import checks
 from ktc.cli.citations import citations
 from ktc.cli.commands import registry_problems
-from specs import clauses as registry
-from specs.clauses import TEXTS
+from ktc.specs import clauses as registry
+from ktc.specs.clauses import TEXTS
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED_KIPS = ROOT.parent / "shared" / "kips"

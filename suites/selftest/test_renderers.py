@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from reports import render
-from reports.outcomes import UNEXPECTED, outcome, targets
-from reports.registry import Context
-from reports.rootcause import groups
+from ktc.reports import render
+from ktc.reports.outcomes import UNEXPECTED, outcome, targets
+from ktc.reports.registry import Context
+from ktc.reports.rootcause import groups
 
 from .reports_support import ktc
 
@@ -154,9 +154,9 @@ def test_a_conforming_run_has_no_github_error():
 def test_every_format_renders_from_the_file_alone(name, monkeypatch):
     """Renderers may not reach for the registry or the model: with both made unreadable, output is unchanged."""
     doc, before = failing(), render.render(name, failing(), Context(report_dir=REPORT))
-    import specs.clauses
-    monkeypatch.setattr(specs.clauses, "all_clauses", lambda: pytest.fail("a renderer read the clause registry"))
-    monkeypatch.setattr(specs.clauses, "kips", lambda: pytest.fail("a renderer read the clause registry"))
+    from ktc.specs import clauses
+    monkeypatch.setattr(clauses, "all_clauses", lambda: pytest.fail("a renderer read the clause registry"))
+    monkeypatch.setattr(clauses, "kips", lambda: pytest.fail("a renderer read the clause registry"))
     assert render.render(name, doc, Context(report_dir=REPORT)) == before
 
 

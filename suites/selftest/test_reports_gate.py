@@ -86,7 +86,7 @@ def expecting(verdict: str) -> dict:
 
 
 def test_the_gate_takes_a_pass_of_an_expected_unknown_for_no_surprise_and_a_pass_of_an_expected_fail_for_one():
-    from reports.diff import gate
+    from ktc.reports.diff import gate
     row = {"clause": "KIP-937.log-append-time-overwrites", "implementation": "kfake", "profile": "kafka-4",
            "verdict": "pass"}
     assert gate([row], None, expecting("unknown"))["unexpected_passes"] == []

@@ -10,10 +10,10 @@ import subprocess
 import pytest
 
 from ktc.judge.timeline import timeline
-from reports import render
-from reports.outcomes import targets
-from reports.registry import Context
-from reports.svg import timeline_svg
+from ktc.reports import render
+from ktc.reports.outcomes import targets
+from ktc.reports.registry import Context
+from ktc.reports.svg import timeline_svg
 
 from .reports_support import ktc, mutant_run, results, scratch
 from .test_renderers import conforming
@@ -77,7 +77,7 @@ def test_a_clause_row_carries_its_quote_and_a_failing_row_its_timeline_and_repla
     failing = next(n for n, r in enumerate(rows) if r["verdict"] == "fail")
     detail = side_data()["rows"][failing]
     assert "<svg" in detail["counterexample"] and "ktc replay " in detail["counterexample"]
-    assert "--impl suites.selftest.mutants:exact_arithmetic" in detail["counterexample"]
+    assert "--impl ktc.suites.selftest.mutants:exact_arithmetic" in detail["counterexample"]
 
 
 def test_a_timestamp_far_beyond_the_bounds_is_clamped_to_the_edge_with_its_value():
@@ -142,7 +142,7 @@ def test_the_default_runs_page_is_under_1_mb_and_under_2_with_its_side_file(tmp_
 
 def test_a_counterexample_with_time_jumps_draws_the_clock_and_the_segments_it_rolled_and_deleted():
     from ktc.judge.serialize import to_data
-    from reference.types import Advance, Batch, CreateTopic, History, Produce, Record, RetentionPass, TopicConfig
+    from ktc.reference.types import Advance, Batch, CreateTopic, History, Produce, Record, RetentionPass, TopicConfig
     start, segment_ms = 1_760_000_000_000, 60_000
     history = History("kafka-4", (CreateTopic("t", TopicConfig(segment_ms=segment_ms, retention_ms=segment_ms)),
                                   Produce("t", Batch((Record(start),))), Advance(segment_ms + 1),

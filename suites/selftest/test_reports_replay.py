@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from reports.counterexamples import file_name
+from ktc.reports.counterexamples import file_name
 
 from .reports_support import ktc, mutant_run, results
 

@@ -2,9 +2,9 @@
 replay commands joined in before it is written; and deduplication."""
 import pytest
 
-from reports import dedupe
-from reports.files import SCHEMA_VERSION
-from reports.results import merge_rows
+from ktc.reports import dedupe
+from ktc.reports.files import SCHEMA_VERSION
+from ktc.reports.results import merge_rows
 
 from .reports_support import MUTANT, ktc, mutant_run, results
 

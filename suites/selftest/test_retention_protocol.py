@@ -9,9 +9,9 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker client needs kafka-python >= 3 (pip install kafka-python)")
 
-from implementations.kafka.judge import retention  # noqa: E402
+from ktc.implementations.kafka.judge import retention  # noqa: E402
 from ktc.kafka.client.messages import ListOffsetsOutcome, Pause, ProduceOutcome  # noqa: E402
-from reference.types import RetentionResult, TopicConfig  # noqa: E402
+from ktc.reference.types import RetentionResult, TopicConfig  # noqa: E402
 
 TOPIC, CANARY, NOW = "ktc-t", "ktc-canary", 1_795_000_000_000
 

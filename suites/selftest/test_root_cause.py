@@ -6,9 +6,9 @@ history moves leadership to a slower clock, so its first divergence is the produ
 """
 from ktc.judge.harness import judge
 from ktc.judge.verdicts import Validity
-from reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
-from suites._support import LAT, NOW, batch
-from suites.selftest.mutants import CATALOGUE
+from ktc.reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
+from ktc.suites._support import LAT, NOW, batch
+from ktc.suites.selftest.mutants import CATALOGUE
 
 PLAIN_NOW = next(m for m in CATALOGUE if m.name == "log_append_time_plain_now")
 SKEW = 150_000

@@ -9,11 +9,11 @@ import time
 import psutil
 import pytest
 
-from suites._support import interruptible
+from ktc.suites._support import interruptible
 
 HANGS = textwrap.dedent('''
     import time
-    from examples.minimal_broker import MinimalBroker
+    from ktc.examples.minimal_broker import MinimalBroker
 
     class Hangs(MinimalBroker):
         name = "hangs"

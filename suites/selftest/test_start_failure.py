@@ -4,7 +4,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker extra is not installed")
 
-from implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
 from ktc.kafka.processes.broker import BrokerError  # noqa: E402
 
 

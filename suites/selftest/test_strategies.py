@@ -9,9 +9,9 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, NoSuchExample
 
-import reference
-from reference.configs import config_error
-from reference.types import (
+from ktc import reference
+from ktc.reference.configs import config_error
+from ktc.reference.types import (
     CODECS,
     INT64_MAX,
     INT64_MIN,
@@ -31,8 +31,8 @@ from reference.types import (
     TimestampType,
     TopicConfig,
 )
-from specs import profiles
-from strategies import (
+from ktc.specs import profiles
+from ktc.strategies import (
     _edges,
     append_histories,
     batches,

@@ -10,10 +10,10 @@ from dataclasses import replace
 import pytest
 
 from ktc.judge.harness import ClauseViolation, assert_conforms
-from reference.model import Model
-from reference.types import CreateTopic, Fetch, History, Produce, TopicConfig
-from suites._support import NOW, batch
-from suites.selftest.mutants import Mutant
+from ktc.reference.model import Model
+from ktc.reference.types import CreateTopic, Fetch, History, Produce, TopicConfig
+from ktc.suites._support import NOW, batch
+from ktc.suites.selftest.mutants import Mutant
 
 CLAUSE = "KIP-937.error-code-32"
 WINDOW = TopicConfig(before_max_ms=1000, after_max_ms=1000)

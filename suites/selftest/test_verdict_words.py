@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-DOUBLE = "suites.selftest.doubles:release_3_9"
+DOUBLE = "ktc.suites.selftest.doubles:release_3_9"
 SELECTION = ("-k", "KAFKA-14991 or after_bound or every_clause")
 pytestmark = pytest.mark.xdist_group("verdict-words")  # one worker makes both runs once
 

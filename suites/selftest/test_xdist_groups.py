@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
     (tmp_path / "grouped.py").write_text(textwrap.dedent("""
-        from implementations.reference import ReferenceImplementation
+        from ktc.implementations.reference import ReferenceImplementation
         class Grouped(ReferenceImplementation):
             name = "grouped"
             xdist_group = "grouped"
@@ -73,9 +73,9 @@ def like(cls, group: str) -> Impl:
 
 
 def test_an_implementation_is_finished_on_a_worker_only_where_its_own_group_ends():
-    from implementations.kafka.adapter import KafkaImplementation
-    from implementations.kafka.kfake_adapter import KfakeImplementation
-    from implementations.spark import SparkImplementation
+    from ktc.implementations.kafka.adapter import KafkaImplementation
+    from ktc.implementations.kafka.kfake_adapter import KfakeImplementation
+    from ktc.implementations.spark import SparkImplementation
     broker, spark = like(KafkaImplementation, "kafka-3.9.2"), like(SparkImplementation, "spark")
     first, last = grouped("a", broker, WORKER), grouped("b", broker, WORKER)
     other, sparks = grouped("c", like(KfakeImplementation, "kfake"), WORKER), grouped("d", spark, WORKER)

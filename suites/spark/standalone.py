@@ -42,7 +42,7 @@ from ktc.kafka.processes.lifecycle import (
     release,
     signals_deferred,
 )
-from suites._support import SMALL_JVM, interruptible
+from ktc.suites._support import SMALL_JVM, interruptible
 
 HOST = "127.0.0.1"
 MASTER = "org.apache.spark.deploy.master.Master"

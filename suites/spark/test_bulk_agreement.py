@@ -12,7 +12,7 @@ import pytest
 
 from ktc.judge import bulk
 from ktc.judge.serialize import dump_history
-from strategies import append_histories, histories
+from ktc.strategies import append_histories, histories
 
 TOTAL = {"dev": 10_000}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 100_000)  # ci, nightly: 100,000
 CHUNK = 20_000

@@ -10,12 +10,12 @@ from hypothesis import strategies as st
 
 pytest.importorskip("pyspark", reason="the Spark tier needs the [spark] extra (pip install -e '.[spark]')")
 
-from implementations.spark import api, contract, int64
-from implementations.spark.contract import ContractError  # noqa: E402
+from ktc.implementations.spark import api, contract, int64
+from ktc.implementations.spark.contract import ContractError  # noqa: E402
 from ktc.judge import bulk  # noqa: E402
+from ktc.reference.types import INT64_MAX, INT64_MIN  # noqa: E402
 from ktc.spark import session  # noqa: E402
-from reference.types import INT64_MAX, INT64_MIN  # noqa: E402
-from strategies import append_histories  # noqa: E402
+from ktc.strategies import append_histories  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("spark")
 LONGS = st.one_of(st.sampled_from([INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX]),
@@ -44,7 +44,7 @@ def test_spark_java_long_helpers_match_c_int64_arithmetic(pairs):
 
 
 def records_frame(histories):
-    from implementations.spark import topics
+    from ktc.implementations.spark import topics
     flat = contract.flatten(histories, topics.config_error)
     spark = session.get()
     recs = contract.table(flat.records, contract.RECORD_COLUMNS).to_pylist()

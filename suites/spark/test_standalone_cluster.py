@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 
 from ktc.plugin.state import split
-from suites._support import SMALL_JVM, SMALL_SPARK_CHILD
-from suites.spark.standalone import ClusterError, StandaloneCluster, tail, with_repo_on_path
+from ktc.suites._support import SMALL_JVM, SMALL_SPARK_CHILD
+from ktc.suites.spark.standalone import ClusterError, StandaloneCluster, tail, with_repo_on_path
 
 # the append path (KIP-937 validation) and the segment path (KIP-33 ListOffsets: applyInArrow, Python on the
 # executors); a fixed seed, so that a clause row's pass/unknown does not come and go between runs

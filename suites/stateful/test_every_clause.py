@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 
 from ktc.checks import CHECKS
 from ktc.judge.harness import assert_conforms
-from specs.clauses import all_clauses
-from strategies import histories
+from ktc.specs.clauses import all_clauses
+from ktc.strategies import histories
 
 EVERY_CLAUSE = tuple(c for c in all_clauses() if c in CHECKS)  # the few without a check judge tables, not histories
 SKEW_MS = 120_000

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule, run_state_machine_as_test
 
 from ktc.judge.harness import assert_conforms
-from reference.types import (
+from ktc.reference.types import (
     Advance,
     CreateTopic,
     DescribeLog,
@@ -22,8 +22,8 @@ from reference.types import (
     RetentionPass,
     StepClock,
 )
-from strategies import batches, timestamps, topic_configs
-from suites._support import NOW
+from ktc.strategies import batches, timestamps, topic_configs
+from ktc.suites._support import NOW
 
 BROKERS, SKEW = 3, 120_000
 CLAUSES = ("KIP-32.log-append-time-assigned", "KIP-32.log-append-time-leader-max",

@@ -14,9 +14,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from ktc.judge.harness import assert_conforms
-from reference.types import ONE_HOUR_MS, Advance, CreateTopic, Fetch, History, Produce, TopicConfig
-from strategies import batches, histories
-from suites._support import CT, LAT, NOW
+from ktc.reference.types import ONE_HOUR_MS, Advance, CreateTopic, Fetch, History, Produce, TopicConfig
+from ktc.strategies import batches, histories
+from ktc.suites._support import CT, LAT, NOW
 
 SKEW_MS = 120_000
 MINUTE_MS, DAY_MS = 60_000, 24 * ONE_HOUR_MS

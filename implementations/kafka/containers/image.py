@@ -214,7 +214,7 @@ def measure(version: str, cold: bool) -> None:
     print(f"total {time.monotonic() - t0:.1f} s")
 
 
-if __name__ == "__main__":  # python -m implementations.kafka.containers.image [VERSION] [--cold]
+if __name__ == "__main__":  # python -m ktc.implementations.kafka.containers.image [VERSION] [--cold]
     import sys
     words = [w for w in sys.argv[1:] if not w.startswith("--")]
     try:

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from implementations.protocol import Capabilities
-from specs.profiles import names
+from ktc.implementations.protocol import Capabilities
+from ktc.specs.profiles import names
 
 KIP = "kip"
 SENTINEL_CHANGE = "KIP-228's sentinel change (Long.MIN_VALUE, isTimestampExtended) was never adopted by Kafka"

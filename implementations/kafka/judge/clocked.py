@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from ktc.kafka.processes import clock_shim
 from ktc.kafka.processes.broker import BrokerError
 from ktc.kafka.processes.clock import ClockError, ControlledClock, HostClock
-from reference.types import (
+from ktc.reference.types import (
     Advance,
     Batch,
     CreateTopic,

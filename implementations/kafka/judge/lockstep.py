@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from reference.types import History, clock_states
+from ktc.reference.types import History, clock_states
 
 from .pipeline import HistoryRun, Session
 

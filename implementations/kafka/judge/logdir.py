@@ -19,7 +19,7 @@ import struct
 from pathlib import Path
 
 from ktc.kafka.client.records import decode_batches
-from reference.types import DescribeLogResult, SegmentInfo
+from ktc.reference.types import DescribeLogResult, SegmentInfo
 
 ENTRY = struct.Struct(">qi")
 INDEX_PAGE = ENTRY.size * 341  # whole entries, about 4 KB

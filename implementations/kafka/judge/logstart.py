@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from implementations.protocol import Cut
+from ktc.implementations.protocol import Cut
 from ktc.kafka.client import messages
 from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost
-from reference.types import History, Produce, RetentionPass
+from ktc.reference.types import History, Produce, RetentionPass
 
 
 def partitions_to_probe(history: History, names: dict[str, str]) -> list[tuple[str, int]]:

@@ -13,9 +13,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
-from implementations.protocol import Cut, JudgedTrace
+from ktc.implementations.protocol import Cut, JudgedTrace
 from ktc.kafka.client import wire
-from reference.types import (
+from ktc.reference.types import (
     Ack,
     Advance,
     DescribeLog,

@@ -30,7 +30,7 @@ from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost, Multiplexer, Slot
 from ktc.kafka.processes.clock import HostClock
 from ktc.kafka.topics import TopicNamer, kafka_configs
-from reference.types import (
+from ktc.reference.types import (
     CreateTopic,
     CreateTopicResult,
     DescribeLog,

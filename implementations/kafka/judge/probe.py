@@ -24,7 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ktc.kafka.client import messages, wire
-from reference.types import Batch, ListOffsets, Record
+from ktc.reference.types import Batch, ListOffsets, Record
 
 # A special ListOffsets target and the request version that introduced it (KIP-734, KIP-405, KIP-1005,
 # KIP-1023); -7 stands for every negative target without a meaning (answered UNSUPPORTED_VERSION by Kafka 3.9+).

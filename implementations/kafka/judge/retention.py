@@ -26,7 +26,7 @@ from dataclasses import replace
 from ktc.kafka.client import messages, wire
 from ktc.kafka.client.records import WireError
 from ktc.kafka.processes.broker import BrokerError
-from reference.types import Batch, Record, RetentionResult, TopicConfig
+from ktc.reference.types import Batch, Record, RetentionResult, TopicConfig
 
 from .observe import Cut
 

@@ -12,7 +12,7 @@ group with stdin a pipe (the launcher stops at EOF, so it dies with us) and ``PR
 reads the ``KTC_KFAKE_LISTENING host:port`` line, and is stopped like a ``LocalBroker``: on
 ``__exit__``, at exit and on SIGINT/SIGTERM (processes/lifecycle.py), by SIGKILL of its group.
 
-    python -m implementations.kafka.processes.kfake [--build-only]     # KTC_KFAKE_VERSION=newest|pinned|<version>
+    python -m ktc.implementations.kafka.processes.kfake [--build-only]     # KTC_KFAKE_VERSION=newest|pinned|<version>
 """
 from __future__ import annotations
 
@@ -280,7 +280,7 @@ class KfakeBroker:
         return line[len(READY_LINE):].strip()
 
 
-# ---- python -m implementations.kafka.processes.kfake ------------------------------------------
+# ---- python -m ktc.implementations.kafka.processes.kfake ------------------------------------------
 
 def main(argv: Sequence[str] = ()) -> int:
     """Build; unless ``--build-only``, start a broker, print its bootstrap and ApiVersions, and stop."""

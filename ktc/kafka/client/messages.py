@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from reference.types import LIST_OFFSETS_MAX_VERSION, RecordError
+from ktc.reference.types import LIST_OFFSETS_MAX_VERSION, RecordError
 
 from .records import DecodedBatch, WireError, decode_batches
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import struct
 from dataclasses import dataclass
 
-from reference.types import INT64_MIN, NO_TIMESTAMP, Batch, StoredBatch, StoredRecord, TimestampType, header_max
+from ktc.reference.types import INT64_MIN, NO_TIMESTAMP, Batch, StoredBatch, StoredRecord, TimestampType, header_max
 
 try:  # hardware/C CRC32C when available
     from crc32c import crc32c as _crc32c_fast

@@ -19,7 +19,7 @@ import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
-from reference.types import INT64_MAX, INT64_MIN, Batch
+from ktc.reference.types import INT64_MAX, INT64_MIN, Batch
 
 from . import messages
 from .messages import (  # noqa: F401

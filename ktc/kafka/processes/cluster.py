@@ -25,7 +25,7 @@ import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from reference.types import Batch, Record
+from ktc.reference.types import Batch, Record
 
 from ..client import wire
 from ..client.security import PLAINTEXT

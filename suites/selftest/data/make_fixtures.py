@@ -1,7 +1,7 @@
 """Rebuild the recorded results files the renderer tests read (suites/selftest/data/README.md says what
 each holds and where its rows come from).
 
-  python -m suites.selftest.data.make_fixtures DEFAULT_RUN_RESULTS MUTANTS_RESULTS
+  python -m ktc.suites.selftest.data.make_fixtures DEFAULT_RUN_RESULTS MUTANTS_RESULTS
 
 DEFAULT_RUN_RESULTS: the results.json of ``./run conformance`` (the default run: every target ./run finds).
 MUTANTS_RESULTS: ``ktc run --profile kafka-4 --hypothesis-profile dev --workers 0`` with the eight mutants
@@ -17,7 +17,7 @@ from pathlib import Path
 
 from ktc.judge.timeline import timeline
 from ktc.plugin.artifacts import attach
-from reports.outcomes import targets
+from ktc.reports.outcomes import targets
 
 HERE = Path(__file__).parent
 MUTANTS = ("exact_arithmetic", "after_bound_exclusive", "before_after_swapped", "wrong_error_code",

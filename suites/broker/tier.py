@@ -1,5 +1,8 @@
 """The broker tier's switch: it runs only with KTC_BROKER_TESTS=1 or an ``--impl`` naming kafka.
 
+A plug-in of the clone's pytest configuration (the root ``conftest.py``), not a conftest: a conftest under
+``suites/`` would be imported by its path, as ``suites.broker.conftest``, beside ``ktc.suites``.
+
 Otherwise every test here is skipped *with the reason*, and the reason is repeated once in the
 terminal summary so a run without the tier never looks like a run that passed it.
 """
@@ -33,7 +36,7 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="module")
 def clocked_kafka():
     """A local broker of the default release that ktc starts on a clock it sets, its log directory read."""
-    from implementations.kafka.adapter import KafkaImplementation
+    from ktc.implementations.kafka.adapter import KafkaImplementation
     from ktc.kafka.processes import provision
     impl = KafkaImplementation(provision.DEFAULT_VERSIONS[0], bootstrap="", clock="controlled")
     try:
