@@ -9,7 +9,7 @@ scenarios under the broker's profile (ktc/judge/bulk_intervals.py: CreateTopic, 
 ListOffsets; one partition each) and runs them twice on the same broker:
 
   sequential  ``KafkaImplementation.run_sequential``: one history after another, one blocking
-              request at a time (how ``run`` worked before pipeline.py), on the first
+              request at a time (no pipelining), on the first
               ``--sequential`` scenarios;
   pipelined   ``KafkaImplementation.run``: CreateTopics per batch, histories in flight together on
               ``--connections`` connections with up to ``--depth`` operations each.

@@ -1,5 +1,5 @@
 """Spark's share of a conformance run: each test judged under all its profiles in one run (the default)
-against one run per test and profile (``--ktc-bulk-each-profile``, the way before 2026-11-26).
+against one run per test and profile (``--ktc-bulk-each-profile``).
 
 Both ways run the same suites on Spark alone, one pytest process each (its own Spark JVM, start included),
 alternating (each-profile, together, each-profile, ...) so a burst of load hits both; prints each run's wall

@@ -5,7 +5,7 @@
 Starts two local KRaft brokers of one version (jars from Maven Central, cached in ~/.cache/ktc):
 
   host        the host's wall clock: every operation judged over [request sent, response received]
-              (how every broker was judged before the controlled clock);
+              (how a broker ktc did not start is judged);
   controlled  libfaketime's MT build re-reading a timestamp file ktc writes
               (ktc/kafka/processes/clock.py): the clock frozen at an instant ktc set and
               verified by a LogAppendTime echo, every operation judged at that instant.

@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-# The settings before 2026-11-26 (the pipeline's shape measured against them): AQE on, 4 shuffle partitions,
+# The baseline, as the throughput bench (bench_append.py) runs Spark: AQE on, 4 shuffle partitions,
 # Spark's automatic broadcast joins
 BASELINE = {"spark.sql.adaptive.enabled": "true", "spark.sql.shuffle.partitions": "4",
             "spark.sql.autoBroadcastJoinThreshold": "10485760"}

@@ -1,4 +1,4 @@
-"""Real Apache Kafka brokers under test (issue 4): provisioning, a local KRaft broker, a wire client,
+"""Real Apache Kafka brokers under test: provisioning, a local KRaft broker, a wire client,
 and the ``kafka`` implementation that runs histories on a broker (adapter.py).
 
 The adapter (and kafka-python with it) is imported on first use, so the pure modules here

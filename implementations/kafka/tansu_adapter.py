@@ -1,5 +1,5 @@
 """``tansu``: tansu (github.com/tansu-io/tansu), an Apache-licensed Kafka-compatible broker in Rust,
-started by ktc on loopback with its memory storage and judged like any broker (issue 24).
+started by ktc on loopback with its memory storage and judged like any broker.
 
 The binary, first found wins:
 

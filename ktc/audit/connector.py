@@ -6,7 +6,7 @@ else the newest release of the same major below it (said in the report: Maven Ce
 once with Spark's own Ivy (Maven Central only: no ~/.m2, no spark-packages) into ktc's cache, under the
 cache's resolution lock (``provision.resolving``), and copied into a stamped folder per PySpark version.
 A session then starts with no Ivy at all: two pytest-xdist workers, or a test and its ``ktc audit``
-child, once raced Ivy resolutions into one cache and lost jars (issue 23).  ``./run`` resolves it during
+child, once raced Ivy resolutions into one cache and lost jars.  ``./run`` resolves it during
 setup (``python -m ktc.audit.connector --resolve``); a plain ``pip install`` resolves it on first use.
 """
 from __future__ import annotations

@@ -6,7 +6,7 @@ was observed maps to a profile through ``PROFILE_RULES`` (data: which timestamp 
 has, and their defaults), and the choice is printed with its evidence.  A ``--profile`` given by the
 user always wins; a broker matching no rule is judged under the newest profile, and says so.
 
-Each question is optional evidence (issue 24): a broker that cannot answer one (tansu closes the
+Each question is optional evidence: a broker that cannot answer one (tansu closes the
 connection on a broker DescribeConfigs naming keys) is noted ("DescribeConfigs(broker): connection
 closed at v4 to v0") and discovery goes on with what it has, the next question on a fresh connection.
 A version advertised but not answered is asked again at the next lower one, and the note says so.

@@ -214,7 +214,7 @@ def test_a_nanosecond_timestamp_spark_cannot_read_is_read_by_ktc_instead(audited
 
 def test_a_kafka_connector_that_cannot_be_resolved_falls_back_to_ktc_s_client(audited, request):
     """Spark's Kafka source without its jars: one line says so, ktc's client reads every topic, the audit is
-    whole (the findings are checked by the tests above); no traceback (issue 23)."""
+    whole (the findings are checked by the tests above); no traceback."""
     _plan, code, data, _found, stderr = audited
     if request.node.callspec.params["audited"] != "kafka-without-connector":
         assert all(t["source"] == "Spark's Kafka source" for t in data["topics"] if t["topic"] != "audit-nanoseconds")

@@ -51,7 +51,7 @@ def test_a_broker_without_timestamp_configs_is_placed_by_its_api_versions_with_t
 
 def test_a_users_own_kfake_judged_by_address_with_kfake_s_expectations_exits_0(kfake, tmp_path):
     """By address ktc cannot tell kfake from Kafka: it adds the kip profile on pinned inputs and asks ListOffsets at
-    the versions the broker lists; kfake's file must still explain every failure (issue 24)."""
+    the versions the broker lists; kfake's file must still explain every failure."""
     proc = ktc("run", "--impl", "kafka", "--kafka-bootstrap", kfake.bootstrap, "--report", str(tmp_path),
                "--expectations", str(ROOT / "expectations" / f"kfake-{KFAKE_VERSION}.toml"))
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
@@ -81,7 +81,7 @@ UNREACHED = ("KIP-937.whole-batch-rejection", "KIP-937.error-code-32", "KIP-937.
 
 def test_clauses_kfake_ran_but_never_reached_are_unknown_unexercised_not_unsupported(tmp_path):
     """kfake never rejects a batch for its timestamps, so no example reaches the rejection clauses; the
-    every-clause test skips on kfake without declaring anything about them (issue 14's note)."""
+    every-clause test skips on kfake without declaring anything about them (a skip is no declaration)."""
     run = ktc("run", "--impl", "kfake", "--workers", "0", "--report", str(tmp_path), "--",
               "suites/kip937/test_validation.py", "suites/stateful/test_every_clause.py")
     assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-2000:]

@@ -1,6 +1,6 @@
 """A real Kafka broker from Maven Central jars: what it answers, and that it always goes away.
 
-The first slice of issue 4.  Each assertion about time uses only what is known: the broker's
+Each assertion about time uses only what is known: the broker's
 "now" lies in [sent, received] of the request (both read from the same host clock), so every
 bound the broker prints or echoes is checked against that interval, never against a guess.
 

@@ -1,4 +1,4 @@
-"""A broker that closes the connection on one kind of request it cannot parse (issue 24): the run completes,
+"""A broker that closes the connection on one kind of request it cannot parse: the run completes,
 exactly the clauses resting on that request are ``unsupported`` with the probed behaviour as the reason,
 and no row is ``error``.
 

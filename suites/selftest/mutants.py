@@ -234,7 +234,7 @@ class RejectedBatchConsumesOffsets(Model):
         partition.next_offset += len(batch.records)
 
 
-# -- read-side defects: the invariants over reads (issue 25) -------------------------------------------
+# -- read-side defects: the invariants over reads (suites/stateful/test_read_invariants.py) ----------
 # A read cache is the plausible home of the first three: it serves a re-read of a partition, so a history
 # that reads each partition once, at its end, cannot see them, whatever clause it cites.
 

@@ -94,7 +94,7 @@ def test_version_and_profiles_from_the_wheel(installed, elsewhere):
 
 
 # What a broker team tries first from a plain install (no extras): each answers in one line and exits 2, naming
-# what is wrong, never a traceback.  (issue 24: 4 of these 9 commands ended in "No module named 'kafka'".)
+# what is wrong, never a traceback (a plain install once ended 4 of these 9 in "No module named 'kafka'").
 ONE_LINE = {
     "run-unknown-release": (["run", "--impl", "kafka", "--kafka-version", "77.1.0"], "--kafka-version 77.1.0"),
     "run-unreachable-bootstrap": (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "127.0.0.1:1"),

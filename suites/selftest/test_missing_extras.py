@@ -1,5 +1,5 @@
 """Without a package one of ktc's extras brings, a command that needs it says so in one line naming the pip
-command, and exits 2 (issue 24: from a plain install, 4 of 9 commands ended in a ModuleNotFoundError traceback).
+command, and exits 2, never a ModuleNotFoundError traceback (as 4 of 9 commands once ended from a plain install).
 
 The package is made missing in the child as a venv without it would have it: its import fails
 (``sys.modules[name] = None``).  kafka-python is a base dependency now, so a plain install has it; the

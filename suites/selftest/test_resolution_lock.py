@@ -1,4 +1,4 @@
-"""ktc resolves jars one process at a time (issue 23: two Ivy resolutions into one cache lost jars on a
+"""ktc resolves jars one process at a time (two Ivy resolutions into one cache at once lost jars on a
 fresh machine).  Maven's fetch of a Kafka broker (provision.lib_dir) and Spark's Ivy for the Kafka
 connector (ktc.audit.connector.jars) both wait for the cache's resolution lock, and a process that
 waited uses what the holder finished instead of resolving again.

@@ -345,7 +345,7 @@ def moves_the_log_start_then_reads_it(history: History) -> bool:
 
 
 def test_histories_often_move_the_log_start_and_read_it():
-    """Not by luck (issue 25): about one history in three moves a log start by retention and reads it after
+    """Not by luck: about one history in three moves a log start by retention and reads it after
     (measured on 300 kafka-4 histories: 76; before the retention step existed: 0)."""
     find(histories(profile="kafka-4", max_ops=16), moves_the_log_start_then_reads_it,
          settings=settings(max_examples=60, database=None, phases=[Phase.generate]))

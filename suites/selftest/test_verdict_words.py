@@ -1,9 +1,9 @@
-"""Each verdict word means one thing (issue 23): ``unsupported`` only where the implementation declares
+"""Each verdict word means one thing: ``unsupported`` only where the implementation declares
 it does not implement a clause or profile; a clause it ran but no example reached is ``unknown``
 (unexercised); and the default ``--profile own`` has no blanket 'does not implement profile' rows.
 
 Judged on a double with a Kafka 3.9 release's capabilities (suites/selftest/doubles.py): the
-counter-case of issue 14's reverted fix is ``KIP-937.after-bound`` under ``kafka-3.6``, which a
+case a blanket rule gets wrong is ``KIP-937.after-bound`` under ``kafka-3.6``, which a
 release is held to only through Kafka's own change KAFKA-14991, whose pinned history never reaches
 the after bound.
 """

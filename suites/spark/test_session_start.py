@@ -1,5 +1,5 @@
 """A Spark that cannot start is one line naming the root cause and the log that holds the rest -- never a
-py4j traceback -- and ``ktc audit`` then exits 2 (issue 23: a fresh machine ended ``ktc audit`` in a
+py4j traceback -- and ``ktc audit`` then exits 2 (a fresh machine once ended ``ktc audit`` in a
 JAVA_GATEWAY_EXITED traceback).  Spark's Kafka connector that cannot be resolved is one line too.
 
 Each case runs where it would on a user's machine: the ``ktc audit`` CLI in a child process over a small

@@ -1,4 +1,4 @@
-"""The KIPs' promises as invariants over what a consumer reads (issue 25).
+"""The KIPs' promises as invariants over what a consumer reads.
 
 Each history reads its partitions mid-way (a Fetch with EARLIEST, LATEST, MAX_TIMESTAMP and a lookup
 by timestamp, all of one log state) and often after retention moved the log start

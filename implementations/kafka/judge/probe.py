@@ -1,4 +1,4 @@
-"""What a broker can answer, found once per run on a scratch topic (issue 24).
+"""What a broker can answer, found once per run on a scratch topic.
 
 A Kafka-compatible broker may advertise an API version it cannot parse, or close the connection on
 a request it does not understand (tansu closes it on a ListOffsets target it does not know).  Sent
