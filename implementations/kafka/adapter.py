@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 
 from ktc.implementations.protocol import Capabilities, JudgedTrace
-from ktc.judge.timeout import TimedOut
 from ktc.kafka.client import wire
 from ktc.kafka.client.security import PLAINTEXT, Security
 from ktc.kafka.discovery import Discovery, DiscoveryError, discover, numeric_limits, unrecognised
@@ -21,6 +20,7 @@ from ktc.kafka.processes.clock import ControlledClock, HostClock
 from ktc.kafka.topics import TopicNamer
 from ktc.reference.types import CreateTopic, History
 from ktc.specs import versions
+from ktc.timeout import TimedOut
 
 from .judge import clocked
 from .judge.capabilities import NOT_SENT, broker_capabilities, with_observations, with_probe

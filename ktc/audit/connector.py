@@ -4,7 +4,7 @@ else the newest release of the same major below it (said in the report: Maven Ce
 
 ``jars(installed)`` is the connector and everything it pulls as local jars, for ``spark.jars``: resolved
 once with Spark's own Ivy (Maven Central only: no ~/.m2, no spark-packages) into ktc's cache, under the
-cache's resolution lock (``provision.resolving``), and copied into a stamped folder per PySpark version.
+cache's resolution lock (``ktc.cache.resolving``), and copied into a stamped folder per PySpark version.
 A session then starts with no Ivy at all: two pytest-xdist workers, or a test and its ``ktc audit``
 child, once raced Ivy resolutions into one cache and lost jars.  ``./run`` resolves it during
 setup (``python -m ktc.audit.connector --resolve``); a plain ``pip install`` resolves it on first use.
@@ -21,6 +21,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from ktc.cache import cache_root, known_releases, resolving
 
 ARTIFACT = "org.apache.spark:spark-sql-kafka-0-10_2.13"
 METADATA = "https://repo.maven.apache.org/maven2/org/apache/spark/spark-sql-kafka-0-10_2.13/maven-metadata.xml"
@@ -56,8 +58,7 @@ def choose(installed: str, available: list[str]) -> tuple[str, str]:
 
 
 def coordinate(installed: str) -> tuple[str, str]:
-    """The connector's Maven coordinate, and why that version (Maven Central's list, cached a day by provision)."""
-    from ktc.kafka.processes.provision import known_releases
+    """The connector's Maven coordinate, and why that version (Maven Central's list, cached a day by ktc.cache)."""
     version, why = choose(installed, known_releases(METADATA, CACHED_AS)[0])
     return f"{ARTIFACT}:{version}", why
 
@@ -70,7 +71,6 @@ def package(installed: str) -> tuple[str, str]:
 
 def folder(installed: str) -> Path:
     """Where the jars for PySpark ``installed`` (or for ``$KTC_SPARK_KAFKA_PACKAGE``) are kept."""
-    from ktc.kafka.processes.provision import cache_root
     given = os.environ.get(OVERRIDE)
     name = re.sub(r"[^A-Za-z0-9._-]", "_", given) if given else f"pyspark-{installed}"
     return cache_root() / "spark" / "kafka-connector" / name
@@ -79,7 +79,6 @@ def folder(installed: str) -> Path:
 def jars(installed: str) -> tuple[list[str], str]:
     """The connector's jars (local paths) for PySpark ``installed``, and why that version; resolved first,
     under the lock, unless a finished folder exists (then no network, no Ivy, no lock)."""
-    from ktc.kafka.processes.provision import resolving
     target = folder(installed)
     if not complete(target):
         with resolving():

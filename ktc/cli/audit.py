@@ -9,8 +9,8 @@ import random
 from dataclasses import dataclass
 from pathlib import Path
 
-from ktc.cli import run as cli_run
 from ktc.cli.common import UsageError, reachable
+from ktc.usage import report_root
 
 SOURCES = ("kafka", "ktc")
 
@@ -85,7 +85,7 @@ def checked_plan(args) -> Plan:
     configs = {t: {**broker_configs(args.kafka_bootstrap, t, source), **overrides} for t in args.topic}
     seed = random.randrange(2**31) if args.seed is None else args.seed
     return Plan(args.topic, source, args.kafka_bootstrap, profile, configs, args.samples, seed,
-                args.clock_skew_ms, cli_run.report_root(args.report), args.spark_master, note)
+                args.clock_skew_ms, report_root(args.report), args.spark_master, note)
 
 
 def needs_spark() -> None:

@@ -30,6 +30,7 @@ from ktc.cli.common import EXIT_USAGE, Parser, UsageError
 from ktc.cli.progress import Watcher
 from ktc.hunt import command as cli_hunt
 from ktc.paths import suites_dir
+from ktc.usage import report_root
 
 
 def installed_version() -> str:
@@ -214,7 +215,7 @@ def validate_run(args) -> None:
 
 def cmd_run(args) -> int:
     """Validate everything, then run pytest in a child process group that we supervise (ktc/cli/run.py)."""
-    root = cli_run.report_root(args.report)
+    root = report_root(args.report)
     validate_run(args)
     gate_inputs = cli_reports.load_gate_inputs(args)
     cli_run.check_pytest_args(args.pytest_args)

@@ -1,16 +1,14 @@
-"""What every ``ktc`` subcommand shares: the one-line usage error (exit 2), the parser that raises it,
-and the reachability check of a bootstrap address."""
+"""What every ``ktc`` subcommand shares: the one-line usage error (exit 2; ktc/usage.py, which ktc/hunt
+raises too), the parser that raises it, and the reachability check of a bootstrap address."""
 from __future__ import annotations
 
 import argparse
 import difflib
 import sys
 
+from ktc.usage import UsageError
+
 EXIT_USAGE = 2
-
-
-class UsageError(Exception):
-    pass
 
 
 class Parser(argparse.ArgumentParser):

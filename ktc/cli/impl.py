@@ -9,7 +9,6 @@ from pathlib import Path
 
 from ktc.cli.common import UsageError
 from ktc.judge.contract import ANSWERS, traces_problem
-from ktc.judge.timeout import TimedOut, call_with_timeout
 from ktc.reference.types import (
     Advance,
     Batch,
@@ -26,6 +25,7 @@ from ktc.reference.types import (
     TimestampType,
     TopicConfig,
 )
+from ktc.timeout import TimedOut, call_with_timeout
 
 NOW = 1_700_000_000_000
 LAT = TopicConfig(timestamp_type=TimestampType.LOG_APPEND_TIME)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from ktc.cli import run as cli_run
 from ktc.cli.common import UsageError
+from ktc.usage import report_root
 
 
 def add_parser(sub) -> None:
@@ -33,7 +34,7 @@ def add_parser(sub) -> None:
 
 
 def cmd_matrix(args) -> int:
-    root = cli_run.report_root(args.report)
+    root = report_root(args.report)
     chosen, source = chosen_versions(args.kafka_versions)
     cli_run.check_pytest_args(args.pytest_args)
     directory = cli_run.new_run_directory(root)

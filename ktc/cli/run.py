@@ -28,20 +28,6 @@ GRACE_S = 60.0
 FINISHED = (0, 1)  # pytest's exit codes of a run that ran: all passed / some failed
 
 
-def report_root(value: str) -> Path:
-    """The report root, checked now and created only when the run starts: a writable directory, or a
-    path whose nearest existing ancestor is one; never a file."""
-    root = Path(value).expanduser().resolve()
-    existing = next(p for p in (root, *root.parents) if p.exists())
-    if not existing.is_dir():
-        raise UsageError(
-            f"--report {value}: {existing} is a file; give a directory (each run writes a new folder inside)"
-        )
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise UsageError(f"--report {value}: {existing} is not writable; give a writable directory")
-    return root
-
-
 def new_run_directory(root: Path) -> Path:
     stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
     directory = root / f"{stamp}-{secrets.token_hex(3)}"

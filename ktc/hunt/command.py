@@ -11,15 +11,11 @@ import sys
 import time
 from pathlib import Path
 
+from ktc.usage import UsageError, report_root
+
 DATABASE = "hypothesis-db"
 BUDGET = re.compile(r"^(\d+(?:\.\d+)?)(s|m|h)?$")
 UNITS = {"s": 1, "m": 60, "h": 3600, None: 1}
-
-
-def UsageError(message: str) -> Exception:  # noqa: N802 -- raised as ktc's one usage error
-    """ktc's usage error (one line, exit 2), imported when raised: ktc/cli imports this module."""
-    from ktc.cli.common import UsageError as Usage
-    return Usage(message)
 
 
 def add_parser(sub) -> None:
@@ -65,7 +61,6 @@ def count(flag: str, low: int, high: int):
 
 def report_dir(args) -> Path:
     """The hunt's directory: a new one, or with --resume the one holding an earlier hunt."""
-    from ktc.cli.run import report_root
     name = re.sub(r"[^\w.-]+", "_", args.impl)
     directory = report_root(args.report or str(Path("ktc-hunt") / name))
     earlier = (directory / DATABASE).exists()

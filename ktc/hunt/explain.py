@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ktc.hunt.known import known
+from ktc.plugin.expected import load_index
 from ktc.specs import versions
 
 
@@ -26,7 +27,6 @@ class Explainer:
 
 
 def explainer(impl, explicit) -> Explainer:
-    from ktc.plugin.expected import load_index
     version = str(getattr(impl, "version", ""))
     return Explainer(load_index([impl], explicit), bugs_of(version), impl.name, version)
 

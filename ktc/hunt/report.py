@@ -12,6 +12,8 @@ import hypothesis
 
 from ktc.hunt import script, sketch
 from ktc.hunt.signals import COVERAGE
+from ktc.plugin.artifacts import attach
+from ktc.reports import results
 from ktc.reports.files import write_atomically
 from ktc.reports.loading import COUNTEREXAMPLE_SCHEMA
 from ktc.reports.verdicts import rank
@@ -94,8 +96,6 @@ def provenance(hunt, spec: str, seconds: float) -> dict:
 
 
 def write(directory: Path, hunt, outcome, finding_doc, seconds: float, spec: str) -> Path:
-    from ktc.plugin.artifacts import attach
-    from ktc.reports import results
     doc = summary(hunt, outcome, finding_doc, seconds, spec)
     write_atomically(directory / "hunt.json", json.dumps(doc, indent=1, sort_keys=True))
     found_rows = rows(hunt, outcome)

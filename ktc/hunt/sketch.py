@@ -5,7 +5,9 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+from ktc.cache import cache_root
 from ktc.specs.clauses import all_clauses
+from ktc.specs.versions import RELEASE, key
 
 STORAGE = "org.apache.kafka.storage.internals.log"
 # clause prefix or id -> (test class, class under test, method under test)
@@ -34,7 +36,6 @@ def resolve(cls: str, version: str) -> str:
 
 def javap_check(cls: str, method: str, version: str) -> str:
     """'verified with javap ...' or why not: the jars are those ktc cached for this release."""
-    from ktc.kafka.processes.provision import cache_root
     lib = cache_root() / "kafka" / version / "lib"
     if not lib.is_dir():
         return f"not verified: no jars cached for Kafka {version!r} ({lib}); run a hunt or ktc run against it first"
@@ -50,8 +51,6 @@ def javap_check(cls: str, method: str, version: str) -> str:
 
 def jars_version(version: str) -> tuple[str, str]:
     """The release whose jars the sketch is checked in: the target's own, else the newest ktc has cached."""
-    from ktc.kafka.processes.provision import cache_root
-    from ktc.specs.versions import RELEASE, key
     if RELEASE.match(version):
         return version, ""
     cached = [p.parent.name for p in (cache_root() / "kafka").glob("*/lib") if RELEASE.match(p.parent.name)]

@@ -22,12 +22,12 @@ from ktc.judge.scenario import Scenario
 from ktc.judge.serialize import dump_history, load_history, to_data
 from ktc.judge.stats import Recorder
 from ktc.judge.steering import steer
-from ktc.judge.timeout import TimedOut, bulk_timeout, call_with_timeout
 from ktc.judge.verdicts import Divergence, Validity, Verdict, render_mismatch
 from ktc.reference.configs import effective_limits
 from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states
 from ktc.specs.clauses import all_clauses
 from ktc.specs.profiles import get as get_profile
+from ktc.timeout import TimedOut, bulk_timeout, call_with_timeout
 
 
 class ImplementationCrash(Exception):

@@ -7,5 +7,5 @@
   topics.py    the names of ktc's own topics (``ktc clean`` tells them apart) and their configs
 
 Nothing here knows histories' judging or any implementation under test (implementations/ uses this
-layer, never the other way round; suites/selftest/test_layering.py).
+layer, never the other way round: the layers contract of pyproject.toml).
 """

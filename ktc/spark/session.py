@@ -20,6 +20,8 @@ import tempfile
 import threading
 from pathlib import Path
 
+from ktc.cache import resolving
+
 DEFAULTS = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
@@ -112,7 +114,6 @@ def launched(spark_conf, out):
     from pyspark.java_gateway import launch_gateway
     if not spark_conf.contains("spark.jars.packages"):
         return launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
-    from ktc.kafka.processes.provision import resolving
     with resolving():
         return launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from ktc import cache
 from ktc.kafka.processes import provision
 
 pytestmark = pytest.mark.skipif(not Path("/proc/locks").exists(), reason="needs Linux's /proc/locks")
@@ -55,11 +56,11 @@ def stand_in_mvn(tmp_path: Path) -> Path:
 def test_a_broker_fetch_waits_for_the_lock_and_uses_what_the_holder_finished(tmp_path, monkeypatch):
     monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
     env = {**os.environ, "PATH": f"{stand_in_mvn(tmp_path)}:{os.environ['PATH']}"}
-    with provision.resolving():
+    with cache.resolving():
         child = subprocess.Popen([sys.executable, "-m", "ktc.kafka.processes.provision", VERSION],
                                  env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_until_blocked(child)
-        lib = provision.cache_root() / "kafka" / VERSION / "lib"
+        lib = cache.cache_root() / "kafka" / VERSION / "lib"
         lib.mkdir(parents=True)
         (lib / provision.STAMP).write_text(VERSION + "\n")
     out, err = child.communicate(timeout=60)
@@ -73,7 +74,7 @@ def test_the_kafka_connector_waits_for_the_lock_and_uses_what_the_holder_finishe
     from ktc.audit import connector
     monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv(connector.OVERRIDE, PACKAGE)
-    with provision.resolving():
+    with cache.resolving():
         child = subprocess.Popen([sys.executable, "-m", "ktc.audit.connector", "--resolve"],
                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         wait_until_blocked(child)
@@ -85,7 +86,7 @@ def test_the_kafka_connector_waits_for_the_lock_and_uses_what_the_holder_finishe
     out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err
     assert out.startswith(f"the test's: 1 jars in {target} "), out
-    assert not (provision.cache_root() / "spark" / "ivy").exists(), "Ivy ran although the holder had finished"
+    assert not (cache.cache_root() / "spark" / "ivy").exists(), "Ivy ran although the holder had finished"
 
 
 def test_a_connector_folder_missing_a_jar_is_resolved_again(tmp_path, monkeypatch):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ktc.judge.timeout import bulk_timeout
+from ktc.timeout import bulk_timeout
 
 
 @pytest.mark.parametrize(("histories", "expected"), [(1, 300), (100, 300), (101, 600), (250, 900), (0, 300)])

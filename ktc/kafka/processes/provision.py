@@ -9,33 +9,29 @@ everything it pulls transitively, and the logging jars the POM leaves out (the t
 
 Resolution writes a throwaway ``pom.xml`` into a temp dir and runs
 ``mvn -q -B dependency:copy-dependencies``; a ``.complete`` stamp marks a finished cache so a
-second call costs one ``stat``.  The cache root is ``$KTC_CACHE`` (default ``~/.cache/ktc``).  Maven runs
-under ``resolving()``, the cache's one resolution lock (Spark's Ivy takes it too, ktc/audit/connector.py):
-two pytest-xdist workers, or two runs on one machine, never write one local repository at once.
+second call costs one ``stat``.  The cache is ktc's (ktc/cache.py: ``$KTC_CACHE``, default ``~/.cache/ktc``).
+Maven runs under the cache's one resolution lock (``ktc.cache.resolving``; Spark's Ivy takes it too): two
+pytest-xdist workers, or two runs on one machine, never write one local repository at once.
 """
 from __future__ import annotations
 
-import fcntl
-import json
-import os
 import re
 import shutil
 import subprocess
 import tempfile
 import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
+
+from ktc import cache
+from ktc.cache import ProvisionError, cache_root, resolving
 
 DEFAULT_VERSIONS = (
     "3.9.2",
     "4.4.0",
 )  # the last known newest 3.9.x and 4.x: what ``newest`` answers when Maven Central cannot be asked
 RELEASES_CACHE = "kafka/releases.json"  # Maven Central's list of releases, as last read
-FRESH_S = 86_400.0  # a list read less than a day ago is used without asking again
 MAVEN_METADATA = "https://repo.maven.apache.org/maven2/org/apache/kafka/kafka_2.13/maven-metadata.xml"
 STAMP = ".complete"
-LOCK = "resolve.lock"  # under the cache root: held while Maven or Spark's Ivy resolves jars
 _VERSION = re.compile(r"^\d+\.\d+\.\d+([.-][A-Za-z0-9.-]+)?$")
 
 LOGGING = {
@@ -43,14 +39,6 @@ LOGGING = {
     4: [("org.apache.logging.log4j", "log4j-api", "2.24.3"), ("org.apache.logging.log4j", "log4j-core", "2.24.3"),
         ("org.apache.logging.log4j", "log4j-slf4j-impl", "2.24.3")],
 }
-
-
-class ProvisionError(RuntimeError):
-    """The broker jars could not be made available; the message is one actionable line."""
-
-
-def cache_root() -> Path:
-    return Path(os.environ.get("KTC_CACHE") or Path.home() / ".cache" / "ktc")
 
 
 def major(version: str) -> int:
@@ -82,20 +70,6 @@ def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path
 def cached(version: str) -> bool:
     """Whether Kafka ``version``'s jars are in ktc's cache already."""
     return (cache_root() / "kafka" / version / "lib" / STAMP).exists()
-
-
-@contextmanager
-def resolving():
-    """Hold the cache's resolution lock (fcntl.flock on ``<cache>/resolve.lock``; released when the process
-    dies): Maven's ~/.m2 and an Ivy cache are not safe for two writers, and Spark's Ivy reads ~/.m2 too."""
-    path = cache_root() / LOCK
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def fetch(version: str, lib: Path, quiet: bool, timeout_s: float) -> None:
@@ -142,43 +116,10 @@ def cache_size_bytes(version: str) -> int:
     return sum(p.stat().st_size for p in lib.glob("*.jar"))
 
 
-def releases(*, timeout_s: float = 10, metadata: str = MAVEN_METADATA) -> list[str]:
-    """Every x.y.z release of an artifact (Kafka's by default) on Maven Central, oldest first (one request
-    for its ``maven-metadata.xml``)."""
-    try:
-        with urllib.request.urlopen(metadata, timeout=timeout_s) as response:
-            text = response.read().decode()
-    except OSError as error:
-        raise ProvisionError(f"cannot read {metadata}: {error}") from None
-    found = [v for v in re.findall(r"<version>([^<]+)</version>", text) if re.fullmatch(r"\d+\.\d+\.\d+", v)]
-    return sorted(set(found), key=lambda v: tuple(int(x) for x in v.split(".")))
-
-
-def known_releases(metadata: str = MAVEN_METADATA, cached_as: str = RELEASES_CACHE) -> tuple[list[str], str]:
-    """Every release Maven Central lists, and where the list came from: asked at most once a day (the
-    answer is kept in the cache, under ``cached_as``); offline, the list last read; never read, an empty list."""
-    cache = cache_root() / cached_as
-    if cache.exists() and time.time() - cache.stat().st_mtime < FRESH_S:
-        return json.loads(cache.read_text()), f"Maven Central's list as read within a day ({cache})"
-    try:
-        found = releases(metadata=metadata)
-    except ProvisionError as error:
-        if cache.exists():
-            return json.loads(cache.read_text()), f"Maven Central's list as last read ({cache}; now: {error})"
-        return [], f"no list of releases ({error})"
-    write_atomically(cache, json.dumps(found))
-    return found, "Maven Central"
-
-
-def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary name beside ``path``, then rename: a concurrent reader sees the old file or
-    the new one, never half of one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, partial = tempfile.mkstemp(prefix=path.name + ".", dir=path.parent)
-    with os.fdopen(fd, "w") as out:
-        out.write(text)
-    os.chmod(partial, 0o644)  # as an ordinary write would leave it (mkstemp's file is private)
-    os.replace(partial, path)
+def known_releases() -> tuple[list[str], str]:
+    """Every Kafka release Maven Central lists, and where the list came from (``cache.known_releases``: asked
+    at most once a day)."""
+    return cache.known_releases(MAVEN_METADATA, RELEASES_CACHE)
 
 
 def newest(line: str) -> str:
@@ -193,7 +134,7 @@ def check_release(version: str) -> None:
     """A version ktc can fetch: already cached, or a release Maven Central lists (one request, 10 s)."""
     if (cache_root() / "kafka" / version / "lib").is_dir():
         return
-    known = releases()
+    known = cache.releases(MAVEN_METADATA)
     if version not in known:
         near = [v for v in known if v.split(".")[:1] == version.split(".")[:1]][-3:] or known[-3:]
         raise ProvisionError(
