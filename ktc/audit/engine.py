@@ -82,6 +82,7 @@ def counts(frame: DataFrame, decided: dict[str, Rule]) -> dict[str, tuple[int, i
         sums.append(F.sum(F.when(rule.applies, 1).otherwise(0)).alias(f"a{i}"))
         sums.append(F.sum(F.when(rule.applies & rule.violates, 1).otherwise(0)).alias(f"v{i}"))
     row = frame.agg(*sums).first()
+    assert row is not None  # an aggregate without groups has one row
     return {cid: (row[f"a{i}"] or 0, row[f"v{i}"] or 0) for i, cid in enumerate(decided)}
 
 
@@ -111,6 +112,7 @@ def verdict(check: AuditCheck, found: tuple[int, int] | None, reason: str | None
         return (None if check.kind == "notice" else "unknown"), reason
     if check.kind == "notice":
         return None, ""
+    assert found is not None, f"{check.id}: a decided rule is counted"
     checked, violating = found
     if violating:
         return "fail", ""
@@ -135,7 +137,7 @@ def run_checks(base: DataFrame, facts: TopicFacts) -> tuple[list[AuditRow], Data
     every = rules(facts, frozenset(base.columns))
     decided = {cid: r for cid, r in every.items() if not isinstance(r, str)}
     by_unit = frames(base, facts)
-    found = {}
+    found: dict[str, tuple[int, int]] = {}
     for unit, frame in by_unit.items():
         found |= counts(frame, {cid: r for cid, r in decided.items() if CHECKS[cid].unit == unit})
     parts = [violations_of(CHECKS[cid], r, by_unit[CHECKS[cid].unit], facts.topic) for cid, r in decided.items()]

@@ -11,6 +11,8 @@ import pytest
 
 from ktc.suites.selftest import typecheck
 
+pytestmark = pytest.mark.xdist_group("mypy")  # one mypy at a time on its incremental cache
+
 CORE = ("ktc.specs", "ktc.reference", "ktc.strategies", "ktc.checks", "ktc.judge", "ktc.reports")
 
 

@@ -33,6 +33,7 @@ import contextlib
 import mmap
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -77,9 +78,10 @@ class ControlledClock:
     def __init__(self, library: Path, directory: Path | None = None, start_ms: int | None = None):
         self.library = library
         self._where = directory
-        self._file = None  # (directory, mmap, cell): made once a broker needs it, so a clock only planned leaves none
+        # (directory, mmap, cell): made once a broker needs it, so a clock only planned leaves none
+        self._file: tuple[Path, mmap.mmap, memoryview] | None = None
         self.settings, self.highest = 0, EARLIEST_MS
-        self.observe = None  # () -> the broker's now as it echoes it (a LogAppendTime); set once it runs
+        self.observe: Callable[[], int] | None = None  # the broker's now as it echoes it (LogAppendTime), once it runs
         self.verification = Verification()
         self.set(now_ms() if start_ms is None else start_ms)
 
@@ -92,15 +94,16 @@ class ControlledClock:
     def path(self) -> Path:
         return self.directory / "now_ms"
 
-    def _opened(self) -> tuple:
+    def _opened(self) -> tuple[Path, mmap.mmap, memoryview]:
         if self._file is None:
             directory = Path(self._where or tempfile.mkdtemp(prefix="ktc-clock-"))
             directory.mkdir(parents=True, exist_ok=True)
             (directory / "now_ms").write_bytes(bytes(8))
             with open(directory / "now_ms", "r+b") as file:
                 mapped = mmap.mmap(file.fileno(), 8)
-            self._file = (directory, mapped, memoryview(mapped).cast("q"))  # one aligned int64: one store a setting
-            self._file[2][0] = self._now
+            cell = memoryview(mapped).cast("q")  # one aligned int64: one store a setting
+            cell[0] = self._now
+            self._file = (directory, mapped, cell)
         return self._file
 
     def now(self) -> int:
@@ -124,7 +127,7 @@ class ControlledClock:
             self._file[2][0] = ms
         self._now, self.settings, self.highest = ms, self.settings + 1, max(self.highest, ms)
         if self.observe is not None:
-            self.verify(ms)
+            self.verify(ms, self.observe)
 
     def resume(self) -> None:
         """Set the clock to the host's now or, if a history left it later, to the latest setting so far.
@@ -135,10 +138,10 @@ class ControlledClock:
         when every history started at the host's now.  Within a history a StepClock back is the point."""
         self.set(max(now_ms(), self.highest))
 
-    def verify(self, ms: int) -> None:
-        """Trust a setting only once the broker echoes it; how long that took is measured."""
+    def verify(self, ms: int, observe: Callable[[], int]) -> None:
+        """Trust a setting only once the broker echoes it (``observe``); how long that took is measured."""
         started = time.monotonic()
-        echoed = self.observe()
+        echoed = observe()
         self.verification.record(ms, echoed, started)
         if echoed != ms:
             raise ClockError(f"the broker's clock was set to {ms} but it echoes {echoed}: "

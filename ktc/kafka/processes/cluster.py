@@ -182,7 +182,7 @@ class LocalCluster:
                 time.sleep(0.05)
 
     # -- topics
-    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, object] = (),
+    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, object] = {},
                      timeout_s: float = WAIT_S) -> tuple[int, str | None]:
         """CreateTopics with an explicit replica assignment (one list of node indexes per partition,
         the first is the preferred leader); on success, wait until each partition's leader is the
@@ -256,7 +256,7 @@ def checked_offset(index: int, out: wire.ProduceOutcome, configured_ms: int) -> 
 
 
 def create_assigned(client: wire.Client, name: str, assignment: Sequence[Sequence[int]],
-                    configs: Mapping[str, object] = ()) -> tuple[int, str | None]:
+                    configs: Mapping[str, object] = {}) -> tuple[int, str | None]:
     """CreateTopics v5 with one replica list (node indexes) per partition."""
     req = CreateTopicsRequest[5]
     topic = req.CreatableTopic(
