@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import textwrap
 from pathlib import Path
+from typing import NotRequired, TypedDict, Union
 
 from ktc.judge.serialize import to_data
 from ktc.reference.types import (
@@ -25,19 +26,92 @@ TEMPLATE = Path(__file__).with_name("script_template.py.txt")
 CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 
 
+# The script's data, as its template reads it (script_template.py.txt) ------------------------------------
+
+class TopicData(TypedDict):
+    partitions: int
+    configs: dict[str, int | str]   # Kafka config names
+
+
+class BatchData(TypedDict):
+    timestamps: list[int]
+    codec: str
+    keys: list[str | None]          # hex
+    values: list[str]               # hex
+    attributes: int
+    header_max: int
+
+
+class OpData(TypedDict):
+    op: str                         # the operation's type name
+    summary: str
+    topic: str | None
+    partition: int
+    batch: NotRequired[BatchData]   # a Produce
+    target: NotRequired[int]        # a ListOffsets
+    version: NotRequired[int | None]
+    ms: NotRequired[int]            # an Advance
+
+
+class ProduceAnswer(TypedDict):
+    error_code: int
+    record_errors: list[list[int | str | None]]  # [batch index, message]
+
+
+class OffsetsAnswer(TypedDict):
+    error_code: int
+    offset: int
+    timestamp: int
+
+
+class StoredData(TypedDict):
+    base_offset: int
+    log_append_time: bool
+    max_timestamp: int
+    records: list[list[int]]        # [offset, timestamp]
+
+
+class FetchAnswer(TypedDict):
+    error_code: int
+    batches: list[StoredData]
+
+
+Answer = Union[ProduceAnswer, OffsetsAnswer, FetchAnswer]
+
+
+class Mismatch(TypedDict):
+    op_index: int | None            # among the ops the script sends (CreateTopic ops left out)
+    what: str
+    expected: str | None            # repr
+    observed: str | None
+
+
+class ScriptData(TypedDict):
+    clause: str
+    kip: str
+    quote: str
+    statement: str
+    start_ms: int
+    found_on: str
+    topics: dict[str, TopicData]
+    ops: list[OpData]
+    mismatch: Mismatch
+    found_answer: Answer | None
+
+
 def attributes(batch: Batch) -> int:
     bits = CODEC_IDS[batch.codec] | (0x08 if batch.timestamp_type is TimestampType.LOG_APPEND_TIME else 0)
     return bits | (0x10 if batch.transactional else 0) | (0x20 if batch.control else 0) | \
         (0x80 if batch.timestamp_extended else 0)
 
 
-def topic_data(op: CreateTopic) -> dict:
+def topic_data(op: CreateTopic) -> TopicData:
     from ktc.kafka.topics import kafka_configs
     return {"partitions": op.config.partitions, "configs": kafka_configs(op.config)}
 
 
-def op_data(op) -> dict:
-    data = {"op": type(op).__name__, "summary": summary(op), "topic": getattr(op, "topic", None),
+def op_data(op) -> OpData:
+    data: OpData = {"op": type(op).__name__, "summary": summary(op), "topic": getattr(op, "topic", None),
             "partition": getattr(op, "partition", 0)}
     if isinstance(op, Produce):
         b = op.batch
@@ -46,7 +120,7 @@ def op_data(op) -> dict:
                          "values": [r.value.hex() for r in b.records],
                          "attributes": attributes(b), "header_max": header_max(b)}
     elif isinstance(op, ListOffsets):
-        data.update(target=op.target, version=op.version)
+        data["target"], data["version"] = op.target, op.version
     elif hasattr(op, "ms"):
         data["ms"] = op.ms
     return data
@@ -58,7 +132,7 @@ def summary(op) -> str:
     return f"{type(op).__name__} {json.dumps(fields, default=str)[:300]}"
 
 
-def answer_data(result) -> dict | None:
+def answer_data(result) -> Answer | None:
     """The observed answer in the script's own shape (what ``same_shape`` compares)."""
     if isinstance(result, ProduceResult):
         return {"error_code": result.error_code,
@@ -71,12 +145,12 @@ def answer_data(result) -> dict | None:
     return None
 
 
-def stored(b) -> dict:
+def stored(b) -> StoredData:
     return {"base_offset": b.base_offset, "log_append_time": b.timestamp_type is TimestampType.LOG_APPEND_TIME,
             "max_timestamp": b.max_timestamp, "records": [[r.offset, r.timestamp] for r in b.records]}
 
 
-def data(finding, observed, found_on: str) -> dict:
+def data(finding, observed, found_on: str) -> ScriptData:
     verdict = finding.verdicts[0]
     clause, m = all_clauses()[verdict.clause], verdict.mismatch
     history = finding.history

@@ -36,6 +36,7 @@ import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict
 
 # The broker settings a frozen wall clock needs.  controller.quorum.append.linger.ms: see the module docstring.
 # broker.session.timeout.ms: a heartbeat in flight when the clock jumps is timed out on the wall clock and its
@@ -163,6 +164,15 @@ class ControlledClock:
             directory.rmdir()
 
 
+class ClockChecks(TypedDict):
+    """How the settings of a run were verified (a broker adapter's clock description carries it)."""
+
+    checks: int
+    failures: int                   # settings the broker echoed otherwise
+    median_seen_ms: float | None    # from a setting to its echo; None before any
+    max_seen_ms: float | None
+
+
 class Verification:
     """Clock settings checked by observation: each a (set, echoed) pair and the time it took to be seen."""
 
@@ -176,7 +186,7 @@ class Verification:
     def failures(self) -> list[tuple[int, int]]:
         return [(wanted, echoed) for wanted, echoed, _ in self.checks if wanted != echoed]
 
-    def summary(self) -> dict:
+    def summary(self) -> ClockChecks:
         seen = sorted(s for _, _, s in self.checks)
         median = seen[len(seen) // 2] * 1000 if seen else None
         return {"checks": len(self.checks), "failures": len(self.failures), "median_seen_ms": median,
