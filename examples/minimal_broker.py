@@ -20,6 +20,7 @@ from ktc.reference.types import (
     StoredBatch,
     StoredRecord,
     TimestampType,
+    TopicConfig,
     header_max,
 )
 
@@ -44,7 +45,9 @@ class MinimalBroker:
         return [self.replay(h) for h in histories]
 
     def replay(self, history):
-        now, topics, logs, out = history.start_ms, {}, {}, []
+        now, out = history.start_ms, []
+        topics: dict[str, TopicConfig] = {}
+        logs: dict[tuple[str, int], list[StoredBatch]] = {}  # (topic, partition) -> its batches
         for op in history.ops:
             kind = type(op).__name__
             if kind == "CreateTopic":

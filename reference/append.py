@@ -22,6 +22,7 @@ from .types import (
 )
 
 BATCH_REJECTED = "One or more records have been rejected due to invalid timestamp"
+Refusal = tuple[int, str | None, tuple[RecordError, ...]]  # a refused batch: error code, message, record errors
 LAT = TimestampType.LOG_APPEND_TIME
 
 
@@ -89,7 +90,7 @@ class AppendRules:
         found = ((i, self.record_error(i, ts, batch, config, now)) for i, ts in enumerate(seen))
         return tuple(RecordError(i, text) for i, text in found if text is not None)
 
-    def batch_error(self, batch: Batch, config: TopicConfig, now: int) -> tuple | None:
+    def batch_error(self, batch: Batch, config: TopicConfig, now: int) -> Refusal | None:
         """(error_code, error_message, record_errors) when the whole batch is refused, else None."""
         if batch.control:
             return INVALID_RECORD, None, ()
@@ -118,7 +119,8 @@ class AppendRules:
         kept = self.seen_timestamps(batch) if configs.rebuilds(config, batch.codec) else own
         return [self.sentinel if self.is_no_timestamp(ts, batch) else ts for ts in kept]
 
-    def stored_records(self, batch, config, base_offset: int, lat: int | None) -> tuple[StoredRecord, ...]:
+    def stored_records(self, batch: Batch, config: TopicConfig, base_offset: int,
+                       lat: int | None) -> tuple[StoredRecord, ...]:
         create_times = self.stored_create_times(batch, config)
         if lat is None:  # a CreateTime topic: the one timestamp is the CreateTime
             return tuple(StoredRecord(base_offset + i, ct) for i, ct in enumerate(create_times))

@@ -8,7 +8,11 @@ Long.MIN_VALUE; the consumer side has no broker involved and lives only here.
 """
 from __future__ import annotations
 
+from typing import Union
+
 from .types import INT64_MIN, NO_TIMESTAMP
+
+Cell = Union[str, tuple[str, int]]  # ERROR, or (what the timestamp is read as, its value)
 
 ERROR = "error"
 OLD_SENTINEL = ("no-timestamp", NO_TIMESTAMP)
@@ -19,7 +23,7 @@ def recorded(ts: int) -> tuple[str, int]:
     return ("timestamp", ts)
 
 
-def interpret(ts: int, extended: bool, new: bool) -> frozenset:
+def interpret(ts: int, extended: bool, new: bool) -> frozenset[Cell]:
     """One cell of either table: what old or new software makes of (timestamp, isTimestampExtended).
 
     Both tables are this one mapping, seen from the broker (what it records) and from the
@@ -35,12 +39,12 @@ def interpret(ts: int, extended: bool, new: bool) -> frozenset:
     return frozenset({recorded(ts)})
 
 
-def broker_records(sent: int, extended: bool, broker: str) -> frozenset:
+def broker_records(sent: int, extended: bool, broker: str) -> frozenset[Cell]:
     """What a broker ('old' or 'new') records for a produced timestamp (producer table)."""
     return interpret(sent, extended, broker == "new")
 
 
-def consumer_reads(ts: int, extended: bool, consumer: str) -> frozenset:
+def consumer_reads(ts: int, extended: bool, consumer: str) -> frozenset[Cell]:
     """How a consumer ('old' or 'new') interprets a stored timestamp (consumer table)."""
     return interpret(ts, extended, consumer == "new")
 

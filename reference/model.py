@@ -6,12 +6,14 @@ subclass that overrides one rule method (see suites/selftest/mutants.py).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ktc.specs.profiles import Profile, get
 
 from . import configs
 from .append import AppendRules
 from .configs import config_error
-from .offsets import OffsetRules
+from .offsets import REFUSED, OffsetRules
 from .segments import SegmentRules
 from .state import Cluster, Partition, Segment, Topic
 from .types import (
@@ -21,25 +23,35 @@ from .types import (
     TOPIC_ALREADY_EXISTS,
     UNKNOWN_TOPIC_OR_PARTITION,
     Ack,
+    Advance,
+    Batch,
     CreateTopic,
     CreateTopicResult,
+    DescribeLog,
     DescribeLogResult,
+    ElectLeader,
     Fetch,
     FetchResult,
     History,
+    ListOffsets,
     ListOffsetsResult,
+    Op,
     Produce,
     ProduceResult,
+    Result,
+    RetentionPass,
     RetentionResult,
     SegmentInfo,
+    StepClock,
     StoredBatch,
     TimestampType,
+    TopicConfig,
     Trace,
 )
 
 
 class Model(AppendRules, SegmentRules, OffsetRules):
-    def __init__(self, profile: Profile, sentinel: int = NO_TIMESTAMP):
+    def __init__(self, profile: Profile, sentinel: int = NO_TIMESTAMP) -> None:
         self.profile = profile
         self.sentinel = sentinel if profile.sentinel == "parameter" else NO_TIMESTAMP
 
@@ -58,20 +70,20 @@ class Model(AppendRules, SegmentRules, OffsetRules):
             self.apply(cluster, op)
         return cluster
 
-    def apply(self, cluster: Cluster, op):
-        handler = getattr(self, "op_" + type(op).__name__)
+    def apply(self, cluster: Cluster, op: Op) -> Result:
+        handler: Callable[[Cluster, Op], Result] = getattr(self, "op_" + type(op).__name__)
         return handler(cluster, op)
 
     # -- cluster-level operations -----------------------------------------------------------
-    def op_Advance(self, cluster: Cluster, op) -> Ack:
+    def op_Advance(self, cluster: Cluster, op: Advance) -> Ack:
         cluster.real_ms += op.ms
         return Ack()
 
-    def op_StepClock(self, cluster: Cluster, op) -> Ack:
+    def op_StepClock(self, cluster: Cluster, op: StepClock) -> Ack:
         cluster.clock_offsets[op.broker] += op.delta_ms
         return Ack()
 
-    def op_ElectLeader(self, cluster: Cluster, op) -> Ack:
+    def op_ElectLeader(self, cluster: Cluster, op: ElectLeader) -> Ack:
         partition = self.partition(cluster, op.topic, op.partition)
         if partition is not None:
             partition.leader = op.broker
@@ -87,7 +99,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
             cluster.topics[op.topic] = Topic(op.config, fresh)
         return CreateTopicResult(error)
 
-    def partition(self, cluster: Cluster, topic: str, index: int):
+    def partition(self, cluster: Cluster, topic: str, index: int) -> Partition | None:
         found = cluster.topics.get(topic)
         if found is None or not 0 <= index < len(found.partitions):
             return None
@@ -108,7 +120,8 @@ class Model(AppendRules, SegmentRules, OffsetRules):
             return ProduceResult(code, message, errors, -1, -1, partition.log_start_offset, False, warnings)
         return self.append(cluster, partition, op.batch, config, warnings)
 
-    def append(self, cluster, partition, batch, config, warnings) -> ProduceResult:
+    def append(self, cluster: Cluster, partition: Partition, batch: Batch, config: TopicConfig,
+               warnings: tuple[str, ...]) -> ProduceResult:
         now = cluster.now(partition.leader)
         lat = None
         if config.timestamp_type is TimestampType.LOG_APPEND_TIME:
@@ -125,11 +138,11 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         return ProduceResult(0, None, (), stored.base_offset, self.response_log_append_time(lat, now),
                              partition.log_start_offset, rolled, warnings)
 
-    def response_log_append_time(self, lat, now: int) -> int:
+    def response_log_append_time(self, lat: int | None, now: int) -> int:
         """The ProduceResponse's log_append_time: the LogAppendTime, or -1 on a CreateTime topic."""
         return -1 if lat is None else lat
 
-    def discard(self, partition: Partition, batch) -> None:
+    def discard(self, partition: Partition, batch: Batch) -> None:
         """A refused batch leaves the log untouched: no record stored, no offset consumed."""
 
     def new_segment(self, cluster: Cluster, base_offset: int) -> Segment:
@@ -165,13 +178,15 @@ class Model(AppendRules, SegmentRules, OffsetRules):
             return FetchResult((), UNKNOWN_TOPIC_OR_PARTITION)
         return FetchResult(tuple(b for s in partition.segments for b in s.batches))
 
-    def op_ListOffsets(self, cluster: Cluster, op) -> ListOffsetsResult:
+    def op_ListOffsets(self, cluster: Cluster, op: ListOffsets) -> ListOffsetsResult:
         partition = self.partition(cluster, op.topic, op.partition)
-        if partition is None and not self.refuses(op.target, op.version):
+        if partition is None and self.refuses(op.target, op.version):
+            return REFUSED  # decided before the partition is looked up
+        if partition is None:
             return ListOffsetsResult(-1, -1, UNKNOWN_TOPIC_OR_PARTITION)
         return self.list_offsets(partition, op.target, op.version)
 
-    def op_RetentionPass(self, cluster: Cluster, op) -> RetentionResult:
+    def op_RetentionPass(self, cluster: Cluster, op: RetentionPass) -> RetentionResult:
         partition = self.partition(cluster, op.topic, op.partition)
         if partition is None:
             return RetentionResult((), -1, UNKNOWN_TOPIC_OR_PARTITION)
@@ -182,7 +197,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         del partition.segments[:len(doomed)]
         return RetentionResult(tuple(s.base_offset for s in doomed), partition.log_start_offset)
 
-    def op_DescribeLog(self, cluster: Cluster, op) -> DescribeLogResult:
+    def op_DescribeLog(self, cluster: Cluster, op: DescribeLog) -> DescribeLogResult:
         partition = self.partition(cluster, op.topic, op.partition)
         if partition is None:
             return DescribeLogResult((), UNKNOWN_TOPIC_OR_PARTITION)

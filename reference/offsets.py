@@ -7,10 +7,12 @@ EARLIEST_PENDING_UPLOAD find nothing.
 """
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ktc.specs.profiles import Profile
 
 from .state import Partition, Segment
-from .types import LIST_OFFSETS_MAX_VERSION, UNSUPPORTED_VERSION, ListOffsetsResult, TimestampType
+from .types import LIST_OFFSETS_MAX_VERSION, UNSUPPORTED_VERSION, ListOffsetsResult, StoredRecord, TimestampType
 
 LATEST, EARLIEST, MAX_TIMESTAMP, EARLIEST_LOCAL, LATEST_TIERED, EARLIEST_PENDING_UPLOAD = -1, -2, -3, -4, -5, -6
 NOT_FOUND = ListOffsetsResult(-1, -1)
@@ -90,12 +92,12 @@ class OffsetRules:
         """Up to 3.7 the answer is what the segment recorded when the max was first reached (the first
         segment with the greatest max).  A log without a timestamp >= 0 answers its first segment's
         empty time index, (-1, base offset), found when that offset holds a record (measured on 3.7.2)."""
-        tops = [s for s in partition.segments if s.max_timestamp is not None]
+        tops = [(s.max_timestamp, s) for s in partition.segments if s.max_timestamp is not None]
         if not tops:
             base = partition.segments[0].base_offset
             return ListOffsetsResult(base, -1) if base < partition.next_offset else NOT_FOUND
-        best = max(tops, key=lambda s: s.max_timestamp)  # max() keeps the first of equals, like Scala's maxBy
-        return ListOffsetsResult(best.offset_of_max, best.max_timestamp)
+        top, best = max(tops, key=lambda pair: pair[0])  # max() keeps the first of equals, like Scala's maxBy
+        return ListOffsetsResult(best.offset_of_max, top)
 
     def first_record_with_max(self, partition: Partition) -> ListOffsetsResult:
         """The first record carrying the partition's maximum, in the first batch whose header max is it.
@@ -110,7 +112,7 @@ class OffsetRules:
         hit = next((r for r in first.records if r.timestamp == top), None) if first is not None else None
         return NOT_FOUND if hit is None else ListOffsetsResult(hit.offset, top)
 
-    def partition_max(self, partition: Partition):
+    def partition_max(self, partition: Partition) -> int | None:
         """The greatest running max of any segment; Kafka's headers floor at -1, so an all -1 log has -1.
 
         None when there is nothing to find: an empty log, or (without the floor) no timestamps at all.
@@ -121,7 +123,8 @@ class OffsetRules:
         floor = -1 if self.profile.batch_max_floor == "minus-one" else None
         return max(tops, default=floor)
 
-    def shallow_offset_of_max(self, records, read: list[int], timestamp_type, in_place_uncompressed: bool) -> int:
+    def shallow_offset_of_max(self, records: Sequence[StoredRecord], read: list[int], timestamp_type: TimestampType,
+                              in_place_uncompressed: bool) -> int:
         """The offset a segment records with a new max, before 3.8: for a CreateTime batch appended in place
         uncompressed (3.0-3.6), the first record whose timestamp *as the broker read it* is the max (a
         LogAppendTime-typed batch reads its header max in every record); else the batch's last offset."""

@@ -66,9 +66,10 @@ class SegmentRules:
     def event_time_breached(self, segment: Segment, partition: Partition, config: TopicConfig) -> bool:
         """KIP-870: partition.maxEventTime - record time > retention.max.eventtime.ms, for every record."""
         limit = config.retention_max_eventtime_ms
-        if not self.profile.event_time_retention or limit is None or segment.event_max is None:
+        top, mine = partition.max_event_time, segment.event_max
+        if not self.profile.event_time_retention or limit is None or top is None or mine is None:
             return False
-        return partition.max_event_time - segment.event_max > limit
+        return top - mine > limit
 
     def deletable(self, segment: Segment, partition: Partition, now: int, config: TopicConfig) -> bool:
         if segment.empty:

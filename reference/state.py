@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .types import StoredBatch, TopicConfig
+from .types import StoredBatch, StoredRecord, TopicConfig
 
 
 @dataclass
@@ -22,7 +22,7 @@ class Segment:
     def empty(self) -> bool:
         return not self.batches
 
-    def records(self):
+    def records(self) -> list[StoredRecord]:
         return [r for b in self.batches for r in b.records]
 
 

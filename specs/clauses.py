@@ -20,6 +20,7 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .profiles import get as get_profile
 from .profiles import names as profile_names
@@ -79,7 +80,7 @@ class Kip:
     clauses: tuple[Clause, ...]
 
 
-def _clause(kip: dict, raw: dict, path: Path) -> Clause:
+def _clause(kip: dict[str, Any], raw: dict[str, Any], path: Path) -> Clause:
     allowed = {"id", "statement", "quote", "quote_source", "quote_url", "status", "profiles", "ambiguity", "deviation"}
     if unknown := raw.keys() - allowed:
         raise SpecError(f"{path.name}: clause {raw.get('id')!r} has unknown keys {sorted(unknown)}")
@@ -116,7 +117,8 @@ def all_clauses() -> dict[str, Clause]:
 
 def problems() -> list[str]:
     """Everything wrong with the registry itself: quotes not found verbatim, bad statuses or profiles."""
-    found, seen = [], set()
+    found: list[str] = []
+    seen: set[str] = set()
     for kip in kips():
         for c in kip.clauses:
             found += _clause_problems(kip, c, seen)
@@ -130,8 +132,8 @@ def _quote_problems(c: Clause) -> list[str]:
     if c.quote_kind == "kip":
         if not c.quote_file:
             return [f"{c.id}: quote_source kip, but {c.kip} has no vendored text in specs/texts"]
-        found = c.quote in _text(c.quote_file)
-        return [] if found else [f"{c.id}: quote not found verbatim in {c.quote_file}: {c.quote[:60]!r}"]
+        quoted = c.quote in _text(c.quote_file)
+        return [] if quoted else [f"{c.id}: quote not found verbatim in {c.quote_file}: {c.quote[:60]!r}"]
     if c.quote_kind == "kafka-pr":
         found = KAFKA_PULL.fullmatch(c.quote_url)
         return [] if found else [f"{c.id}: a kafka-pr quote needs quote_url, a github.com/apache/kafka/pull/N "
@@ -142,8 +144,8 @@ def _quote_problems(c: Clause) -> list[str]:
     excerpt = kafka_excerpts().get(c.quote_url)
     if excerpt is None:
         return [f"{c.id}: no excerpt of {c.quote_url} in specs/texts/{EXCERPTS.name}"]
-    found = " ".join(c.quote.split()) in source_text(excerpt)
-    return [] if found else [f"{c.id}: quote not found verbatim at {c.quote_url}: {c.quote[:60]!r}"]
+    quoted = " ".join(c.quote.split()) in source_text(excerpt)
+    return [] if quoted else [f"{c.id}: quote not found verbatim at {c.quote_url}: {c.quote[:60]!r}"]
 
 
 @functools.cache
@@ -159,7 +161,7 @@ def source_text(lines: str) -> str:
     return " ".join(" ".join(kept).split())
 
 
-def _clause_problems(kip: Kip, c: Clause, seen: set) -> list[str]:
+def _clause_problems(kip: Kip, c: Clause, seen: set[str]) -> list[str]:
     out = []
     if c.id in seen or not c.id.startswith(kip.id + "."):
         out.append(f"{c.id}: duplicate id or id not prefixed with {kip.id}.")

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import functools
 import tomllib
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 from pathlib import Path
+from typing import Any
 
 PROFILES_FILE = Path(__file__).with_name("profiles.toml")
 
@@ -67,7 +69,7 @@ class Profile:
     def wrapping(self) -> bool:
         return self.arithmetic == "wrapping"
 
-    def repeats_root_on(self, clause_ids) -> bool:
+    def repeats_root_on(self, clause_ids: Iterable[str]) -> bool:
         """Whether a test citing ``clause_ids`` would give the same answers under this profile's root."""
         return len(self.lineage) > 1 and not any(c.startswith(p) for c in clause_ids for p in self.differs_on)
 
@@ -76,7 +78,7 @@ class Profile:
         return dict(self.list_offsets_targets).get(target)
 
 
-def _build(name: str, table: dict, lineage: tuple[str, ...]) -> Profile:
+def _build(name: str, table: dict[str, Any], lineage: tuple[str, ...]) -> Profile:
     expected = {f.name for f in fields(Profile)} - {"name", "lineage", "differs_on"}
     missing, extra = expected - table.keys(), table.keys() - expected - {"differs_on"}
     if missing or extra:
@@ -90,7 +92,7 @@ def _build(name: str, table: dict, lineage: tuple[str, ...]) -> Profile:
                                                   "differs_on": tuple(table.get("differs_on", ()))})
 
 
-def resolved(name: str, data: dict, seen: tuple[str, ...] = ()) -> tuple[dict, tuple[str, ...]]:
+def resolved(name: str, data: dict[str, Any], seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], tuple[str, ...]]:
     """A table with what it ``extends`` filled in, and its lineage (itself first)."""
     if name not in data:
         raise ProfileError(f"profile {seen[-1]!r} extends unknown profile {name!r}")

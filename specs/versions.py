@@ -47,7 +47,8 @@ def key(version: str) -> tuple[int, int, int]:
     found = PREFIX.match(version)
     if found is None:
         raise VersionError(f"not a Kafka release: {version!r} (expected x.y.z, e.g. 3.9.2)")
-    return tuple(int(x) for x in found.groups())
+    major, minor, patch = (int(x) for x in found.groups())
+    return major, minor, patch
 
 
 @functools.cache

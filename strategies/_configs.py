@@ -1,6 +1,8 @@
 """Building blocks of ``topic_configs()``: one value strategy per field, keyed by Kafka config name."""
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from hypothesis import strategies as st
 
 from ktc.reference.types import (
@@ -20,24 +22,24 @@ LIMIT_FIELDS = ("before_max_ms", "after_max_ms", "difference_max_ms")
 WHOLE_DAYS = tuple(d * DAY_MS for d in range(1, 11))
 
 
-def limit_values(limits) -> st.SearchStrategy:
+def limit_values(limits: Sequence[int | None] | None) -> st.SearchStrategy[int | None]:
     """One of ``limits`` when given; else unset first, then named limits, then any non-negative int64."""
     if limits is not None:
         return st.sampled_from(limits)
     return st.one_of(st.sampled_from(LIMIT_EDGES), st.integers(0, INT64_MAX))
 
 
-def durations(floor: int, extra=()) -> st.SearchStrategy:
+def durations(floor: int, extra: tuple[int, ...] = ()) -> st.SearchStrategy[int | None]:
     """Unset first, then whole days up to ten, ``extra`` values, then anything in [floor, 10 days]."""
     return st.one_of(st.none(), st.sampled_from(WHOLE_DAYS + tuple(extra)), st.integers(floor, 10 * DAY_MS))
 
 
-def mostly(common, others) -> st.SearchStrategy:
+def mostly(common: str, others: Sequence[str]) -> st.SearchStrategy[str]:
     """``common`` three times in four (and first when shrinking), else one of ``others``."""
     return st.one_of(st.just(common), st.just(common), st.just(common), st.sampled_from(others))
 
 
-def field_strategies(limits: st.SearchStrategy) -> dict[str, st.SearchStrategy]:
+def field_strategies(limits: st.SearchStrategy[int | None]) -> dict[str, st.SearchStrategy[int | None]]:
     """The strategy for every optional field, by attribute name."""
     return {
         **{attr: limits for attr in LIMIT_FIELDS},
@@ -47,13 +49,15 @@ def field_strategies(limits: st.SearchStrategy) -> dict[str, st.SearchStrategy]:
     }
 
 
-def accepted_fields(accepted: frozenset[str], limits: st.SearchStrategy) -> dict[str, st.SearchStrategy]:
+def accepted_fields(accepted: frozenset[str],
+                    limits: st.SearchStrategy[int | None]) -> dict[str, st.SearchStrategy[int | None]]:
     """Only the fields whose Kafka config name the profile accepts."""
     return {attr: s for attr, s in field_strategies(limits).items() if CONFIG_NAMES[attr] in accepted}
 
 
 @st.composite
-def topic_configs(draw, *, profile, timestamp_types=tuple(TimestampType), limits=None):
+def topic_configs(draw: st.DrawFn, *, profile: str, timestamp_types: Sequence[TimestampType] = tuple(TimestampType),
+                  limits: Sequence[int | None] | None = None) -> TopicConfig:
     """Named like the public strategy so that the repr reads as the user's call."""
     accepted = profiles.get(profile).configs
     kind = st.sampled_from(timestamp_types) if "message.timestamp.type" in accepted else st.just(

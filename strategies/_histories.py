@@ -1,7 +1,9 @@
 """Building blocks of ``histories()`` and ``append_histories()``: one drawer per kind of op."""
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
+from typing import TypeVar, Union
 
 from hypothesis import strategies as st
 
@@ -19,10 +21,12 @@ from ktc.reference.types import (
     Fetch,
     History,
     ListOffsets,
+    Op,
     Produce,
     Record,
     RetentionPass,
     StepClock,
+    TopicConfig,
 )
 from ktc.specs import profiles
 
@@ -37,6 +41,10 @@ ADVANCES = st.one_of(st.sampled_from((1, ONE_HOUR_MS, DAY_MS, 2 * DAY_MS)), st.i
 SPECIAL_TARGETS = (-1, -2, -3, -4, -5, -6)  # latest, earliest, max timestamp, earliest local, latest tiered,
 # earliest pending upload (v11, KIP-1023)
 OTHER_NEGATIVE_TARGETS = (-7, -100, INT64_MIN)  # no special meaning
+T = TypeVar("T")
+# What a history's Produce batches come from: a strategy, or a callable given timestamps= (see histories())
+BatchesArg = Union[None, st.SearchStrategy[Batch], Callable[..., st.SearchStrategy[Batch]]]
+Drawer = Callable[[st.DrawFn, Sketch, BatchesArg, int], Union[Op, list[Op]]]  # one kind of op, drawn
 
 
 def sentinels(profile: str) -> st.SearchStrategy[int]:
@@ -46,7 +54,8 @@ def sentinels(profile: str) -> st.SearchStrategy[int]:
     return st.just(NO_TIMESTAMP)
 
 
-def batch_strategy(batches, now: int, bounds, missing: int = NO_TIMESTAMP) -> st.SearchStrategy:
+def batch_strategy(batches: BatchesArg, now: int, bounds: tuple[int, ...],
+                   missing: int = NO_TIMESTAMP) -> st.SearchStrategy[Batch]:
     """A strategy used as given; a callable called with timestamps near ``now`` and ``bounds``, and the
     history's own missing-timestamp sentinel (``missing``) as one record in ten or so."""
     if isinstance(batches, st.SearchStrategy):
@@ -56,7 +65,7 @@ def batch_strategy(batches, now: int, bounds, missing: int = NO_TIMESTAMP) -> st
     return make(timestamps=st.one_of(*[stamps] * 9, st.just(missing)))
 
 
-def where(draw, sketch: Sketch, stray: bool = False) -> tuple[str, int]:
+def where(draw: st.DrawFn, sketch: Sketch, stray: bool = False) -> tuple[str, int]:
     """A topic and one of its partitions; with ``stray``, about one time in eight one that does not
     exist: one of the three just past its last (shrinking to the first of them) or -1 (a read of it
     answers UNKNOWN_TOPIC_OR_PARTITION, -1s)."""
@@ -66,39 +75,39 @@ def where(draw, sketch: Sketch, stray: bool = False) -> tuple[str, int]:
     return topic, draw(st.one_of(*[existing] * 7, st.integers(count, count + 2) | st.just(-1)) if stray else existing)
 
 
-def produce(draw, sketch: Sketch, batches, skew_ms: int) -> Produce:
+def produce(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> Produce:
     topic, partition = where(draw, sketch)
     batch = draw(batch_strategy(batches, sketch.clock(topic, partition), sketch.bounds(topic), sketch.no_timestamp))
     sketch.produced += [r.timestamp for r in batch.records if r.timestamp >= 0]
     return Produce(topic, batch, partition)
 
 
-def advance(draw, sketch: Sketch, batches, skew_ms: int) -> Advance:
+def advance(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> Advance:
     op = Advance(draw(ADVANCES))
     sketch.real_ms += op.ms
     return op
 
 
-def step_clock(draw, sketch: Sketch, batches, skew_ms: int) -> StepClock:
+def step_clock(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> StepClock:
     op = StepClock(draw(st.integers(0, sketch.brokers - 1)), draw(st.integers(-skew_ms, skew_ms)))
     sketch.offsets[op.broker] += op.delta_ms
     return op
 
 
-def elect_leader(draw, sketch: Sketch, batches, skew_ms: int) -> ElectLeader:
+def elect_leader(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> ElectLeader:
     topic, partition = where(draw, sketch)
     op = ElectLeader(topic, draw(st.integers(0, sketch.brokers - 1)), partition)
     sketch.leaders[(topic, partition)] = op.broker
     return op
 
 
-def retention_pass(draw, sketch: Sketch, batches, skew_ms: int) -> list:
+def retention_pass(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> list[Op]:
     """A retention pass; half the time a record stamped now goes first and the clock then moves just past the
     topic's retention.ms, so that the pass deletes and the log start moves; half the time reads follow it."""
     deletes = draw(st.booleans())
     topic, partition = where(draw, sketch, stray=not deletes)
     past = past_retention(sketch, topic)
-    ops = []
+    ops: list[Op] = []
     if deletes and past is not None:
         ops = [Produce(topic, Batch((Record(sketch.clock(topic, partition)),)), partition), Advance(past)]
         sketch.real_ms += past
@@ -112,7 +121,7 @@ def past_retention(sketch: Sketch, topic: str) -> int | None:
     return WEEK_MS + 1 if retention is None else None if retention < 0 else retention + 1
 
 
-def read_burst(draw, sketch: Sketch, topic: str, partition: int) -> list:
+def read_burst(draw: st.DrawFn, sketch: Sketch, topic: str, partition: int) -> list[Op]:
     """What a consumer reads of one partition at one log state: a Fetch, EARLIEST, LATEST, MAX_TIMESTAMP and a
     lookup near a produced timestamp (the invariants over reads pair them, ktc/checks/reads.py)."""
     near = draw(near_produced(sketch))
@@ -126,11 +135,11 @@ def near_produced(sketch: Sketch) -> st.SearchStrategy[int]:
         lambda t: st.sampled_from((t, min(t + 1, INT64_MAX), max(0, t - 1))))
 
 
-def reads(draw, sketch: Sketch, batches, skew_ms: int) -> list:
+def reads(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> list[Op]:
     return read_burst(draw, sketch, *where(draw, sketch))
 
 
-def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
+def list_offsets(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> ListOffsets:
     topic, partition = where(draw, sketch, stray=True)
     target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS + OTHER_NEGATIVE_TARGETS), near_produced(sketch),
                             st.integers(0, INT64_MAX)))
@@ -139,20 +148,20 @@ def list_offsets(draw, sketch: Sketch, batches, skew_ms: int) -> ListOffsets:
     return ListOffsets(topic, target, partition, version, draw(st.booleans()))
 
 
-def drawers(brokers: int, skew_ms: int) -> list:
+def drawers(brokers: int, skew_ms: int) -> list[Drawer]:
     """Produce twice as likely as the rest; clock steps and elections only where they can matter; a burst of
     reads mid-history (a Fetch and ListOffsets of one log state)."""
-    kinds = [produce, produce, advance, retention_pass, list_offsets, reads]
+    kinds: list[Drawer] = [produce, produce, advance, retention_pass, list_offsets, reads]
     return kinds + [step_clock] * (skew_ms > 0) + [elect_leader] * (brokers > 1)
 
 
-def final_reads(sketch: Sketch) -> list:
+def final_reads(sketch: Sketch) -> list[Op]:
     """Fetch and DescribeLog for every partition of every topic, in creation order."""
     return [op(topic, p) for topic in sketch.topics for p in range(sketch.partitions(topic)) for op in
             (Fetch, DescribeLog)]
 
 
-def create_topics(draw, sketch: Sketch, configs) -> list[CreateTopic]:
+def create_topics(draw: st.DrawFn, sketch: Sketch, configs: st.SearchStrategy[TopicConfig]) -> list[CreateTopic]:
     names = ["t", "u"] if draw(st.booleans()) else ["t"]
     for name in names:
         sketch.topics[name] = draw(configs)
@@ -160,13 +169,15 @@ def create_topics(draw, sketch: Sketch, configs) -> list[CreateTopic]:
 
 
 @st.composite
-def histories(draw, *, profile, brokers=1, max_ops=12, topic_configs=None, batches=None, skew_ms=0):
+def histories(draw: st.DrawFn, *, profile: str, brokers: int = 1, max_ops: int = 12,
+              topic_configs: st.SearchStrategy[TopicConfig] | None = None, batches: BatchesArg = None,
+              skew_ms: int = 0) -> History:
     """Named like the public strategy so that the repr reads as the user's call."""
     start, no_timestamp = draw(STARTS), draw(sentinels(profile))
     offsets = [0] + [draw(st.integers(-skew_ms, skew_ms)) for _ in range(brokers - 1)]
     sketch = Sketch(profiles.get(profile), start, list(offsets), no_timestamp=no_timestamp)
     chosen = configs.topic_configs(profile=profile) if topic_configs is None else topic_configs
-    ops = create_topics(draw, sketch, chosen)
+    ops: list[Op] = [*create_topics(draw, sketch, chosen)]
     kinds = drawers(brokers, skew_ms)
     for _ in range(draw(st.integers(0, max_ops))):
         drawn = draw(st.sampled_from(kinds))(draw, sketch, batches, skew_ms)
@@ -174,7 +185,7 @@ def histories(draw, *, profile, brokers=1, max_ops=12, topic_configs=None, batch
     return History(profile, tuple(ops + final_reads(sketch)), start, tuple(offsets), no_timestamp)
 
 
-def value_or(given, strategy) -> st.SearchStrategy:
+def value_or(given: T | st.SearchStrategy[T] | None, strategy: st.SearchStrategy[T]) -> st.SearchStrategy[T]:
     """``given`` itself when it is a strategy, ``just(given)`` when a value, ``strategy`` when None."""
     if given is None:
         return strategy
@@ -182,7 +193,10 @@ def value_or(given, strategy) -> st.SearchStrategy:
 
 
 @st.composite
-def append_histories(draw, *, profile, config=None, batch=None, now=None):
+def append_histories(draw: st.DrawFn, *, profile: str,
+                     config: TopicConfig | st.SearchStrategy[TopicConfig] | None = None,
+                     batch: Batch | st.SearchStrategy[Batch] | None = None,
+                     now: int | st.SearchStrategy[int] | None = None) -> History:
     """Named like the public strategy so that the repr reads as the user's call."""
     start = draw(value_or(now, STARTS))
     chosen = draw(value_or(config, configs.topic_configs(profile=profile)))
@@ -193,7 +207,9 @@ def append_histories(draw, *, profile, config=None, batch=None, now=None):
 
 
 @st.composite
-def leader_change_histories(draw, *, profile, clock_offsets, max_ops=6, topic_configs=None, batches=None):
+def leader_change_histories(draw: st.DrawFn, *, profile: str, clock_offsets: Sequence[int], max_ops: int = 6,
+                            topic_configs: st.SearchStrategy[TopicConfig] | None = None,
+                            batches: BatchesArg = None) -> History:
     """Named like the public strategy so that the repr reads as the user's call."""
     start, no_timestamp = draw(STARTS), draw(sentinels(profile))
     offsets = list(draw(st.permutations(clock_offsets)))
@@ -207,10 +223,11 @@ def leader_change_histories(draw, *, profile, clock_offsets, max_ops=6, topic_co
     return History(profile, tuple(ops), start, tuple(offsets), no_timestamp)
 
 
-def around_election(draw, sketch: Sketch, batches, max_ops: int) -> list:
+def around_election(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, max_ops: int) -> list[Op]:
     """Up to ``max_ops`` appends, advances and bursts of reads of partition 0 (no retention, no clock step)."""
-    ops = []
+    ops: list[Op] = []
+    kinds: tuple[Drawer, ...] = (produce, produce, advance, reads)
     for _ in range(draw(st.integers(0, max_ops))):
-        drawn = draw(st.sampled_from((produce, produce, advance, reads)))(draw, sketch, batches, 0)
+        drawn = draw(st.sampled_from(kinds))(draw, sketch, batches, 0)
         ops += drawn if isinstance(drawn, list) else [drawn]
     return ops

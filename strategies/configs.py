@@ -41,7 +41,7 @@ def topic_configs(*, profile: str, timestamp_types: Sequence[TimestampType] = (C
                                           limits=_check_limits(limits)))
 
 
-def _check_limits(limits) -> tuple[int | None, ...] | None:
+def _check_limits(limits: object) -> tuple[int | None, ...] | None:
     if limits is None:
         return None
     chosen = check_sequence(limits, "limits")

@@ -1,8 +1,7 @@
 """Strategies for whole scenarios: histories of operations that ``reference.run`` interprets."""
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Union
+from collections.abc import Sequence
 
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
@@ -10,12 +9,11 @@ from hypothesis.errors import InvalidArgument
 from ktc.reference.types import Batch, History, TopicConfig
 
 from . import _histories
+from ._histories import BatchesArg
 from ._repr import shown
 from ._validation import check_int64, check_profile, check_range, check_sequence, check_strategy
 
 __all__ = ["histories", "append_histories", "leader_change_histories"]
-
-BatchesArg = Union[None, st.SearchStrategy[Batch], Callable[..., st.SearchStrategy[Batch]]]
 
 
 def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
@@ -85,7 +83,7 @@ def leader_change_histories(*, profile: str, clock_offsets: Sequence[int], max_o
         topic_configs=topic_configs, batches=batches))
 
 
-def _check_batches(batches) -> None:
+def _check_batches(batches: object) -> None:
     if batches is not None and not (isinstance(batches, st.SearchStrategy) or callable(batches)):
         raise InvalidArgument(f"batches={batches!r} must be a SearchStrategy, a callable taking "
                               "timestamps= and returning one, or None")
@@ -117,6 +115,6 @@ def append_histories(*, profile: str, config: None | TopicConfig | st.SearchStra
                                                now=now))
 
 
-def _check_value_or_strategy(value, name: str, kind: type) -> None:
+def _check_value_or_strategy(value: object, name: str, kind: type) -> None:
     if value is not None and not isinstance(value, (kind, st.SearchStrategy)):
         raise InvalidArgument(f"{name}={value!r} must be a {kind.__name__}, a SearchStrategy of them, or None")

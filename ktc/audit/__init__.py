@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, replace
+from typing import Any, TypedDict
 
 from pyspark.sql import DataFrame
 
@@ -22,7 +23,17 @@ from .engine import AuditRow
 from .facts import TopicFacts
 from .sources import normalised, now_ms
 
-__all__ = ["Audit", "AuditRow", "TopicFacts", "audit"]
+__all__ = ["Audit", "AuditDoc", "AuditRow", "TopicFacts", "audit"]
+
+
+class AuditDoc(TypedDict):
+    """One audited topic in the audit's JSON (``ktc audit`` adds its source and failure count)."""
+
+    topic: str
+    facts: dict[str, Any]      # TopicFacts' fields
+    records: int
+    seconds: float
+    rows: list[dict[str, Any]]  # AuditRow.as_dict()
 
 
 @dataclass
@@ -44,7 +55,7 @@ class Audit:
         """Failing checks whose clause holds in the audit's profile."""
         return [r for r in self.rows if r.verdict == "fail" and r.promised]
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> AuditDoc:
         return {"topic": self.facts.topic, "facts": vars(self.facts), "records": self.records,
                 "seconds": round(self.seconds, 3), "rows": [r.as_dict() for r in self.rows]}
 

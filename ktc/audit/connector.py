@@ -47,7 +47,10 @@ def key(version: str) -> tuple[int, ...]:
 
 def choose(installed: str, available: list[str]) -> tuple[str, str]:
     """(connector version, why): the installed one if listed, else the newest of its major below it."""
-    base = re.match(r"\d+\.\d+\.\d+", installed).group(0)
+    found = re.match(r"\d+\.\d+\.\d+", installed)
+    if found is None:
+        raise ConnectorError(f"PySpark's version {installed!r} does not begin with x.y.z")
+    base = found.group(0)
     if not available or base in available:
         return base, f"spark-sql-kafka-0-10 {base}, the installed PySpark's version"
     older = [v for v in available if v.split(".")[0] == base.split(".")[0] and key(v) < key(base)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from functools import reduce
+from typing import Any, TypedDict
 
 from pyspark import StorageLevel
 from pyspark.sql import DataFrame, Window
@@ -23,6 +24,15 @@ SAMPLES = 5
 VIOLATION_COLUMNS = ["check", "clause", "topic", "partition", "offset", "timestamp_ms", "detail"]
 
 
+class Sample(TypedDict):
+    """One violating record of a failing check, as the report shows it."""
+
+    partition: int
+    offset: int
+    timestamp_ms: int
+    detail: str
+
+
 @dataclass
 class AuditRow:
     check: str
@@ -35,9 +45,10 @@ class AuditRow:
     violating: int | None = None
     reason: str = ""
     promised: bool = True        # a clause of the check holds in the audit's profile
-    samples: list[dict] = field(default_factory=list)
+    samples: list[Sample] = field(default_factory=list)
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
+        """The row in the audit's JSON (reports/audit.py reads it)."""
         return asdict(self)
 
 
@@ -82,6 +93,7 @@ def counts(frame: DataFrame, decided: dict[str, Rule]) -> dict[str, tuple[int, i
         sums.append(F.sum(F.when(rule.applies, 1).otherwise(0)).alias(f"a{i}"))
         sums.append(F.sum(F.when(rule.applies & rule.violates, 1).otherwise(0)).alias(f"v{i}"))
     row = frame.agg(*sums).first()
+    assert row is not None  # an aggregate without groups has one row
     return {cid: (row[f"a{i}"] or 0, row[f"v{i}"] or 0) for i, cid in enumerate(decided)}
 
 
@@ -94,15 +106,16 @@ def violations_of(check: AuditCheck, rule: Rule, frame: DataFrame, topic: str) -
         rule.detail.alias("detail"))
 
 
-def first_samples(violations: DataFrame, failing: list[str]) -> dict[str, list[dict]]:
+def first_samples(violations: DataFrame, failing: list[str]) -> dict[str, list[Sample]]:
     if not failing:
         return {}
     order = Window.partitionBy("check").orderBy("partition", "offset")
     rows = (violations.where(F.col("check").isin(failing)).withColumn("n", F.row_number().over(order))
             .where(F.col("n") <= SAMPLES).collect())
-    out: dict[str, list[dict]] = {c: [] for c in failing}
+    out: dict[str, list[Sample]] = {c: [] for c in failing}
     for r in sorted(rows, key=lambda r: (r["check"], r["n"])):
-        out[r["check"]].append({k: r[k] for k in ("partition", "offset", "timestamp_ms", "detail")})
+        out[r["check"]].append(Sample(partition=r["partition"], offset=r["offset"], timestamp_ms=r["timestamp_ms"],
+                                      detail=r["detail"]))
     return out
 
 
@@ -111,6 +124,7 @@ def verdict(check: AuditCheck, found: tuple[int, int] | None, reason: str | None
         return (None if check.kind == "notice" else "unknown"), reason
     if check.kind == "notice":
         return None, ""
+    assert found is not None, f"{check.id}: a decided rule is counted"
     checked, violating = found
     if violating:
         return "fail", ""
@@ -135,7 +149,7 @@ def run_checks(base: DataFrame, facts: TopicFacts) -> tuple[list[AuditRow], Data
     every = rules(facts, frozenset(base.columns))
     decided = {cid: r for cid, r in every.items() if not isinstance(r, str)}
     by_unit = frames(base, facts)
-    found = {}
+    found: dict[str, tuple[int, int]] = {}
     for unit, frame in by_unit.items():
         found |= counts(frame, {cid: r for cid, r in decided.items() if CHECKS[cid].unit == unit})
     parts = [violations_of(CHECKS[cid], r, by_unit[CHECKS[cid].unit], facts.topic) for cid, r in decided.items()]

@@ -59,7 +59,7 @@ def batch_rows(partition: int, batch, columns: dict[str, list]) -> None:
 
 def read_ktc(client, topic: str) -> tuple[pa.Table, int]:
     """Every stored record of ``topic`` through ktc's client, and the clock when the last answer came."""
-    columns = {name: [] for name in BATCH_SCHEMA.names}
+    columns: dict[str, list] = {name: [] for name in BATCH_SCHEMA.names}
     for p in partitions_of(client, topic):
         outcome = client.fetch_all(topic, partition=p)
         if outcome.error_code:

@@ -84,8 +84,8 @@ def load_target(args):
         impl = implementations.load(args.impl, version=args.kafka_version, bootstrap=args.kafka_bootstrap)
     except implementations.ImplementationError as error:
         raise UsageError(str(error)) from None
-    from ktc.judge.context import UnderTest
-    why = UnderTest(impl, None).unavailable()
+    from ktc.judge.context import RunContext, UnderTest
+    why = UnderTest(impl, RunContext()).unavailable()
     if why:
         raise UsageError(f"--impl {args.impl}: {why}")
     return impl

@@ -12,11 +12,14 @@ from dataclasses import dataclass, field, replace
 from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.database import ExampleDatabase
 from hypothesis.errors import Flaky, Unsatisfiable
 
 from ktc import reference
 from ktc.checks import CHECKS
 from ktc.hunt import signals
+from ktc.hunt.explain import Explainer
+from ktc.implementations.protocol import Implementation
 from ktc.judge.context import RunContext
 from ktc.judge.features import features
 from ktc.judge.harness import ImplementationCrash, judge
@@ -76,12 +79,12 @@ class Tally:
 
 @dataclass
 class Hunt:
-    impl: object
+    impl: Implementation
     profiles: tuple
-    explainer: object
+    explainer: Explainer
     deadline: float
     seed: int
-    database: object
+    database: ExampleDatabase | None
     brokers: int = 1
     max_ops: int = 16
     context: RunContext = field(default_factory=RunContext)
@@ -126,9 +129,9 @@ def one_round(hunt: Hunt) -> Outcome | None:
     except Finding as finding:
         return Outcome(minimal(hunt, finding), stopped="a failure nothing explains")
     except Flaky as error:
-        finding = next((e for e in getattr(error, "exceptions", ()) if isinstance(e, Finding)), None)
-        if finding is not None:
-            return Outcome(finding, stopped="a failure nothing explains (it did not fail again on replay)", flaky=True)
+        replayed = next((e for e in getattr(error, "exceptions", ()) if isinstance(e, Finding)), None)
+        if replayed is not None:
+            return Outcome(replayed, stopped="a failure nothing explains (it did not fail again on replay)", flaky=True)
     except Unsatisfiable:
         pass
     hunt.tally.rounds += 1

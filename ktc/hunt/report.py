@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import platform
 from pathlib import Path
+from typing import Any, TypedDict
 
 import hypothesis
 
@@ -16,12 +17,67 @@ from ktc.plugin.artifacts import attach
 from ktc.reports import results
 from ktc.reports.files import write_atomically
 from ktc.reports.loading import COUNTEREXAMPLE_SCHEMA
+from ktc.reports.schema import Document, Row, Target
 from ktc.reports.verdicts import rank
 
 ORDER = ("pass", "unknown", "fail", "error")
 
 
-def rows(hunt, outcome) -> list[dict]:
+class FindingDoc(TypedDict):
+    """A finding as hunt.json lists it: the clauses it breaks, its size, and its files."""
+
+    clause: str
+    clauses: list[str]
+    profile: str
+    ops: int
+    records: int
+    folder: str
+    script: str
+    sketch: str
+    javap: str                      # whether javap found the method the sketch tests
+    counterexample: dict[str, Any]  # counterexample.json
+
+
+class Explained(TypedDict):
+    """Failures an expectation or a known Kafka bug explains, counted per clause, profile and reason."""
+
+    clause: str
+    profile: str
+    why: str
+    examples: int
+
+
+class HuntDoc(TypedDict):
+    """hunt.json: what the search did and found."""
+
+    target: str
+    implementation: str
+    version: str | None
+    profiles: list[str]
+    seed: int
+    seconds: float
+    rounds: int
+    examples: int
+    stopped: str
+    coverage: dict[str, int]       # examples per input feature (signals.COVERAGE)
+    explained: list[Explained]
+    crashes: list[str]             # the last five
+    findings: list[FindingDoc]
+    hypothesis: str
+    python: str
+
+
+class HuntProvenance(TypedDict):
+    """results.json's provenance for a hunt."""
+
+    implementations: list[dict[str, str | None]]  # name, version, spec
+    targets: list[Target]
+    profiles: list[str]
+    command: str
+    hypothesis: dict[str, object]                 # version, seed, profile
+
+
+def rows(hunt, outcome) -> list[Row]:
     finding = outcome.finding
     found = {(v.clause, finding.history.profile) for v in finding.verdicts} if finding else set()
     reasons = {(c, p): why for (c, p, why) in hunt.tally.explained}
@@ -31,11 +87,11 @@ def rows(hunt, outcome) -> list[dict]:
     return sorted(out, key=lambda r: (r["profile"], r["clause"]))
 
 
-def row(hunt, key, counts, why, finding) -> dict:
+def row(hunt, key, counts, why, finding) -> Row:
     clause, profile = key
     verdict = "fail" if finding else max((v for v in counts if counts[v]), key=rank, default="unknown")
     impl = hunt.impl
-    out = {"clause": clause, "implementation": impl.name, "implementation_version": getattr(impl, "version", None),
+    out: Row = {"clause": clause, "implementation": impl.name, "implementation_version": getattr(impl, "version", None),
            "profile": profile, "verdict": verdict, "examples": sum(counts.values()), "tests": ["ktc hunt"],
            "seed": hunt.seed, "duration": 0.0, "reason": None, "counterexample": None,
            "features": dict(hunt.tally.features.get(key, {}))}
@@ -45,13 +101,13 @@ def row(hunt, key, counts, why, finding) -> dict:
     return out
 
 
-def attach_finding(rows_: list[dict], finding, counterexample: dict) -> None:
+def attach_finding(rows_: list[Row], finding, counterexample: dict[str, Any]) -> None:
     for r in rows_:
         if r["verdict"] == "fail" and r["clause"] in {v.clause for v in finding.verdicts} and "expected" not in r:
             r["counterexample"], r["reason"] = counterexample, finding.verdicts[0].clause + " (a hunt finding)"
 
 
-def write_finding(directory: Path, hunt, finding, observed, spec: str = "") -> dict:
+def write_finding(directory: Path, hunt, finding, observed, spec: str = "") -> FindingDoc:
     """counterexample.json, reproduce.py and the unit-test sketch; their paths and the javap check."""
     from ktc.judge.harness import ClauseViolation
     folder = directory / "findings" / finding.verdicts[0].clause
@@ -75,7 +131,7 @@ def records(history) -> int:
     return sum(len(op.batch.records) for op in history.ops if hasattr(op, "batch"))
 
 
-def summary(hunt, outcome, finding_doc, seconds: float, spec: str) -> dict:
+def summary(hunt, outcome, finding_doc: FindingDoc | None, seconds: float, spec: str) -> HuntDoc:
     tally = hunt.tally
     return {"target": spec, "implementation": hunt.impl.name, "version": getattr(hunt.impl, "version", None),
             "profiles": list(hunt.profiles), "seed": hunt.seed, "seconds": round(seconds, 1),
@@ -87,7 +143,7 @@ def summary(hunt, outcome, finding_doc, seconds: float, spec: str) -> dict:
             "hypothesis": hypothesis.__version__, "python": platform.python_version()}
 
 
-def provenance(hunt, spec: str, seconds: float) -> dict:
+def provenance(hunt, spec: str, seconds: float) -> HuntProvenance:
     version = getattr(hunt.impl, "version", None)
     return {"implementations": [{"name": hunt.impl.name, "version": version, "spec": spec}],
             "targets": [{"implementation": hunt.impl.name, "version": version, "duration_s": round(seconds, 1)}],
@@ -95,18 +151,19 @@ def provenance(hunt, spec: str, seconds: float) -> dict:
             "hypothesis": {"version": hypothesis.__version__, "seed": hunt.seed, "profile": "hunt"}}
 
 
-def write(directory: Path, hunt, outcome, finding_doc, seconds: float, spec: str) -> Path:
+def write(directory: Path, hunt, outcome, finding_doc: FindingDoc | None, seconds: float, spec: str) -> Path:
     doc = summary(hunt, outcome, finding_doc, seconds, spec)
     write_atomically(directory / "hunt.json", json.dumps(doc, indent=1, sort_keys=True))
     found_rows = rows(hunt, outcome)
     if outcome.finding is not None and finding_doc:
         attach_finding(found_rows, outcome.finding, finding_doc["counterexample"])
     script_path = finding_doc["script"] if finding_doc else None
-    return results.write(directory, found_rows, provenance(hunt, spec, seconds),
-                         attach=lambda d: replays(attach(d), script_path))
+    # reports.results and plugin.artifacts take and give plain dicts: the rows and documents they read are these
+    return results.write(directory, found_rows, provenance(hunt, spec, seconds),  # type: ignore[arg-type]
+                         attach=lambda d: replays(attach(d), script_path))  # type: ignore[arg-type]
 
 
-def replays(doc: dict, script_path: str | None) -> dict:
+def replays(doc: Document, script_path: str | None) -> Document:
     """A hunt's failure is replayed by its script (or, explained, not at all): not by a pytest command."""
     for r in doc["rows"]:
         if "replay" in r:
@@ -115,7 +172,7 @@ def replays(doc: dict, script_path: str | None) -> dict:
     return doc
 
 
-def lines(doc: dict) -> list[str]:
+def lines(doc: HuntDoc) -> list[str]:
     """The hunt's own lines, after the table: examples, coverage, explained failures, findings."""
     cov = ", ".join(f"{name} {doc['coverage'].get(name, 0)}" for name in COVERAGE)
     out = [f"ktc hunt: {doc['examples']} examples in {doc['rounds']} rounds, {doc['seconds']} s; "

@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import json
 import textwrap
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NotRequired, TypedDict, Union
 
 from ktc import reference
 from ktc.judge.serialize import to_data
@@ -17,6 +19,7 @@ from ktc.reference.types import (
     Batch,
     CreateTopic,
     FetchResult,
+    History,
     ListOffsets,
     ListOffsetsResult,
     Produce,
@@ -35,12 +38,89 @@ FAR_MS = 10 * 365 * 86_400_000  # the script's own: a timestamp this far from th
 class Model:
     """What the KIP answers (``run(history)`` -> one result per op) and how the script names it."""
 
-    run: object
+    run: Callable[[History], Sequence[object]]
     description: str
 
 
 def default_model(history) -> Model:
     return Model(reference.run, f"ktc's model, profile {history.profile}")
+
+
+# The script's data, as its template reads it (script_template.py.txt) ------------------------------------
+
+class TopicData(TypedDict):
+    partitions: int
+    configs: dict[str, int | str]   # Kafka config names
+
+
+class BatchData(TypedDict):
+    timestamps: list[int]
+    codec: str
+    keys: list[str | None]          # hex
+    values: list[str]               # hex
+    attributes: int
+    header_max: int
+
+
+class OpData(TypedDict):
+    op: str                         # the operation's type name
+    summary: str
+    topic: str | None
+    partition: int
+    batch: NotRequired[BatchData]   # a Produce
+    target: NotRequired[int]        # a ListOffsets
+    version: NotRequired[int | None]
+    isolation_level: NotRequired[int]  # a ListOffsets: 0 READ_UNCOMMITTED, 1 READ_COMMITTED
+    ms: NotRequired[int]            # an Advance
+    found: NotRequired[Answer | None]     # what the finding recorded, in the history's frame
+    expected: NotRequired[Answer | None]  # what the model answers
+
+
+class ProduceAnswer(TypedDict):
+    error_code: int
+    record_errors: list[list[int | str | None]]  # [batch index, message]
+
+
+class OffsetsAnswer(TypedDict):
+    error_code: int
+    offset: int
+    timestamp: int | None           # None: a time the broker stamped from its own clock
+
+
+class StoredData(TypedDict):
+    base_offset: int
+    log_append_time: bool
+    max_timestamp: int | None
+    records: list[list[int | None]]  # [offset, timestamp]
+
+
+class FetchAnswer(TypedDict):
+    error_code: int
+    batches: list[StoredData]
+
+
+Answer = Union[ProduceAnswer, OffsetsAnswer, FetchAnswer]
+
+
+class Mismatch(TypedDict):
+    op_index: int | None            # among the ops the script sends (CreateTopic ops left out)
+    what: str
+    expected: str | None            # repr
+    observed: str | None
+    clock: str                      # which clock the timestamps are at
+
+
+class ScriptData(TypedDict):
+    clause: str
+    kip: str
+    quote: str
+    statement: str
+    start_ms: int
+    found_on: str
+    topics: dict[str, TopicData]
+    ops: list[OpData]
+    mismatch: Mismatch
+    model: str                      # the model the script's expected answers come from
 
 
 def attributes(batch: Batch) -> int:
@@ -49,13 +129,13 @@ def attributes(batch: Batch) -> int:
         (0x80 if batch.timestamp_extended else 0)
 
 
-def topic_data(op: CreateTopic) -> dict:
+def topic_data(op: CreateTopic) -> TopicData:
     from ktc.kafka.topics import kafka_configs
     return {"partitions": op.config.partitions, "configs": kafka_configs(op.config)}
 
 
-def op_data(op) -> dict:
-    data = {"op": type(op).__name__, "summary": summary(op), "topic": getattr(op, "topic", None),
+def op_data(op) -> OpData:
+    data: OpData = {"op": type(op).__name__, "summary": summary(op), "topic": getattr(op, "topic", None),
             "partition": getattr(op, "partition", 0)}
     if isinstance(op, Produce):
         b = op.batch
@@ -64,7 +144,7 @@ def op_data(op) -> dict:
                          "values": [r.value.hex() for r in b.records],
                          "attributes": attributes(b), "header_max": header_max(b)}
     elif isinstance(op, ListOffsets):
-        data.update(target=op.target, version=op.version, isolation_level=int(op.read_committed))
+        data["target"], data["version"], data["isolation_level"] = op.target, op.version, int(op.read_committed)
     elif hasattr(op, "ms"):
         data["ms"] = op.ms
     return data
@@ -78,7 +158,7 @@ def summary(op) -> str:
     return f"{type(op).__name__} {json.dumps(fields, default=str)[:300]}"
 
 
-def answer_data(result, clock=lambda ts: ts) -> dict | None:
+def answer_data(result, clock=lambda ts: ts) -> Answer | None:
     """An answer in the script's own shape (what its ``agrees`` compares); ``clock`` maps each timestamp into the
     history's frame, None for one the broker stamped from its own clock."""
     if isinstance(result, ProduceResult):
@@ -91,7 +171,7 @@ def answer_data(result, clock=lambda ts: ts) -> dict | None:
     return None
 
 
-def stored(b, clock) -> dict:
+def stored(b, clock) -> StoredData:
     return {"base_offset": b.base_offset, "log_append_time": b.timestamp_type is TimestampType.LOG_APPEND_TIME,
             "max_timestamp": clock(b.max_timestamp), "records": [[r.offset, clock(r.timestamp)] for r in b.records]}
 
@@ -116,7 +196,7 @@ def history_clock(history, observed):
     return lambda ts: table[ts] if ts in table else (ts if abs(ts - ran.start_ms) > FAR_MS else None)
 
 
-def data(finding, observed, found_on: str, model: Model | None = None) -> dict:
+def data(finding, observed, found_on: str, model: Model | None = None) -> ScriptData:
     verdict = finding.verdicts[0]
     clause, m = all_clauses()[verdict.clause], verdict.mismatch
     history = finding.history
@@ -133,7 +213,7 @@ def data(finding, observed, found_on: str, model: Model | None = None) -> dict:
                          else "timestamps at the history's clock"}}
 
 
-def steps(history, observed, model: Model) -> list[dict]:
+def steps(history, observed, model: Model) -> list[OpData]:
     """Each operation but CreateTopic (the admin client's, done first), with the answer the finding records
     and the KIP's, both in the history's frame."""
     expected, clock = model.run(history), history_clock(history, observed)
@@ -143,7 +223,9 @@ def steps(history, observed, model: Model) -> list[dict]:
         if isinstance(op, CreateTopic):
             continue
         seen = answer_data(found[i], clock) if i < len(found) else None
-        out.append({**op_data(op), "found": seen, "expected": answer_data(expected[i])})
+        step = op_data(op)
+        step["found"], step["expected"] = seen, answer_data(expected[i])
+        out.append(step)
     return out
 
 

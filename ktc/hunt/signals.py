@@ -58,7 +58,8 @@ def leader_changes(history, expected) -> int:
     a refused topic changes nothing)."""
     created = {op.topic for op, r in zip(history.ops, expected)
                if isinstance(op, CreateTopic) and getattr(r, "error_code", 1) == 0}
-    leaders, moved = {}, 0
+    leaders: dict[tuple[str, int], int] = {}
+    moved = 0
     for op in history.ops:
         if isinstance(op, ElectLeader) and op.topic in created:
             moved += op.broker != leaders.get((op.topic, op.partition), 0)

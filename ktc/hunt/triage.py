@@ -33,9 +33,9 @@ def verdict(code: int, output: str) -> str:
     return f"could not run (exit {code}): {last[:160]}"
 
 
-def triage(folder: Path, versions: list[str]) -> dict:
+def triage(folder: Path, versions: list[str]) -> dict[str, str]:
     """version -> 'affected' (the script reproduced it), 'not affected', or 'could not run ...'."""
-    verdicts = {}
+    verdicts: dict[str, str] = {}
     for version in versions:
         code, output = run_on(folder / "reproduce.py", version)
         (folder / f"on-{version}.txt").write_text(output)

@@ -122,7 +122,7 @@ class Questions:
 
     def lower(self, what: str, question, top: int, bottom: int):
         """``question(client, version)`` from ``top`` down to ``bottom`` until one is answered; noted."""
-        failures = []
+        failures: list[str] = []
         for version in range(top, bottom - 1, -1):
             answer, failed = self.attempt(lambda c, v=version: question(c, v))
             if not failed:

@@ -64,9 +64,10 @@ class TopicNamer:
         return names
 
 
-def kafka_configs(config: TopicConfig) -> dict:
-    """The topic configs to ask the broker for."""
-    out = {name: getattr(config, attr) for attr, name in CONFIG_NAMES.items() if getattr(config, attr) is not None}
+def kafka_configs(config: TopicConfig) -> dict[str, int | str]:
+    """The topic configs to ask the broker for, by Kafka config name."""
+    out: dict[str, int | str] = {name: getattr(config, attr) for attr, name in CONFIG_NAMES.items()
+                                 if getattr(config, attr) is not None}
     if config.timestamp_type is TimestampType.LOG_APPEND_TIME:
         out["message.timestamp.type"] = "LogAppendTime"
     if config.compression_type != "producer":

@@ -100,7 +100,7 @@ def started(conf: dict[str, str]):
         with os.fdopen(fd, "ab") as out:
             gateway = SparkContext._gateway or launched(spark_conf, out)
         SparkContext(conf=spark_conf, gateway=gateway)
-        spark = SparkSession.builder.config(map=conf).getOrCreate()
+        spark = SparkSession.builder.config(map=dict(conf)).getOrCreate()
     except Exception as error:
         abandon()
         raise SparkStartError(f"Spark could not start: {why_not(error, log)}; see {log}") from None

@@ -12,7 +12,7 @@ import time
 import warnings
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from ktc.reference.types import LIST_OFFSETS_MAX_VERSION, RecordError
 
@@ -135,7 +135,7 @@ class Call:
 
     api: str
     fields: dict
-    parse: Callable[[object], object]
+    parse: Callable[[Any], object]  # reads kafka-python's response object (untyped: its fields are Any)
     at: int | None = None  # the request version, when not the one VERSIONS gives
 
     @property

@@ -98,8 +98,14 @@ class Exchange:
             self.call = step
             self.transmit()
 
+    @property
+    def current(self) -> messages.Call:
+        """The request in flight: an exchange transmits only once its generator gave a first Call."""
+        assert self.call is not None, "no request yet"
+        return self.call
+
     def transmit(self) -> None:
-        self.slot.ready().send(self.call, self.answered, self.lost)
+        self.slot.ready().send(self.current, self.answered, self.lost)
 
     def answered(self, answer, received: int) -> None:
         self.resends = 0
@@ -112,9 +118,9 @@ class Exchange:
 
     def recover(self, maybe_delivered: bool, reason: str) -> None:
         """Send the request again where that is harmless; otherwise the operation ends ``Lost``."""
-        if (maybe_delivered and not self.call.retry_safe) or self.resends >= MAX_RESENDS:
+        if (maybe_delivered and not self.current.retry_safe) or self.resends >= MAX_RESENDS:
             what = "may or may not have been applied" if maybe_delivered else "could not be sent"
-            return self.finish(Lost(f"{reason}; {self.call.api} {what}"), now_ms())
+            return self.finish(Lost(f"{reason}; {self.current.api} {what}"), now_ms())
         self.resends += 1
         self.pipeline.resent += 1
         self.pipeline.later(0.0, self.transmit)

@@ -17,7 +17,7 @@ from ktc.reference.types import INT64_MIN, NO_TIMESTAMP, Batch, StoredBatch, Sto
 try:  # hardware/C CRC32C when available
     from crc32c import crc32c as _crc32c_fast
 except ImportError:  # pragma: no cover - exercised only without the wheel
-    _crc32c_fast = None
+    _crc32c_fast = None  # type: ignore[assignment]  # then the pure-Python table below computes it
 
 CODEC_IDS = {"none": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 CODEC_NAMES = {v: k for k, v in CODEC_IDS.items()}

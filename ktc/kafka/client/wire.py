@@ -170,7 +170,7 @@ class Client:
         """The newest version of ``api`` the broker supports, at most ``cap``."""
         return min(self.supported_versions().get(API_KEYS[api], (0, cap))[1], cap)
 
-    def create_topic(self, name: str, configs: Mapping[str, object] = (), *, partitions: int = 1,
+    def create_topic(self, name: str, configs: Mapping[str, object] = {}, *, partitions: int = 1,
                      replication_factor: int = 1, timeout_ms: int = 30_000,
                      wait_s: float = 10.0) -> tuple[int, str | None]:
         """CreateTopics; on success, wait (up to ``wait_s``) until every partition answers ListOffsets

@@ -105,8 +105,7 @@ class LocalBroker:
         self.config = dict(config or {})
         self.faketime_offset_s = faketime_offset_s
         self.clock = clock
-        self.ready_timeout_s = ready_timeout_s
-        self.heap = heap
+        self.ready_timeout_s, self.heap = ready_timeout_s, heap
         self.tmpdir: Path | None = None
         self.process: subprocess.Popen | None = None
         self.port, self.controller_port = ports or (0, 0)
@@ -157,6 +156,7 @@ class LocalBroker:
                     break
                 except BrokerError:
                     if attempt == 0 and "Address already in use" in self.log_tail():
+                        assert self.tmpdir is not None  # made by open()
                         self._kill()
                         shutil.rmtree(self.tmpdir / "data", ignore_errors=True)
                         continue

@@ -33,8 +33,10 @@ import contextlib
 import mmap
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypedDict
 
 # The broker settings a frozen wall clock needs.  controller.quorum.append.linger.ms: see the module docstring.
 # broker.session.timeout.ms: a heartbeat in flight when the clock jumps is timed out on the wall clock and its
@@ -77,9 +79,10 @@ class ControlledClock:
     def __init__(self, library: Path, directory: Path | None = None, start_ms: int | None = None):
         self.library = library
         self._where = directory
-        self._file = None  # (directory, mmap, cell): made once a broker needs it, so a clock only planned leaves none
+        # (directory, mmap, cell): made once a broker needs it, so a clock only planned leaves none
+        self._file: tuple[Path, mmap.mmap, memoryview] | None = None
         self.settings, self.highest = 0, EARLIEST_MS
-        self.observe = None  # () -> the broker's now as it echoes it (a LogAppendTime); set once it runs
+        self.observe: Callable[[], int] | None = None  # the broker's now as it echoes it (LogAppendTime), once it runs
         self.verification = Verification()
         self.set(now_ms() if start_ms is None else start_ms)
 
@@ -92,15 +95,16 @@ class ControlledClock:
     def path(self) -> Path:
         return self.directory / "now_ms"
 
-    def _opened(self) -> tuple:
+    def _opened(self) -> tuple[Path, mmap.mmap, memoryview]:
         if self._file is None:
             directory = Path(self._where or tempfile.mkdtemp(prefix="ktc-clock-"))
             directory.mkdir(parents=True, exist_ok=True)
             (directory / "now_ms").write_bytes(bytes(8))
             with open(directory / "now_ms", "r+b") as file:
                 mapped = mmap.mmap(file.fileno(), 8)
-            self._file = (directory, mapped, memoryview(mapped).cast("q"))  # one aligned int64: one store a setting
-            self._file[2][0] = self._now
+            cell = memoryview(mapped).cast("q")  # one aligned int64: one store a setting
+            cell[0] = self._now
+            self._file = (directory, mapped, cell)
         return self._file
 
     def now(self) -> int:
@@ -124,7 +128,7 @@ class ControlledClock:
             self._file[2][0] = ms
         self._now, self.settings, self.highest = ms, self.settings + 1, max(self.highest, ms)
         if self.observe is not None:
-            self.verify(ms)
+            self.verify(ms, self.observe)
 
     def resume(self) -> None:
         """Set the clock to the host's now or, if a history left it later, to the latest setting so far.
@@ -135,10 +139,10 @@ class ControlledClock:
         when every history started at the host's now.  Within a history a StepClock back is the point."""
         self.set(max(now_ms(), self.highest))
 
-    def verify(self, ms: int) -> None:
-        """Trust a setting only once the broker echoes it; how long that took is measured."""
+    def verify(self, ms: int, observe: Callable[[], int]) -> None:
+        """Trust a setting only once the broker echoes it (``observe``); how long that took is measured."""
         started = time.monotonic()
-        echoed = self.observe()
+        echoed = observe()
         self.verification.record(ms, echoed, started)
         if echoed != ms:
             raise ClockError(f"the broker's clock was set to {ms} but it echoes {echoed}: "
@@ -160,6 +164,15 @@ class ControlledClock:
             directory.rmdir()
 
 
+class ClockChecks(TypedDict):
+    """How the settings of a run were verified (a broker adapter's clock description carries it)."""
+
+    checks: int
+    failures: int                   # settings the broker echoed otherwise
+    median_seen_ms: float | None    # from a setting to its echo; None before any
+    max_seen_ms: float | None
+
+
 class Verification:
     """Clock settings checked by observation: each a (set, echoed) pair and the time it took to be seen."""
 
@@ -173,7 +186,7 @@ class Verification:
     def failures(self) -> list[tuple[int, int]]:
         return [(wanted, echoed) for wanted, echoed, _ in self.checks if wanted != echoed]
 
-    def summary(self) -> dict:
+    def summary(self) -> ClockChecks:
         seen = sorted(s for _, _, s in self.checks)
         median = seen[len(seen) // 2] * 1000 if seen else None
         return {"checks": len(self.checks), "failures": len(self.failures), "median_seen_ms": median,

@@ -24,6 +24,7 @@ import time
 import warnings
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TypedDict
 
 from ktc.reference.types import Batch, Record
 
@@ -182,7 +183,7 @@ class LocalCluster:
                 time.sleep(0.05)
 
     # -- topics
-    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, object] = (),
+    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, object] = {},
                      timeout_s: float = WAIT_S) -> tuple[int, str | None]:
         """CreateTopics with an explicit replica assignment (one list of node indexes per partition,
         the first is the preferred leader); on success, wait until each partition's leader is the
@@ -256,7 +257,7 @@ def checked_offset(index: int, out: wire.ProduceOutcome, configured_ms: int) -> 
 
 
 def create_assigned(client: wire.Client, name: str, assignment: Sequence[Sequence[int]],
-                    configs: Mapping[str, object] = ()) -> tuple[int, str | None]:
+                    configs: Mapping[str, object] = {}) -> tuple[int, str | None]:
     """CreateTopics v5 with one replica list (node indexes) per partition."""
     req = CreateTopicsRequest[5]
     topic = req.CreatableTopic(
@@ -275,7 +276,12 @@ def create_assigned(client: wire.Client, name: str, assignment: Sequence[Sequenc
     return result.error_code, result.error_message
 
 
-def leader_change_experiment(cluster: LocalCluster) -> dict:
+# The experiment's raw numbers: both LogAppendTimes, their difference, what the new leader stores, the seconds taken
+LeaderChange = TypedDict("LeaderChange", {"L1": int, "L2": int, "L2-L1": int, "stored": list[int], "change_s": float,
+                                          "election_wait_s": float})
+
+
+def leader_change_experiment(cluster: LocalCluster) -> LeaderChange:
     """LogAppendTime across one leader change, raw (the suites judge it: suites/kip32/
     test_leader_change_on_skewed_clocks.py): produce on the fastest clock, halt it, produce on the
     slowest, fetch everything from the new leader."""
