@@ -199,7 +199,7 @@ def validate_run(args) -> None:
     from ktc.specs.profiles import ProfileError, get
     for spec in args.impl or ["reference"]:
         try:
-            implementations.load(spec)
+            implementations.load(spec, vars(args))
         except implementations.ImplementationError as error:
             raise UsageError(str(error)) from None
     if args.profile not in ("own", "all"):
