@@ -142,6 +142,7 @@ def local_targets(path: Path) -> set[Path]:
 # protocol.
 CORE = ("ktc/cli", "ktc/plugin", "ktc/hunt")
 CORE_MAY_IMPORT = ("implementations", "implementations.protocol", "specs", "reports", "reference", "ktc", "ktc.paths",
+                   "ktc.environment",
                    "ktc.judge", "ktc.checks", "ktc.kafka", "ktc.spark", "ktc.cli", "ktc.plugin", "ktc.audit",
                    "ktc.hunt", "strategies")
 EXACT = {"implementations", "ktc"}  # these packages themselves, not what lies under them
