@@ -13,7 +13,7 @@ a target is data handed to it, never a subclass of it.
 ``settings``, ``start`` and ``runs`` are objects or ``module:attribute`` strings imported when the target is
 built, so declaring one (and listing every family, as ``ktc --help`` does) imports no Kafka client.
 kfake, tansu, the container, the cluster, the Kafka ktc starts and any broker by address are declared in
-implementations/families/; a third party declares its own in one file (README: "Your own broker").
+implementations/families/; a third party declares its own in one file (README: "Judge your own broker").
 """
 from __future__ import annotations
 
