@@ -114,7 +114,7 @@ def summarise(totals: dict, controlled: BrokerAdapter) -> int:
     host, ctl = merged["host"], merged["controlled"]
     print(f"controlled/host: {ctl.run_rate / host.run_rate:.2f}x on the broker, {ctl.rate / host.rate:.2f}x judged; "
           f"1-min load {os.getloadavg()[0]:.1f}")
-    print(f"clock: {controlled.clock_description()}")
+    print(f"clock: {controlled.target()['clock']}")
     return 1 if host.failed or ctl.failed else 0
 
 

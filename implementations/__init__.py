@@ -111,7 +111,7 @@ def plugin_for(spec: str, values: Mapping) -> Plugin | None:
 
 def values(given: Mapping | None = None, environ: Mapping[str, str] | None = None) -> dict:
     """Every family option's value by ``Option.name``: as given, else its default from its environment
-    variable (``Option.env``), else None; the one place those defaults are read."""
+    variable (``Option.env``), else None: how ``ktc run`` and the pytest plugin both read those defaults."""
     given, environ = given or {}, os.environ if environ is None else environ
     return {option.name: given.get(option.name) if given.get(option.name) not in (None, [])
             else (environ.get(option.env) or None if option.env else given.get(option.name))

@@ -2,10 +2,10 @@
 
 ``BrokerAdapter`` holds a declaration and its settings, and composes what the declaration names: the
 launcher that brings its broker up and down (launch.py and its kin), the executor of its histories (running.py,
-cluster_run.py), its capabilities (capable.py).  Itself it knows the parts every broker shares: its address,
-one client, discovery (what it is), the profile it is judged under, the probe of what it answers
-(judge/probe.py), the record of the target (``target()``), and cleanup: it deletes every topic it created
-when it closes, and on SIGINT/SIGTERM.  No target subclasses it (suites/selftest/test_targets.py).
+cluster_run.py), its capabilities (capable.py) and its record (record.py).  Itself it knows the parts every
+broker shares: its address, one client, discovery (what it is), the profile it is judged under, the probe of
+what it answers (judge/probe.py), and cleanup: it deletes every topic it created when it closes, and on
+SIGINT/SIGTERM.  No target subclasses it (suites/selftest/test_targets.py).
 """
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ from ktc.kafka.processes.broker import BrokerError
 from ktc.kafka.topics import TopicNamer
 from ktc.reference.types import CreateTopic, History
 
-from . import capable
-from .judge.capabilities import NOT_SENT
+from . import capable, record
 from .judge.probe import Probed, probe
 
 
@@ -94,35 +93,19 @@ class BrokerAdapter:
 
     def target(self) -> dict:
         """Where the results come from: travels with them in results.json, used by ``ktc replay``."""
-        found = self._found if isinstance(self._found, Discovery) else None
-        external = self.external
-        return {"implementation": self.name, "bootstrap": self.launcher.bootstrap if external else None,
-                "external": external, "version": None if external else self.version,
-                "started": self.launcher.started(), "profile": self.chosen_profile(found),
-                "requested_profile": self.requested_profile, "evidence": self.profile_evidence(found),
-                "security": self.launcher.security.describe(), "clock": self.clock_description(),
-                "not_sent": NOT_SENT, "probed": self._probed.notes if self._probed is not None else [],
-                **self.launcher.record()}
+        return record.of(self)
 
-    def clock_description(self) -> dict:
-        """How operations were judged: at the broker's clock ktc set (and how that was verified), or
-        over [sent, received] and why."""
-        clock = self.launcher.clock
-        if not clock.exact:
-            return {"controlled": False, "reason": self.launcher.clock_reason}
-        return {"controlled": True, **clock.verification.summary(), **self.executor.clock_summary()}
-
-    def retarget(self, record: dict) -> None:
+    def retarget(self, recorded: dict) -> None:
         """Point at the target a result was recorded on (``ktc replay``): its broker by address, or the
         version ktc started, and the profile it was judged under when that was given."""
-        if record.get("bootstrap"):
+        if recorded.get("bootstrap"):
             from .launch import Address
             from .settings import ByAddress
-            self.launcher = Address(ByAddress(record["bootstrap"], self.launcher.security))
-            self.name = record.get("implementation", self.name)
-        elif record.get("version"):
-            self.launcher.retarget(record)
-        self.requested_profile = record.get("requested_profile") or self.requested_profile
+            self.launcher = Address(ByAddress(recorded["bootstrap"], self.launcher.security))
+            self.name = recorded.get("implementation", self.name)
+        elif recorded.get("version"):
+            self.launcher.retarget(recorded)
+        self.requested_profile = recorded.get("requested_profile") or self.requested_profile
 
     # -- what it is
     def discovery(self) -> Discovery:
@@ -135,6 +118,10 @@ class BrokerAdapter:
         if isinstance(self._found, Exception):
             raise self._found
         return self._found
+
+    def discovered(self) -> Discovery | None:
+        """What discovery found, if it was asked and answered; never asks."""
+        return self._found if isinstance(self._found, Discovery) else None
 
     def declared_profile(self) -> str | None:
         """The profile its declaration names (a release line's, a fixed one), or None: discovered.  A broker
@@ -189,6 +176,10 @@ class BrokerAdapter:
             self._probed = probe(self.connect, self.probe_topic, advertised)
             self.probe_topic = None
         return self._probed
+
+    def probed_notes(self) -> list[str]:
+        """What the probe found, in words, once it ran; never probes."""
+        return self._probed.notes if self._probed is not None else []
 
     def connect(self) -> wire.Client:
         """A fresh connection of its own (the probe asks each question on one)."""

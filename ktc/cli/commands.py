@@ -102,9 +102,9 @@ def add_family_options(run) -> None:
     run.epilog = "implementation families: " + "; ".join(
         f"{p.family} ({', '.join(p.builtins)}): {p.description}" for p in implementations.plugins()) + \
         ". Environment variables (option defaults and the rest): ktc env"
+    defaults = implementations.values()  # each option's environment variable, where it has one
     for option in implementations.options():
-        extra = {"action": "append", "default": []} if option.repeat else {
-            "default": os.environ.get(option.env) if option.env else None}
+        extra = {"action": "append", "default": []} if option.repeat else {"default": defaults[option.name]}
         run.add_argument(option.flag, metavar=option.metavar, choices=option.choices, help=option.help, **extra)
 
 
