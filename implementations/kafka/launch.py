@@ -1,25 +1,16 @@
-"""What brings a declared target's broker up and down (target.py's ``start``): one launcher per implementation.
+"""What brings a declared target's broker up and down (target.py's ``start``): one launcher per implementation,
+what the adapter (adapter.py) asks about the process side of a target (``Launcher``), and nothing else.
 
-A launcher is what the adapter (adapter.py) asks about the process side of a target, and nothing else:
-
-- ``version``, ``external`` (known only by its address: no request reveals what it runs), ``security``,
-  ``waits_at_start_s``;
-- ``start() -> bootstrap`` (called once; the adapter remembers a failure), ``stop()`` (idempotent, safe from
-  a signal handler), ``broker`` (the started process, or None), ``retarget(record)``;
-- ``clock``/``clock_reason`` (the clock its broker runs on: processes/clock.py), ``log_dir`` and
-  ``reads_log_dir()`` (segments and time indexes read from its log directory: judge/logdir.py);
-- ``unavailable()`` (why it cannot run here at all), ``describe()`` (one line), ``started()`` (what ktc
-  started, for the target record, or None), ``record()`` (more fields for that record).
-
-Here: ``LocalKafka`` (a KRaft broker of a Maven Central release on loopback, on a clock ktc sets) and
-``Address`` (any broker by address).  Elsewhere: processes/kfake.py, processes/tansu.py, containers/launch.py
-(the local broker's JVM in a container) and cluster_run.py (three nodes on skewed clocks).
+Here: ``LocalKafka`` (a KRaft broker of a Maven Central release on loopback, on a clock ktc sets), ``Address``
+(any broker by address), ``Kfake`` (processes/kfake.py) and ``Tansu`` (processes/tansu.py).  Elsewhere:
+containers/launch.py (the local broker's JVM in a container) and cluster_run.py (three nodes on skewed clocks).
 """
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Protocol
 
-from ktc.kafka.client.security import PLAINTEXT
+from ktc.kafka.client.security import PLAINTEXT, Security
 from ktc.kafka.processes import scratch
 from ktc.kafka.processes.clock import ControlledClock, HostClock
 from ktc.specs import versions
@@ -32,6 +23,44 @@ from .settings import Kfake as KfakeSettings
 from .settings import Tansu as TansuSettings
 
 NOT_STARTED = "a broker ktc did not start keeps its own clock"
+
+
+class Launcher(Protocol):
+    """``external``: known only by its address (no request reveals what it runs).  ``start()`` is called once
+    (the adapter remembers a failure) and returns the broker's address; ``stop()`` is idempotent and safe from
+    a signal handler; ``died()``: its exit code and the end of its log once it died, else None.  ``clock`` and
+    ``clock_reason``: the clock its broker runs on (processes/clock.py) and why it is the host's; ``log_dir``
+    and ``reads_log_dir()``: segments and time indexes read from its log directory (judge/logdir.py), known
+    before it starts.  ``unavailable()``: why it cannot run here at all; ``describe()``: one line;
+    ``started()``: what ktc started, for the target record (None: nothing); ``record()``: more fields for that
+    record; ``retarget(record)``: the release or build a recorded result names."""
+
+    version: str
+    external: bool
+    security: Security
+    waits_at_start_s: float
+    clock: ControlledClock | HostClock
+    clock_reason: str | None
+    log_dir: LogDir | None
+    broker: object | None
+
+    def start(self) -> str: ...
+
+    def stop(self) -> None: ...
+
+    def died(self) -> tuple[int, str] | None: ...
+
+    def reads_log_dir(self) -> bool: ...
+
+    def unavailable(self) -> str | None: ...
+
+    def describe(self) -> str: ...
+
+    def started(self) -> str | None: ...
+
+    def record(self) -> dict: ...
+
+    def retarget(self, record: dict) -> None: ...
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 # (On a clock ktc sets, the retention thread runs often and topics are held: judge/retention.py.)
 QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}

@@ -1,12 +1,10 @@
 """The histories of a single broker, run by the one executor (judge/pipeline.py): the default ``runs`` of a
-declared target (target.py).
-
-An executor is what the adapter (adapter.py) asks to run histories: ``run(histories)``, ``stall()`` (what a
-run that did not return waits for), ``close()`` (deletes what it created), ``ignored_configs()`` (topic configs
-the broker accepted but did not apply), ``clock_summary()`` (for the target record) and ``shape(caps)`` (what it
-adds to the target's capabilities).  cluster_run.py is the other one.
+declared target (target.py).  An executor is what the adapter (adapter.py) asks to run histories
+(``Executor``); cluster_run.py's ``LeaderChanges`` is the other one.
 """
 from __future__ import annotations
+
+from typing import Protocol
 
 from ktc.implementations.protocol import Capabilities, JudgedTrace
 from ktc.kafka.client import wire
@@ -15,6 +13,25 @@ from ktc.reference.types import CreateTopic, History
 from .judge import clocked
 from .judge.pipeline import Pipeline
 from .judge.retention import Canary, Retention
+
+
+class Executor(Protocol):
+    """``run(histories)``: one trace per history; ``stall()``: what a run that did not return waits for;
+    ``close()``: deletes what it created; ``ignored_configs()``: topic configs the broker accepted but did not
+    apply; ``clock_summary()``: its part of the record's clock; ``shape(caps)``: what it adds to the target's
+    capabilities (the cluster: the histories it can run)."""
+
+    def run(self, histories) -> list[JudgedTrace]: ...
+
+    def stall(self) -> str: ...
+
+    def close(self) -> None: ...
+
+    def ignored_configs(self) -> set[str]: ...
+
+    def clock_summary(self) -> dict: ...
+
+    def shape(self, caps: Capabilities) -> Capabilities: ...
 
 
 def address_of(bootstrap: str) -> tuple[str, int]:
