@@ -30,7 +30,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.implementations.families.kafka import KAFKA  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
+from ktc.implementations.kafka.settings import Started  # noqa: E402
 from ktc.judge import bulk_intervals  # noqa: E402
 from ktc.judge.harness import judge_one  # noqa: E402
 from ktc.judge.verdicts import Validity  # noqa: E402
@@ -54,11 +56,12 @@ def options(argv) -> argparse.Namespace:
     return args
 
 
-def start(version: str, mode: str) -> KafkaImplementation:
-    impl = KafkaImplementation(version, bootstrap="", clock=mode)
+def start(version: str, mode: str) -> BrokerAdapter:
+    impl = BrokerAdapter(KAFKA, Started(version, clock=mode))
     impl.profile()
-    if mode == "controlled" and not impl.clock.exact:
-        raise SystemExit(f"bench_clock: the controlled clock is unavailable: {impl.clock_reason}")
+    impl.address()
+    if mode == "controlled" and not impl.launcher.clock.exact:
+        raise SystemExit(f"bench_clock: the controlled clock is unavailable: {impl.launcher.clock_reason}")
     return impl
 
 
@@ -66,7 +69,7 @@ def measure(impl, histories, clauses) -> bulk_intervals.IntervalReport:
     report = bulk_intervals.IntervalReport()
     found = bulk_intervals.check(impl, histories, clauses, report)
     if found is not None:
-        print(f"  FAILED on {impl.clock_mode}: {found[1][0].clause} on {found[0]}")
+        print(f"  FAILED on {impl.settings.clock}: {found[1][0].clause} on {found[0]}")
     return report
 
 
@@ -103,7 +106,7 @@ def main(argv=None) -> int:
             impl.close()
 
 
-def summarise(totals: dict, controlled: KafkaImplementation) -> int:
+def summarise(totals: dict, controlled: BrokerAdapter) -> int:
     merged = {mode: merge(reports) for mode, reports in totals.items()}
     for mode, report in merged.items():
         print(f"{mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the broker "
@@ -111,7 +114,7 @@ def summarise(totals: dict, controlled: KafkaImplementation) -> int:
     host, ctl = merged["host"], merged["controlled"]
     print(f"controlled/host: {ctl.run_rate / host.run_rate:.2f}x on the broker, {ctl.rate / host.rate:.2f}x judged; "
           f"1-min load {os.getloadavg()[0]:.1f}")
-    print(f"clock: {controlled.clock_description()}")
+    print(f"clock: {controlled.target()['clock']}")
     return 1 if host.failed or ctl.failed else 0
 
 

@@ -5,7 +5,7 @@
     python benchmarks/container_vs_local.py --results reports/latest/tests/results.json   # a run already made
 
 The container (``--impl kafka-container``) runs the local broker's JVM, configuration and clock in a
-container (implementations/kafka/container.py), so every (clause, profile) row it has must carry the
+container (implementations/kafka/containers/launch.py), so every (clause, profile) row it has must carry the
 verdict the local broker (``--impl kafka-<version>``) has in the same run.  Prints the verdict counts of
 each and every row that differs; exits 1 when one does or when either has no rows, 0 otherwise.
 ``./run tests`` calls it on its own results (``--if-judged``: a container tier that could not run is

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from ktc.reference.types import History, Trace
@@ -145,15 +146,15 @@ class SettingError(ValueError):
 class Option:
     """One option a family adds to ``ktc run`` and, with ``pytest``, to the pytest plugin.
 
-    ``setting``: the keyword it reaches a built-in's constructor under (``implementations.load``).
-    ``env``: ``ktc run``'s default, read from that environment variable.  ``check(value)``: run by
+    A target's declaration reads it from the option values by its ``name`` (``--kafka-version`` ->
+    ``kafka_version``).  ``env``: its default, read from that environment variable by ``ktc run`` and by the
+    pytest plugin (``implementations.values``; ktc/environment.py lists it).  ``check(value)``: run by
     ``ktc run`` before any work, in the registry's order; raises ``SettingError``, may return a line to
     print.  An option that is not a pytest option reaches the run through what ``check`` exports.
     """
 
     flag: str
     help: str
-    setting: str | None = None
     env: str | None = None
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
@@ -189,12 +190,29 @@ def _never(*_) -> None:
     return None
 
 
+@runtime_checkable
+class Declaration(Protocol):
+    """A target declared as data, not as a subclass (a broker: implementations/kafka/target.py's
+    ``BrokerTarget``).  ``implementation(values)`` is what judges it, built from the families' option values
+    (``Option.name`` -> value) and the environment.  ``expectations``: the folder of its
+    ``<name>[-<version>].toml`` files (ktc's ``expectations/`` for the built-ins; a third party's beside its
+    declaration), or None.  ``--impl NAME`` finds one through a family's ``builtins``; ``--impl module:ATTR``
+    names one directly."""
+
+    name: str
+    expectations: Path | None
+
+    def implementation(self, values: Mapping | None = None) -> Implementation: ...
+
+
 @dataclass(frozen=True)
 class Plugin:
-    """One implementation family, as ktc's generic core sees it (implementations/__init__.py registers it).
+    """One implementation family, as ktc's generic core sees it (implementations/__init__.py registers it:
+    ktc's own from implementations/families/, a third party's from the ``ktc.plugins`` entry point group).
 
-    ``builtins``: its ``--impl`` names -> ``module:attribute``; ``pattern``/``from_pattern``: names it
-    builds from a pattern (``kafka-X.Y.Z``), with ``pattern_hint`` for the error that lists them.
+    ``builtins``: its ``--impl`` names -> a ``Declaration`` (or ``module:attribute`` naming a declaration, an
+    implementation or a zero-argument factory); ``pattern``/``from_pattern``: names it builds from a pattern
+    (``kafka-X.Y.Z``: a declaration), with ``pattern_hint`` for the error that lists them.
     ``serves(spec, values)``: whether an ``--impl`` under these option values (``Option.name`` -> value)
     is this family's target (``kafka`` is the started broker's, or, with ``--kafka-bootstrap``, the
     external one's).  ``own_profile(spec, values, requested)``: before any test, checks the target and
@@ -207,7 +225,7 @@ class Plugin:
 
     family: str
     description: str
-    builtins: Mapping[str, str] = field(default_factory=dict)
+    builtins: Mapping[str, object] = field(default_factory=dict)
     options: tuple[Option, ...] = ()
     serves: Callable[[str, Mapping], bool] | None = None
     own_profile: Callable[[str, Mapping, str], str | None] = _never

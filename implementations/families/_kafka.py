@@ -22,11 +22,11 @@ def known_release(version: str) -> None:
         raise SettingError(f"--kafka-version {version}: {error}") from None
 
 
-def use_clock(mode: str) -> None:
-    """Hand the clock choice to the pytest child and its workers (KTC_KAFKA_CLOCK), checked first."""
-    from ktc.implementations.kafka.judge.clocked import CLOCK_ENV, ClockChoiceError, clock_mode
+def known_clock(mode: str) -> None:
+    """A clock choice (--kafka-clock, or its default $KTC_KAFKA_CLOCK) is checked before any work."""
+    from ktc.implementations.kafka.settings import ClockChoiceError, clock_mode
     try:
-        os.environ[CLOCK_ENV] = clock_mode({CLOCK_ENV: mode})
+        clock_mode(mode)
     except ClockChoiceError as error:
         raise SettingError(str(error)) from None
 
@@ -59,16 +59,16 @@ def dry_run(parser) -> None:
 
 
 KAFKA_VERSION = Option("--kafka-version", "for --impl kafka / kafka-cluster / kafka-container: the Apache Kafka "
-                       "version to fetch and start", setting="version", metavar="VERSION", check=known_release)
+                       "version to fetch and start (default $KTC_KAFKA_VERSION)", env="KTC_KAFKA_VERSION",
+                       metavar="VERSION", check=known_release)
 KAFKA_BOOTSTRAP = Option("--kafka-bootstrap", "for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)",
-                         setting="bootstrap", env="KAFKA_BOOTSTRAP_SERVERS", metavar="HOST:PORT", check=reachable)
+                         env="KAFKA_BOOTSTRAP_SERVERS", metavar="HOST:PORT", check=reachable)
 KAFKA_CONFIG = Option("--kafka-config", "for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, "
                       "sasl.mechanism, sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)",
                       env="KTC_KAFKA_CONFIG", metavar="FILE", pytest=False, check=use_config)
 KAFKA_CLOCK = Option("--kafka-clock", "for the brokers ktc starts: 'controlled' (default; ktc's preload sets the "
                      "broker's clock and judges at it) or 'host' (judged over [sent, received]); default "
-                     "$KTC_KAFKA_CLOCK", env="KTC_KAFKA_CLOCK", choices=("controlled", "host"), pytest=False,
-                     check=use_clock)
+                     "$KTC_KAFKA_CLOCK", env="KTC_KAFKA_CLOCK", choices=("controlled", "host"), check=known_clock)
 
 
 def target_env(target) -> dict:

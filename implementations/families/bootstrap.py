@@ -1,5 +1,6 @@
 """Any Kafka-compatible broker by address: ``--impl kafka --kafka-bootstrap HOST:PORT`` (implementations/kafka/
-adapter.py), its profile discovered (ktc/kafka/discovery.py) unless given, and ``ktc clean`` of ktc's topics there."""
+launch.py: ``Address``), its profile discovered (ktc/kafka/discovery.py) unless given, its answers probed before
+the first history, and ``ktc clean`` of ktc's topics there."""
 from __future__ import annotations
 
 import os
@@ -14,7 +15,12 @@ from ktc.implementations.families._kafka import (
     target_env,
     use_config,
 )
+from ktc.implementations.kafka.settings import ByAddress
+from ktc.implementations.kafka.target import BrokerTarget, Discovered
 from ktc.implementations.protocol import Command, Plugin
+
+TARGET = BrokerTarget(name="kafka", settings=ByAddress.from_options, start="ktc.implementations.kafka.launch:Address",
+                      profile=Discovered(), probes=True)
 
 
 def serves(spec: str, values) -> bool:
@@ -66,7 +72,7 @@ PLUGIN = Plugin(
     family="bootstrap",
     description="any Kafka-compatible broker you run, by address: --kafka-bootstrap HOST:PORT (TLS/SASL: "
                 "--kafka-config)",
-    builtins={"kafka": "ktc.implementations.kafka:KafkaImplementation"},
+    builtins={"kafka": TARGET},
     options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP), serves=serves, own_profile=own_profile, replay_env=target_env,
     summary=clock_line, commands=(CLEAN,),
 )

@@ -1,9 +1,16 @@
-"""``kafka-container``: Apache Kafka in a container (implementations/kafka/container.py), and ``ktc clean
---containers`` of what killed runs left."""
+"""``kafka-container``: Apache Kafka in a container (implementations/kafka/containers/launch.py), judged as the
+broker ktc starts locally is; and ``ktc clean --containers`` of what killed runs left."""
 from __future__ import annotations
 
 from ktc.implementations.families._kafka import KAFKA_VERSION, clock_line, dry_run, target_env
+from ktc.implementations.kafka.settings import Container
+from ktc.implementations.kafka.target import BrokerTarget, ReleaseLine
 from ktc.implementations.protocol import Command, Plugin
+
+TARGET = BrokerTarget(
+    name="kafka-container", settings=Container.from_options,
+    start="ktc.implementations.kafka.containers.launch:Container", profile=ReleaseLine(), kafka_changes=True,
+)
 
 
 def clean_arguments(parser) -> None:
@@ -29,6 +36,6 @@ PLUGIN = Plugin(
     family="container",
     description="Apache Kafka in a container (apache/kafka, else ktc/kafka from the cached jars) on your Docker "
                 "engine or a dockerd ktc starts",
-    builtins={"kafka-container": "ktc.implementations.kafka.container:KafkaContainerImplementation"},
-    options=(KAFKA_VERSION,), replay_env=target_env, summary=clock_line, commands=(CLEAN,),
+    builtins={"kafka-container": TARGET}, options=(KAFKA_VERSION,), replay_env=target_env, summary=clock_line,
+    commands=(CLEAN,),
 )

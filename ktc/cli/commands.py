@@ -9,6 +9,7 @@
                              (ktc clean is the bootstrap and container families' subcommand: implementations/families/)
   ktc report | replay | diff | failures | expectations update   (ktc/cli/reports.py)
   ktc hunt --impl NAME [--budget 30m] [--resume] [--seed N] [--report DIR]   (ktc/hunt/)
+  ktc env                    every environment variable ktc reads, and what it means (ktc/environment.py)
 
 Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
 line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwise.
@@ -53,12 +54,14 @@ class PrintVersion(argparse.Action):
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="ktc", description="Conformance suite for Kafka record-timestamp semantics")
+    parser = Parser(prog="ktc", description="Conformance suite for Kafka record-timestamp semantics",
+                    epilog="environment variables: 'ktc env' lists every one ktc reads, and what it means")
     parser.add_argument("--version", action=PrintVersion)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     clauses = sub.add_parser("clauses", help="list clauses; --check fails on registry gaps")
     clauses.add_argument("--check", action="store_true")
     sub.add_parser("profiles", help="list profiles and their switches")
+    sub.add_parser("env", help="list every environment variable ktc reads, what it means, and those set here")
     run = sub.add_parser("run", help="run the suites against an implementation")
     run.add_argument("--impl", action="append", help="built-in name or package.module:attribute (repeatable)")
     run.add_argument("--profile", default="own",
@@ -98,10 +101,11 @@ def add_family_options(run) -> None:
     and the families in ``ktc run --help``'s last lines."""
     from ktc import implementations
     run.epilog = "implementation families: " + "; ".join(
-        f"{p.family} ({', '.join(p.builtins)}): {p.description}" for p in implementations.plugins())
+        f"{p.family} ({', '.join(p.builtins)}): {p.description}" for p in implementations.plugins()) + \
+        ". Environment variables (option defaults and the rest): ktc env"
+    defaults = implementations.values()  # each option's environment variable, where it has one
     for option in implementations.options():
-        extra = {"action": "append", "default": []} if option.repeat else {
-            "default": os.environ.get(option.env) if option.env else None}
+        extra = {"action": "append", "default": []} if option.repeat else {"default": defaults[option.name]}
         run.add_argument(option.flag, metavar=option.metavar, choices=option.choices, help=option.help, **extra)
 
 
@@ -195,12 +199,18 @@ def cmd_profiles(args) -> int:
     return 0
 
 
+def cmd_env(args) -> int:
+    from ktc.environment import listing
+    print(listing())
+    return 0
+
+
 def validate_run(args) -> None:
     from ktc import implementations
     from ktc.specs.profiles import ProfileError, get
     for spec in args.impl or ["reference"]:
         try:
-            implementations.load(spec)
+            implementations.load(spec, vars(args))
         except implementations.ImplementationError as error:
             raise UsageError(str(error)) from None
     if args.profile not in ("own", "all"):
@@ -343,7 +353,7 @@ def last_error(log: Path) -> str | None:
 EXIT_NO_TESTS = 5
 
 
-COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "run": cmd_run,
+COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "env": cmd_env, "run": cmd_run,
             **cli_reports.COMMANDS, **cli_impl.COMMANDS, **cli_matrix.COMMANDS,
             **cli_audit.COMMANDS, **cli_hunt.COMMANDS}
 

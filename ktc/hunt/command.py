@@ -81,7 +81,7 @@ def load_target(args):
     except implementations.SettingError as error:
         raise UsageError(str(error)) from None
     try:
-        impl = implementations.load(args.impl, version=args.kafka_version, bootstrap=args.kafka_bootstrap)
+        impl = implementations.load(args.impl, values)
     except implementations.ImplementationError as error:
         raise UsageError(str(error)) from None
     from ktc.judge.context import RunContext, UnderTest

@@ -31,8 +31,7 @@ class KtcState:
         self.context = RunContext(timeout_s=config.getoption("ktc_impl_timeout"))
         self.values = family_values(config)  # each family's options: Option.name -> value
         implementations.configure(specs, self.values)
-        settings = implementations.settings(self.values)
-        self.impls = [UnderTest(load_impl(spec, settings), self.context) for spec in specs]
+        self.impls = [UnderTest(load_impl(spec, self.values), self.context) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
         option = config.getoption("ktc_profile")
         self.own = option == OWN  # each implementation under its own profiles only
@@ -44,7 +43,8 @@ class KtcState:
         self.declared: dict[str, Capabilities | None] = {}  # implementation -> its capabilities, asked at collection
         self.shipped_targets: dict[str, tuple[bool, dict]] = {}  # implementation -> (ran, record) last shipped
         self.seed = config.getoption("hypothesis_seed", None)
-        self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
+        self.expected = expected.safe_index(self.impls, [*(config.getoption("ktc_expectations") or []),
+                                                         *declared_expectations(specs, self.impls, self.values)])
         self.closed: set[str] = set()  # implementations closed on this worker (hooks.close_one)
         self.closing: list = []  # threads closing an implementation whose group ended (hooks.py)
 
@@ -101,13 +101,21 @@ def split(values) -> list[str]:
 
 
 def family_values(config: pytest.Config) -> dict:
-    """The implementation families' options as given to pytest, by ``Option.name``."""
-    return {option.name: config.getoption(option.dest) for option in implementations.options() if option.pytest}
+    """The implementation families' options as given to pytest, else their defaults from the environment
+    (``implementations.values``), by ``Option.name``."""
+    return implementations.values({option.name: config.getoption(option.dest)
+                                   for option in implementations.options() if option.pytest})
 
 
-def load_impl(spec: str, settings: dict):
+def declared_expectations(specs, impls, values: dict) -> list[str]:
+    """The expectations each target's declaration keeps beside it (a third party's), read as if given."""
+    return [str(path) for spec, impl in zip(specs, impls)
+            for path in implementations.expectation_files(spec, impl.name, impl.version, values)]
+
+
+def load_impl(spec: str, values: dict):
     try:
-        return implementations.load(spec, **settings)
+        return implementations.load(spec, values)
     except implementations.ImplementationError as error:
         raise pytest.UsageError(str(error)) from None
 

@@ -1,7 +1,7 @@
 """A loopback TCP proxy in front of a broker that breaks connections where a test says, or at random.
 
     with FaultProxy(("127.0.0.1", broker_port), seed=7, probability=0.03, max_faults=30) as proxy:
-        KafkaImplementation(bootstrap=proxy.bootstrap, ...).run(histories)
+        BrokerAdapter(BY_ADDRESS, ByAddress(proxy.bootstrap, PLAINTEXT)).run(histories)
         proxy.faults   # Counter({"before-request": 9, "after-request": 11, "mid-response": 10})
 
 Kafka frames are length-prefixed (a 4-byte big-endian size), and a broker answers each connection in

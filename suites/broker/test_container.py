@@ -34,15 +34,16 @@ pytestmark = pytest.mark.xdist_group("container-cleanup")
 
 CHILD = """
 import json, sys, time
-from ktc.implementations.kafka.container import KafkaContainerImplementation
-impl = KafkaContainerImplementation()
+from ktc import implementations
+impl = implementations.load("kafka-container")
 impl.address()
-box = impl._process.container.get_wrapped_container()
+broker, launcher = impl.launcher.broker, impl.launcher
+box = broker.container.get_wrapped_container()
 box.reload()
-own = impl.engine.own
+own = launcher.engine.own
 print(json.dumps({"home": str(own.home) if own else None, "state": str(own.state) if own else None,
-                  "mounts": [str(p) for p in impl._process.mounts() if "ktcclock" not in str(p)],
-                  "port": impl._process.port, "image": impl.image,
+                  "mounts": [str(p) for p in broker.mounts() if "ktcclock" not in str(p)],
+                  "port": broker.port, "image": launcher.image,
                   "network": box.attrs["HostConfig"]["NetworkMode"]}), flush=True)
 if sys.argv[1] == "close":
     sys.stdin.readline()

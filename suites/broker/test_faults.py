@@ -28,7 +28,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
+from ktc.implementations.families.bootstrap import TARGET as BY_ADDRESS  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
+from ktc.implementations.kafka.launch import QUIET  # noqa: E402
+from ktc.implementations.kafka.settings import ByAddress  # noqa: E402
 from ktc.judge import bulk_intervals, harness  # noqa: E402
 from ktc.kafka.client import connection  # noqa: E402
 from ktc.kafka.client.multiplex import MAX_RESENDS  # noqa: E402
@@ -81,8 +84,8 @@ def network():
 
 @contextlib.contextmanager
 def implementation(bootstrap: str, worker: str):
-    """A KafkaImplementation on ``bootstrap`` whose topic names no other one in this process draws."""
-    impl = KafkaImplementation(VERSION, bootstrap=bootstrap, security=PLAINTEXT)
+    """The adapter of a broker by address on ``bootstrap``, whose topic names no other one in this process draws."""
+    impl = BrokerAdapter(BY_ADDRESS, ByAddress(bootstrap, PLAINTEXT))
     impl.namer = TopicNamer(worker=worker)
     try:
         impl.limit_defaults()  # discovery now, before any fault: its blocking client does not reconnect
@@ -128,7 +131,7 @@ def cuts(traces) -> Counter:
 
 
 def pipeline_counts(impl) -> dict:
-    pipeline = impl._pipeline
+    pipeline = impl.executor.pipeline
     return {"resent": pipeline.resent, "reopened": sum(s.reopened for s in pipeline.slots)}
 
 
@@ -212,11 +215,11 @@ def test_a_produce_whose_connection_breaks_cuts_its_history_as_unknown(planned, 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_fetch_whose_connection_breaks_is_sent_again_and_judged_as_without_faults(planned, kind):
     impl, proxy, history, clauses, expected = planned
-    resent = impl._pipeline.resent if impl._pipeline is not None else 0
+    resent = impl.executor.pipeline.resent if impl.executor.pipeline is not None else 0
     proxy.plan(kind, "Fetch")
     (trace,) = impl.run([history])
     assert trace.cut is None
-    assert impl._pipeline.resent > resent
+    assert impl.executor.pipeline.resent > resent
     found = validities(history, trace, clauses, expected)
     assert set(transitions([expected], [found])) <= {"kept", "missing"}, (expected, found)
 
@@ -224,10 +227,10 @@ def test_a_fetch_whose_connection_breaks_is_sent_again_and_judged_as_without_fau
 @pytest.mark.parametrize("api", ["CreateTopics", "Metadata", "ListOffsets", "DescribeConfigs", "DeleteTopics"])
 def test_an_admin_request_whose_connection_breaks_is_sent_again(planned, api):
     impl, proxy, history, clauses, expected = planned
-    resent = impl._pipeline.resent if impl._pipeline is not None else 0
+    resent = impl.executor.pipeline.resent if impl.executor.pipeline is not None else 0
     proxy.plan(AFTER, api)
     (trace,) = impl.run([history])
-    assert trace.cut is None and impl._pipeline.resent > resent
+    assert trace.cut is None and impl.executor.pipeline.resent > resent
     assert not proxy.planned, "the planned fault never happened"
 
 
@@ -346,7 +349,7 @@ def test_a_send_that_fails_at_once_cuts_the_history_whose_request_was_on_the_con
         monkeypatch.setattr(connection, "open_socket", lambda *a, **k: ResetOnSend(real(*a, **k), produces, 2))
         # one connection, two operations on it: the second Produce goes out right behind the first, whose
         # answer cannot be back yet, and the third history waits in the same pump for a free place
-        pipeline = impl.pipeline(1, 2)
+        pipeline = impl.executor.new_pipeline(1, 2)
         try:
             traces = pipeline.run(corpus, len(corpus))
         finally:

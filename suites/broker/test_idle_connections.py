@@ -22,7 +22,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
+from ktc.implementations.families.bootstrap import TARGET as BY_ADDRESS  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
+from ktc.implementations.kafka.launch import QUIET  # noqa: E402
+from ktc.implementations.kafka.settings import ByAddress  # noqa: E402
 from ktc.judge import bulk_intervals, harness  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
 from ktc.kafka.processes import provision, scratch  # noqa: E402
@@ -54,8 +57,8 @@ def network():
 WORKERS = itertools.count()
 
 
-def implementation(bootstrap: str) -> KafkaImplementation:
-    impl = KafkaImplementation(VERSION, bootstrap=bootstrap, security=PLAINTEXT)
+def implementation(bootstrap: str) -> BrokerAdapter:
+    impl = BrokerAdapter(BY_ADDRESS, ByAddress(bootstrap, PLAINTEXT))
     impl.namer = TopicNamer(worker=f"idle{next(WORKERS)}")  # names no other implementation here draws
     return impl
 
@@ -108,7 +111,7 @@ def await_true(condition, timeout_s: float, what: str) -> float:
 
 def connections(impl) -> dict:
     """slot -> its connection, for every slot of the implementation's pipeline that has one."""
-    return {slot: slot.conn for slot in impl._pipeline.slots if slot.conn is not None}
+    return {slot: slot.conn for slot in impl.executor.pipeline.slots if slot.conn is not None}
 
 
 DECIDED = ("pass", "fail")
@@ -127,11 +130,11 @@ def assert_reopened_and_judged_as_fresh(impl, corpus, first: list[dict], before:
     after = connections(impl)
     replaced = [slot for slot, conn in before.items() if after[slot] is not conn]
     print(f"\nktc idle: {len(corpus)} histories; {len(replaced)} of {len(before)} connections reopened "
-          f"({sum(s.reopened for s in after)} reopenings), {impl._pipeline.resent} requests resent; "
+          f"({sum(s.reopened for s in after)} reopenings), {impl.executor.pipeline.resent} requests resent; "
           f"verdicts first {dict(Counter(v for d in first for v in d.values()))}, "
           f"second {dict(Counter(v for d in second for v in d.values()))}")
     assert disagreements(first, second) == []
-    assert impl._pipeline.admin() in replaced and len(replaced) >= 2, (len(replaced), len(before))
+    assert impl.executor.pipeline.admin() in replaced and len(replaced) >= 2, (len(replaced), len(before))
     assert all(slot.reopened >= 1 and before[slot].faulted for slot in replaced)
 
 
@@ -153,9 +156,9 @@ def test_connections_the_far_end_closed_between_two_runs_are_reopened_before_the
     before = connections(impl)
     assert proxy.sever() >= len(before)
     await_true(lambda: all(closed_by_peer(c.sock) for c in before.values()), 10, "the proxy's closes to arrive")
-    resent = impl._pipeline.resent
+    resent = impl.executor.pipeline.resent
     assert_reopened_and_judged_as_fresh(impl, corpus, first, before)
-    assert impl._pipeline.resent == resent  # found closed before use: nothing was lost, nothing sent twice
+    assert impl.executor.pipeline.resent == resent  # found closed before use: nothing was lost, nothing sent twice
 
 
 def test_connections_shut_down_under_the_pipeline_between_two_runs_are_reopened(direct):

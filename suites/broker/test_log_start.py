@@ -14,8 +14,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.implementations.families.bootstrap import TARGET as BY_ADDRESS  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
 from ktc.implementations.kafka.judge import logstart, pipeline  # noqa: E402
+from ktc.implementations.kafka.settings import ByAddress  # noqa: E402
 from ktc.judge import harness  # noqa: E402
 from ktc.judge.verdicts import Validity  # noqa: E402
 from ktc.kafka.client.messages import ListOffsetsOutcome  # noqa: E402
@@ -91,7 +93,7 @@ def kafka():
         pytest.skip("needs a real broker: KTC_BROKER_TESTS=1 (./run tests sets it when Java and Maven exist)")
     version = provision.DEFAULT_VERSIONS[0]
     with LocalBroker(version, config={"log.retention.check.interval.ms": 500}) as broker:
-        kafka = KafkaImplementation(version, bootstrap=broker.bootstrap, security=PLAINTEXT)
+        kafka = BrokerAdapter(BY_ADDRESS, ByAddress(broker.bootstrap, PLAINTEXT))
         try:
             yield kafka
         finally:

@@ -22,7 +22,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import QUIET  # noqa: E402
+from ktc.implementations.kafka.launch import QUIET  # noqa: E402
 from ktc.kafka.processes import provision, scratch  # noqa: E402
 from ktc.suites.broker.faultproxy import FaultProxy, api_key, api_version  # noqa: E402
 from ktc.suites.broker.test_faults import ProxiedBroker  # noqa: E402

@@ -36,13 +36,15 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="module")
 def clocked_kafka():
     """A local broker of the default release that ktc starts on a clock it sets, its log directory read."""
-    from ktc.implementations.kafka.adapter import KafkaImplementation
+    from ktc.implementations.families.kafka import KAFKA
+    from ktc.implementations.kafka.adapter import BrokerAdapter
+    from ktc.implementations.kafka.settings import Started
     from ktc.kafka.processes import provision
-    impl = KafkaImplementation(provision.DEFAULT_VERSIONS[0], bootstrap="", clock="controlled")
+    impl = BrokerAdapter(KAFKA, Started(provision.DEFAULT_VERSIONS[0], clock="controlled"))
     try:
         impl.address()
-        if impl.log_dir is None:
-            pytest.fail(f"the broker ktc started is not on a clock it sets: {impl.clock_reason}")
+        if impl.launcher.log_dir is None:
+            pytest.fail(f"the broker ktc started is not on a clock it sets: {impl.launcher.clock_reason}")
         yield impl
     finally:
         impl.close()

@@ -15,6 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.implementations.families._kafka import describe_clock
+from ktc.implementations.kafka import settings
 from ktc.implementations.kafka.judge import clocked
 from ktc.implementations.kafka.judge.observe import on_real_time
 from ktc.kafka.processes import clock_shim
@@ -119,14 +120,23 @@ def test_a_clock_set_back_is_observed_as_a_step_of_broker_0():
 
 # ---- choosing and describing the clock -------------------------------------------------------------
 
-@pytest.mark.parametrize("value, mode", [("", "controlled"), ("host", "host"), (" controlled ", "controlled")])
-def test_the_clock_mode_comes_from_ktc_kafka_clock(value, mode):
-    assert clocked.clock_mode({clocked.CLOCK_ENV: value}) == mode
+@pytest.mark.parametrize("value, mode", [("", "controlled"), (None, "controlled"), ("host", "host"),
+                                         (" controlled ", "controlled")])
+def test_the_clock_mode_is_the_one_given_else_controlled(value, mode):
+    assert settings.clock_mode(value) == mode
 
 
 def test_an_unknown_clock_mode_is_refused_with_the_choices():
-    with pytest.raises(clocked.ClockChoiceError, match="expected one of controlled, host"):
-        clocked.clock_mode({clocked.CLOCK_ENV: "hots"})
+    with pytest.raises(settings.ClockChoiceError, match="KTC_KAFKA_CLOCK='hots': expected one of controlled, host"):
+        settings.clock_mode("hots")
+
+
+@pytest.mark.parametrize("given, environ, mode", [(None, {}, "controlled"), (None, {"KTC_KAFKA_CLOCK": "host"}, "host"),
+                                                  ("controlled", {"KTC_KAFKA_CLOCK": "host"}, "controlled")])
+def test_a_started_broker_s_clock_is_kafka_clock_else_its_variable(given, environ, mode):
+    from ktc import implementations
+    values = implementations.values({"kafka_clock": given}, environ)
+    assert settings.Started.from_options(values, environ, version="3.9.2").clock == mode
 
 
 def test_the_host_clock_is_chosen_with_its_reason_when_asked():

@@ -84,13 +84,12 @@ def test_the_default_kafka_releases_are_the_last_known_ones():
 
 def test_kafka_3_9_and_kafka_4_are_the_newest_of_their_lines_else_the_stated_releases(monkeypatch):
     found, (old, new) = default_releases()
-    adapter = pytest.importorskip("ktc.implementations.kafka.adapter", reason="the broker extra is not installed")
     monkeypatch.setattr(provision, "known_releases", lambda *a, **k: ([], "offline"))
-    offline = (adapter.kafka_3_9().kafka_version, adapter.kafka_4().kafka_version)
+    offline = (implementations.load("kafka-3.9").version, implementations.load("kafka-4").version)
     assert offline == (old, new), where(found, "the releases used offline") + f"; the built-ins resolve to {offline}"
     listed = ["3.8.1", old, "3.9.9", new, "4.9.1", "5.0.0"]
     monkeypatch.setattr(provision, "known_releases", lambda *a, **k: (listed, "a list"))
-    online = (adapter.kafka_3_9().kafka_version, adapter.kafka_4().kafka_version)
+    online = (implementations.load("kafka-3.9").version, implementations.load("kafka-4").version)
     assert online == ("3.9.9", "4.9.1"), f"kafka-3.9 / kafka-4 resolve to {online}, not the newest 3.9.x and 4.x"
 
 

@@ -73,12 +73,11 @@ def like(cls, group: str) -> Impl:
 
 
 def test_an_implementation_is_finished_on_a_worker_only_where_its_own_group_ends():
-    from ktc.implementations.kafka.adapter import KafkaImplementation
-    from ktc.implementations.kafka.kfake_adapter import KfakeImplementation
+    from ktc.implementations.kafka.adapter import BrokerAdapter
     from ktc.implementations.spark import SparkImplementation
-    broker, spark = like(KafkaImplementation, "kafka-3.9.2"), like(SparkImplementation, "spark")
+    broker, spark = like(BrokerAdapter, "kafka-3.9.2"), like(SparkImplementation, "spark")
     first, last = grouped("a", broker, WORKER), grouped("b", broker, WORKER)
-    other, sparks = grouped("c", like(KfakeImplementation, "kfake"), WORKER), grouped("d", spark, WORKER)
+    other, sparks = grouped("c", like(BrokerAdapter, "kfake"), WORKER), grouped("d", spark, WORKER)
     assert [finished_group(first, last), finished_group(last, other), finished_group(last, None)] == \
         [None, broker, None]
     assert finished_group(sparks, other) is None  # Spark judges every test's histories at the session's end

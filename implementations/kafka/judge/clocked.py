@@ -28,21 +28,7 @@ from ktc.reference.types import (
 
 from . import lockstep
 
-CLOCK_ENV = "KTC_KAFKA_CLOCK"  # "host": judge the brokers ktc starts over intervals, as any other
-CLOCK_MODES = ("controlled", "host")
 ECHO_PATIENCE_S, ECHO_RETRY_S = 30.0, 0.05
-
-
-class ClockChoiceError(ValueError):
-    """KTC_KAFKA_CLOCK names no clock."""
-
-
-def clock_mode(environ: Mapping[str, str]) -> str:
-    """``controlled`` (the default) or ``host``, as KTC_KAFKA_CLOCK says."""
-    mode = environ.get(CLOCK_ENV, "").strip() or "controlled"
-    if mode not in CLOCK_MODES:
-        raise ClockChoiceError(f"{CLOCK_ENV}={mode!r}: expected one of {', '.join(CLOCK_MODES)}")
-    return mode
 
 
 # Broker settings a frozen wall clock cannot live with.  connections.max.idle.ms: once the broker's
@@ -55,7 +41,7 @@ FROZEN_CLOCK_CONFLICTS = ("connections.max.idle.ms",)
 def choose_clock(mode: str, broker_config: Mapping[str, object] = ()) -> tuple[ControlledClock | HostClock, str | None]:
     """The clock for a broker ktc starts, and why it is the host's when it is."""
     if mode == "host":
-        return HostClock(), f"{CLOCK_ENV}=host"
+        return HostClock(), "KTC_KAFKA_CLOCK=host"  # --kafka-clock host, or its default
     conflict = next((key for key in FROZEN_CLOCK_CONFLICTS if key in dict(broker_config)), None)
     if conflict is not None:
         return HostClock(), (f"{conflict} is set: a broker on a frozen clock cannot reconnect its own controller "

@@ -104,7 +104,7 @@ def text_nows(out, config: TopicConfig | None, interval: tuple[int, int] | None,
 
     The text prints ``[now - before, now + after]`` (Java long arithmetic) with the broker's
     effective limits.  A topic's own setting of a limit overrides the broker's default
-    (``defaults``, see KafkaImplementation.limit_defaults), and the effective before is that
+    (``defaults``, see BrokerAdapter.limit_defaults), and the effective before is that
     before or that difference limit (after: after or difference), whatever the version's rule.
     So the true now is one of these instants; it is pinned when it is the only one.  Without an
     interval or the defaults, only a topic with an explicit before and no difference limit is read.

@@ -1,6 +1,6 @@
 """The one executor: many histories on a broker at once, each operation judged over its own interval.
 
-``KafkaImplementation.run`` hands its histories here.  Histories never share a topic.  The leading
+The adapter's executor (running.py) hands its histories here.  Histories never share a topic.  The leading
 CreateTopic operations of a batch of histories (``chunk``) go out as one CreateTopics request; the
 partitions' leaders are found through Metadata and each history starts as soon as its partitions
 answer ListOffsets on their leader.  Its remaining operations run in order, each sent only after the
@@ -78,7 +78,7 @@ class Pipeline(Multiplexer):
         self.retention = None  # judge/retention.py: RetentionPass on such a broker (set by its implementation)
         self.limit_defaults, self.ready_s = limit_defaults, ready_s
         self.namer = namer or TopicNamer()
-        self.live_topics: set[str] = set()  # created and not yet deleted (KafkaImplementation cleans up)
+        self.live_topics: set[str] = set()  # created and not yet deleted (the adapter cleans up)
         self.ignored_configs: set[str] = set()  # config keys the broker accepted but did not apply
         self.list_offsets_version = messages.VERSIONS["ListOffsets"]  # for ops that name none (set from ApiVersions)
         self.probed = Probed()  # what the broker was seen to answer (judge/probe.py); by default, everything

