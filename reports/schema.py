@@ -32,7 +32,8 @@ class Row(TypedDict, total=False):
     implementation: str
     implementation_version: str | None
     profile: str
-    verdict: str            # pass | fail | error | unknown | unsupported (reports/verdicts.py)
+    verdict: str            # pass | fail | error | unknown | unsupported (reports/verdicts.py: Validity)
+    unknown: str            # an unknown verdict's kind: unexercised | undecided | skipped (reports/verdicts.py)
     examples: int
     tests: list[str]
     seed: int | None

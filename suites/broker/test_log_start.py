@@ -14,10 +14,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
+from ktc.checks.verdicts import Validity  # noqa: E402
 from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
 from ktc.implementations.kafka.judge import logstart, pipeline  # noqa: E402
 from ktc.judge import harness  # noqa: E402
-from ktc.judge.verdicts import Validity  # noqa: E402
 from ktc.kafka.client.messages import ListOffsetsOutcome  # noqa: E402
 from ktc.kafka.client.multiplex import Lost  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ktc.checks import CHECKS, run_check
-from ktc.judge.scenario import Scenario
+from ktc.checks.scenario import Scenario
 from ktc.reference.model import Model
 from ktc.specs.clauses import all_clauses
 from ktc.specs.profiles import all_profiles
