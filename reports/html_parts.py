@@ -53,7 +53,8 @@ def headline(doc: dict) -> str:
                                                 (sum(t["counts"]["unexpected pass"] for t in found), "unexpected pass"),
                                                 (len(collection_errors(doc)), "test file not collected")) if n]
         answer = f'<span class="chip v-fail answer">✗ does not conform: {escape(", ".join(why))}</span>'
-    return answer + "".join(f'<span class="chip {CHIP[c]}">{escape(c)}: {total[c]}</span>' for c in COLUMNS)
+    return answer + "".join(f'<span class="chip {CHIP[c] if total[c] else "zero"}">{escape(c)}: {total[c]}</span>'
+                            for c in COLUMNS)
 
 
 def legend() -> str:
