@@ -2,8 +2,8 @@
 
 pytest writes a test's ``user_properties`` into its ``<testcase>`` as ``<property name value>``; the plugin
 adds one per row it decided for the test (ktc/plugin/hooks.py), its value a small JSON object with the
-row's ``clause``, ``profile``, ``verdict``, the ``unknown`` kind of an unknown verdict and, when an
-expectations file names the row, ``expected`` (``{"verdict", "reason"}``).  A reader gets rows back as
+row's ``clause``, ``implementation``, ``profile``, ``verdict``, the ``unknown`` kind of an unknown verdict
+and, when an expectations file names the row, ``expected`` (``{"verdict", "reason"}``).  A reader gets rows back as
 data (``rows_of``), never by reading a verdict out of pytest's own outcome or message; merged as
 results.json merges them (reports/verdicts.py), a clause's test cases give its results.json row.
 """
@@ -15,7 +15,7 @@ from xml.etree.ElementTree import Element
 from .schema import Row
 
 PROPERTY = "ktc-verdict"
-CARRIED = ("clause", "profile", "verdict", "unknown")
+CARRIED = ("clause", "implementation", "profile", "verdict", "unknown")
 
 
 def property_of(row: Row) -> tuple[str, str]:

@@ -6,6 +6,7 @@ replayable counterexample when a check fails.
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -182,9 +183,11 @@ def owns(verdicts: list[Verdict], scenario: Scenario, divergence: Divergence) ->
     return checks.owner_at(scenario, divergence.op_index, holding) is not None
 
 
-def clauses_holding(profile: str) -> list[str]:
+@functools.cache
+def clauses_holding(profile: str) -> tuple[str, ...]:
+    """Every clause with a check that holds in ``profile`` (read off the registry once per profile)."""
     registry = all_clauses()
-    return [c for c in checks.CHECKS if c in registry and registry[c].holds_in(profile)]
+    return tuple(c for c in checks.CHECKS if c in registry and registry[c].holds_in(profile))
 
 
 def cut_verdicts(history: History, cut: Cut, clauses: tuple) -> list[Verdict]:
