@@ -20,6 +20,7 @@ from .html_data import by_kip, details, grid, own_view, percent
 from .html_parts import SYMBOL, deviations, failures_table, headline, legend, linked, meta, rootcause_table
 from .outcomes import EXPECTED, label, outcome, worst
 from .registry import Context, renderer
+from .schema import Row
 from .svg import timeline_svg
 
 STATUSES = ("accepted", "draft", "abandoned", "under-discussion")
@@ -109,7 +110,7 @@ def own_cell(cid: str, target: dict, view: dict, rows: list[dict]) -> str:
     return cell_html(found, [rows[n] for n in found], cid, target["implementation"])
 
 
-def cell_html(indexes: list[int], rows: list[dict], cid: str, impl: str) -> str:
+def cell_html(indexes: list[int], rows: list[Row], cid: str, impl: str) -> str:
     """A cell of the own-profile view: the row a reader must see first (reports/outcomes.py: ``worst``), and
     the rows it opens (``data-rows``)."""
     shown = worst(rows)

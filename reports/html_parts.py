@@ -26,7 +26,7 @@ from .verdicts import Validity
 
 LINKS = re.compile(r"\b(https?://[^\s;,)<>\"']+)|\b(KAFKA-\d+)\b")  # a URL, or a JIRA issue
 JIRA_BASE = "https://issues.apache.org/jira/browse/"
-SYMBOL = {Validity.PASS: "✓", Validity.FAIL: "✗", Validity.ERROR: "!", Validity.UNKNOWN: "?",
+SYMBOL: dict[str, str] = {Validity.PASS: "✓", Validity.FAIL: "✗", Validity.ERROR: "!", Validity.UNKNOWN: "?",
           Validity.UNSUPPORTED: "–"}
 CHIP = {PASS: "v-pass", UNEXPECTED: "v-fail", EXPECTED: "v-fail expected", UNKNOWN: "v-unknown",
         NOT_APPLICABLE: "v-unsupported"}  # a column's colours: those of the cells it counts

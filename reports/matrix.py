@@ -18,6 +18,7 @@ from . import junit
 from .files import write_atomically
 from .outcomes import EXPECTED, outcome, worst
 from .registry import Context, renderer
+from .schema import Row
 
 CHANGE_TEST = "test_a_change_in_kafka_fails_exactly_where_it_did_not_hold"
 DECIDED = ("pass", "fail", "error", "expected")  # a cell that says what the release does
@@ -37,14 +38,14 @@ class Column:
     problem: str | None = None       # why the run gave no results (a broker that did not start, ...)
 
 
-def cell(row: dict) -> str:
+def cell(row: Row) -> str:
     """A row's verdict, with a fail or error an expectations file explains shown as ``expected``."""
     return EXPECTED if outcome(row) == EXPECTED else row["verdict"]
 
 
-def clause_cells(rows: list[dict], profile: str) -> dict[str, str]:
+def clause_cells(rows: list[Row], profile: str) -> dict[str, str]:
     """The version's own-profile row of each clause (the worst when several implementations ran)."""
-    found: dict[str, list[dict]] = {}
+    found: dict[str, list[Row]] = {}
     for row in (r for r in rows if r["profile"] == profile):
         found.setdefault(row["clause"], []).append(row)
     return {clause: cell(worst(candidates)) for clause, candidates in found.items()}

@@ -62,7 +62,7 @@ def pass_surprises(entry: dict) -> bool:
 
 def counts(rows: list[Row]) -> dict[str, int]:
     """Rows per column, plus ``unexpected pass`` (also counted under ``pass``)."""
-    found = dict.fromkeys(COLUMNS, 0)
+    found: dict[str, int] = dict.fromkeys(COLUMNS, 0)
     for row in rows:
         found[outcome(row)] += 1
     return {**found, "unexpected pass": sum(map(unexpected_pass, rows))}

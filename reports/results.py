@@ -14,14 +14,13 @@ from pathlib import Path
 
 from .dedupe import text_signature
 from .files import SCHEMA_VERSION, write_atomically
-from .schema import Row
 from .verdicts import BAD, Validity, stronger
 
 TAKEN = ("verdict", "unknown", "reason", "counterexample", "first_failure_at", "expected", "first_divergence")
 
 
-def merge_rows(contributions: Iterable[Row]) -> list[Row]:
-    merged: dict[tuple, Row] = {}
+def merge_rows(contributions: Iterable[dict]) -> list[dict]:
+    merged: dict[tuple, dict] = {}
     for part in contributions:
         key = (part["clause"], part["implementation"], part["profile"])
         row = merged.setdefault(key, {**part, "examples": 0, "tests": [], "duration": 0.0, "signatures": {},
@@ -42,7 +41,7 @@ def merge_rows(contributions: Iterable[Row]) -> list[Row]:
     return sorted(merged.values(), key=lambda r: (r["implementation"], r["profile"], r["clause"]))
 
 
-def _signatures(part: Row) -> dict:
+def _signatures(part: dict) -> dict:
     """Raw failure counts per signature of one contribution (a failure without a counterexample
     is signed by its normalised reason, so an assertion or a crash is still deduplicated)."""
     if part["verdict"] not in BAD:
