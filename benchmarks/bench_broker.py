@@ -33,11 +33,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from ktc.checks.verdicts import render_mismatch  # noqa: E402
 from ktc.implementations.families.kafka import KAFKA  # noqa: E402
 from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
 from ktc.implementations.kafka.settings import Started, Tuning  # noqa: E402
 from ktc.judge import bulk_intervals  # noqa: E402
-from ktc.judge.verdicts import render_mismatch  # noqa: E402
 
 WARMUP = 300
 

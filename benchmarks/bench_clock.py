@@ -30,12 +30,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from ktc.checks.verdicts import Validity  # noqa: E402
 from ktc.implementations.families.kafka import KAFKA  # noqa: E402
 from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
 from ktc.implementations.kafka.settings import Started  # noqa: E402
 from ktc.judge import bulk_intervals  # noqa: E402
 from ktc.judge.harness import judge_one  # noqa: E402
-from ktc.judge.verdicts import Validity  # noqa: E402
 from ktc.reference.configs import effective_limits  # noqa: E402
 from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states  # noqa: E402
 from ktc.specs.profiles import get as get_profile  # noqa: E402

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import Literal, Protocol, runtime_checkable
 
 from ktc.reference.types import History, Trace
 
@@ -122,19 +122,30 @@ class Cut:
     broker answered something ktc cannot read (a partition it did not report, a malformed response).
     """
 
-    validity: str   # "unknown" | "error"
+    validity: Literal["unknown", "error"]
     op_index: int
     reason: str
 
 
 class JudgedTrace(tuple):
-    """A trace plus how to judge it: (history at interval starts, at interval ends, aligned trace);
-    ``cut`` when the history could not be run to its end."""
+    """A trace, and what the implementation says about how to judge it: what ``run`` may return in place of a
+    plain tuple of results.  Every member is optional; its default is how a plain trace is judged.
 
-    judged_as: tuple = ()
+    ``judged_as``: a real broker's trace judged over clock intervals: (the history placed at the interval
+    starts, its results), (placed at the interval ends, its results); the harness judges both ends and calls
+    a clause ``unknown`` where they disagree.  ``undecidable``: some answer cannot be pinned inside its
+    interval (every verdict of the history is ``unknown``).  ``cut``: the history could not be run to its
+    end (``Cut``); the results stop there.
+    """
+
+    judged_as: tuple[tuple[History, Trace], ...] = ()
     undecidable: bool = False
     cut: Cut | None = None
 
+    @classmethod
+    def of(cls, trace: Sequence) -> JudgedTrace:
+        """The trace as the harness judges it: itself when it says how, else a plain trace (no interval, no cut)."""
+        return trace if isinstance(trace, JudgedTrace) else cls(trace)
 
 
 class SettingError(ValueError):

@@ -58,7 +58,7 @@ class FirstFailure:
         self.out, self.clauses = out, {}
 
     def pytest_collection_modifyitems(self, items):
-        from ktc.plugin.hooks import cited  # the plugin's own reading of @pytest.mark.clause
+        from ktc.plugin.plan import cited  # the plugin's own reading of @pytest.mark.clause
         self.clauses = {i.nodeid: list(cited(i)) for i in items}
 
     def pytest_runtest_logreport(self, report):

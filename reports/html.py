@@ -16,12 +16,13 @@ from html import escape
 from pathlib import Path
 
 from .counterexamples import REPLAYED, located, replay_of
-from .html_data import by_kip, cell_state, details, grid, own_view, percent
-from .html_parts import deviations, failures_table, legend, linked, meta, rootcause_table
+from .html_data import by_kip, details, grid, own_view, percent
+from .html_parts import SYMBOL, deviations, failures_table, headline, legend, linked, meta, rootcause_table
+from .outcomes import EXPECTED, label, outcome, worst
 from .registry import Context, renderer
+from .schema import Row
 from .svg import timeline_svg
 
-SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "unknown": "?", "unsupported": "–"}
 STATUSES = ("accepted", "draft", "abandoned", "under-discussion")
 ASSETS = Path(__file__).with_name("assets")
 
@@ -34,7 +35,8 @@ def render(doc: dict, context: Context) -> str:
     data = {"grid": grid(doc), "details": side, "targets": [t["implementation"] for t in view["targets"]]}
     return PAGE.format(
         css=(ASSETS / "report.css").read_text(), js=(ASSETS / "report.js").read_text(), meta=meta(doc),
-        legend=legend(doc["rows"]), kip_options="".join(f"<option>{escape(k)}</option>" for k in by_kip(doc)),
+        headline=headline(doc), legend=legend(),
+        kip_options="".join(f"<option>{escape(k)}</option>" for k in by_kip(doc)),
         status_boxes="".join(f'<label><input type="checkbox" name="status" value="{s}" checked> {s}</label>'
                              for s in STATUSES),
         head=head(view), body=body(doc, view), data=script_json(data), deviations=deviations(doc),
@@ -108,11 +110,13 @@ def own_cell(cid: str, target: dict, view: dict, rows: list[dict]) -> str:
     return cell_html(found, [rows[n] for n in found], cid, target["implementation"])
 
 
-def cell_html(indexes: list[int], rows: list[dict], cid: str, impl: str) -> str:
-    """A cell of the own-profile view: the aggregated verdict, and the rows it opens (``data-rows``)."""
-    verdict, expected = cell_state(rows)
+def cell_html(indexes: list[int], rows: list[Row], cid: str, impl: str) -> str:
+    """A cell of the own-profile view: the row a reader must see first (reports/outcomes.py: ``worst``), and
+    the rows it opens (``data-rows``)."""
+    shown = worst(rows)
+    verdict, expected = shown["verdict"], outcome(shown) == EXPECTED
     count = f' <small>{sum(r["verdict"] == "pass" for r in rows)}/{len(rows)}</small>' if len(rows) > 1 else ""
-    tip = f"{verdict}{' (expected deviation)' if expected else ''}: {cid} on {impl}"
+    tip = f"{label(shown)}: {cid} on {impl}"
     return (f'<td class="cell v-{verdict}{" expected" if expected else ""}" data-rows="{" ".join(map(str, indexes))}" '
             f'tabindex="0" title="{escape(tip)}">{SYMBOL.get(verdict, "?")}{count}</td>')
 
@@ -160,7 +164,8 @@ PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>ktc conformance report</title>
 <meta name="viewport" content="width=device-width, initial-scale=1"><style>{css}</style></head>
 <body data-ready="0">
-<header><h1>ktc conformance report</h1><p class="meta">{meta}</p><p class="legend">{legend}</p></header>
+<header><h1>ktc conformance report</h1><p class="meta">{meta}</p><p class="headline">{headline}</p>
+<p class="legend">{legend}</p></header>
 <section id="filters">KIP <select id="kip"><option value="">all</option>{kip_options}</select>
 <span class="statuses">status {status_boxes}</span>
 <label><input type="checkbox" id="onlybad"> only clauses with a non-pass cell</label>

@@ -3,11 +3,12 @@ under the profile it is judged under), the cross-profile grid (every implementat
 for the page's script to draw on demand) and the per-row details of the side file.
 
 An every-profile target (the reference, Spark) has one row per profile for a clause; its cell aggregates
-them (the worst outcome shows, the pass count says how many of its profiles passed).
+them (the worst outcome shows, reports/outcomes.py: ``worst``; the pass count says how many of its profiles
+passed).
 """
 from __future__ import annotations
 
-from .outcomes import EXPECTED, NOT_APPLICABLE, PASS, UNEXPECTED, UNKNOWN, by_implementation, outcome, own_rows, targets
+from .outcomes import EXPECTED, NOT_APPLICABLE, PASS, by_implementation, label, outcome, own_rows, targets
 from .schema import Row
 
 CODES = {"pass": "p", "fail": "f", "error": "e", "unknown": "u", "unsupported": "s"}
@@ -54,20 +55,6 @@ def percent(passed: int, applicable: int) -> str:
     return f"{100 * passed / applicable:.1f}%" if applicable else "–"
 
 
-def cell_state(rows: list[Row]) -> tuple[str, bool]:
-    """(verdict shown, expected?): an unexpected failure first, then a known deviation, then the best of the rest."""
-    outcomes = [outcome(r) for r in rows]
-    bad = [r["verdict"] for r, o in zip(rows, outcomes) if o == UNEXPECTED]
-    if bad:
-        return ("fail" if "fail" in bad else "error"), False
-    if EXPECTED in outcomes:
-        return next(r["verdict"] for r, o in zip(rows, outcomes) if o == EXPECTED), True
-    for found, verdict in ((PASS, "pass"), (UNKNOWN, "unknown")):
-        if found in outcomes:
-            return verdict, False
-    return "unsupported", False
-
-
 def grid(doc: dict) -> dict:
     """Every row as [clause, column, verdict code, expected?], indexes into ``clauses`` and ``columns``."""
     clauses = clause_ids(doc)
@@ -88,7 +75,8 @@ def details(doc: dict, markup) -> dict:
 
 def row_detail(row: Row, tests: dict[str, int]) -> dict:
     facts = {"clause": row["clause"], "implementation": row["implementation"], "profile": row["profile"],
-             "version": row.get("implementation_version"), "verdict": row["verdict"], "examples": row.get("examples"),
+             "version": row.get("implementation_version"), "verdict": row["verdict"], "label": label(row),
+             "examples": row.get("examples"),
              "duration": row.get("duration"), "seed": row.get("seed"), "signature": row.get("signature"),
              "reason": row.get("reason"), "tests": [tests.setdefault(t, len(tests)) for t in row.get("tests") or ()]}
     return {k: v for k, v in facts.items() if v not in (None, "", [])}

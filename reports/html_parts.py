@@ -1,5 +1,6 @@
-"""The HTML report's smaller sections: the provenance line, the verdict legend, the known deviations
-with their sources linked, the root causes and the deduplicated failures."""
+"""The HTML report's smaller sections: the provenance line, the headline (the terminal's answer and
+counts), the cell legend, the known deviations with their sources linked, the root causes and the
+deduplicated failures."""
 from __future__ import annotations
 
 import re
@@ -7,11 +8,28 @@ from html import escape
 
 from . import rootcause
 from .dedupe import groups
-from .outcomes import matched
+from .outcomes import (
+    COLUMNS,
+    EXPECTED,
+    NOT_APPLICABLE,
+    PASS,
+    UNEXPECTED,
+    UNKNOWN,
+    collection_errors,
+    conforms,
+    counted,
+    matched,
+    targets,
+)
+from .terminal import conforms_line
+from .verdicts import Validity
 
 LINKS = re.compile(r"\b(https?://[^\s;,)<>\"']+)|\b(KAFKA-\d+)\b")  # a URL, or a JIRA issue
 JIRA_BASE = "https://issues.apache.org/jira/browse/"
-SYMBOL = {"pass": "✓", "fail": "✗", "error": "!", "unknown": "?", "unsupported": "–"}
+SYMBOL: dict[str, str] = {Validity.PASS: "✓", Validity.FAIL: "✗", Validity.ERROR: "!", Validity.UNKNOWN: "?",
+          Validity.UNSUPPORTED: "–"}
+CHIP = {PASS: "v-pass", UNEXPECTED: "v-fail", EXPECTED: "v-fail expected", UNKNOWN: "v-unknown",
+        NOT_APPLICABLE: "v-unsupported"}  # a column's colours: those of the cells it counts
 
 
 def meta(doc: dict) -> str:
@@ -23,11 +41,25 @@ def meta(doc: dict) -> str:
                   f'{hyp.get("version")} profile {hyp.get("profile")} seed {hyp.get("seed")}')
 
 
-def legend(rows: list[dict]) -> str:
-    chips = "".join(f'<span class="chip v-{v}">{SYMBOL[v]} {v}: {sum(r["verdict"] == v for r in rows)}</span>'
-                    for v in SYMBOL)
-    expected = sum(map(matched, rows))
-    return chips + f'<span class="chip v-fail expected">expected deviations: {expected}</span>'
+def headline(doc: dict) -> str:
+    """What the terminal says at the end of the run: its answer, and its table's columns summed over the
+    targets (reports/outcomes.py: ``counts``); a known deviation is counted as expected, not as a failure."""
+    found = targets(doc)
+    total = {column: sum(t["counts"][column] for t in found) for column in COLUMNS}
+    if conforms(doc):
+        answer = f'<span class="chip v-pass answer">✓ {escape(conforms_line(doc))}</span>'
+    else:
+        why = [counted(n, noun) for n, noun in ((total[UNEXPECTED], "unexpected failure"),
+                                                (sum(t["counts"]["unexpected pass"] for t in found), "unexpected pass"),
+                                                (len(collection_errors(doc)), "test file not collected")) if n]
+        answer = f'<span class="chip v-fail answer">✗ does not conform: {escape(", ".join(why))}</span>'
+    return answer + "".join(f'<span class="chip {CHIP[c] if total[c] else "zero"}">{escape(c)}: {total[c]}</span>'
+                            for c in COLUMNS)
+
+
+def legend() -> str:
+    """What a cell's symbol says (a hatched cell is a known deviation)."""
+    return " ".join(f"{symbol} {verdict}" for verdict, symbol in SYMBOL.items()) + " · hatched: expected deviation"
 
 
 def linked(source: str | None) -> str:

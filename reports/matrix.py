@@ -14,9 +14,11 @@ from pathlib import Path
 
 from ktc.specs import versions
 
+from . import junit
 from .files import write_atomically
+from .outcomes import EXPECTED, outcome, worst
 from .registry import Context, renderer
-from .verdicts import rank
+from .schema import Row
 
 CHANGE_TEST = "test_a_change_in_kafka_fails_exactly_where_it_did_not_hold"
 DECIDED = ("pass", "fail", "error", "expected")  # a cell that says what the release does
@@ -36,24 +38,22 @@ class Column:
     problem: str | None = None       # why the run gave no results (a broker that did not start, ...)
 
 
-def cell(row: dict) -> str:
+def cell(row: Row) -> str:
     """A row's verdict, with a fail or error an expectations file explains shown as ``expected``."""
-    expected = row.get("expected") or {}
-    return "expected" if row["verdict"] in ("fail", "error") and expected.get("verdict") == row["verdict"] \
-        else row["verdict"]
+    return EXPECTED if outcome(row) == EXPECTED else row["verdict"]
 
 
-def clause_cells(rows: list[dict], profile: str) -> dict[str, str]:
+def clause_cells(rows: list[Row], profile: str) -> dict[str, str]:
     """The version's own-profile row of each clause (the worst when several implementations ran)."""
-    worst: dict[str, dict] = {}
+    found: dict[str, list[Row]] = {}
     for row in (r for r in rows if r["profile"] == profile):
-        if row["clause"] not in worst or rank(row["verdict"]) > rank(worst[row["clause"]]["verdict"]):
-            worst[row["clause"]] = row
-    return {clause: cell(row) for clause, row in worst.items()}
+        found.setdefault(row["clause"], []).append(row)
+    return {clause: cell(worst(candidates)) for clause, candidates in found.items()}
 
 
 def change_cells(junit: Path) -> dict[str, str]:
-    """Per change id, how its pinned test ended (pass, fail, expected, error, unsupported) in junit.xml."""
+    """Per change id, what its pinned test decided (pass, fail, expected, error, unknown, unsupported): the worst
+    of the rows its test case carries in junit.xml (reports/junit.py)."""
     if not junit.exists():
         return {}
     ids = [c.id for c in versions.changes()]
@@ -62,19 +62,19 @@ def change_cells(junit: Path) -> dict[str, str]:
         name = case.get("name", "")
         found = next((i for i in ids if name.startswith(CHANGE_TEST + "[") and name.endswith(f"-{i}]")), None)
         if found is not None:
-            cells[found] = outcome(case)
+            cells[found] = case_cell(case)
     return cells
 
 
-def outcome(case) -> str:
+def case_cell(case) -> str:
+    """The worst row the test case carries; without one (no row was decided: its setup broke, say), how pytest
+    ended it, and unknown when it did not fail."""
+    rows = junit.rows_of(case)
+    if rows:
+        return cell(worst(rows))
     if case.find("failure") is not None:
         return "fail"
-    if case.find("error") is not None:
-        return "error"
-    skipped = case.find("skipped")
-    if skipped is None:
-        return "pass"
-    return "expected" if "xfail" in (skipped.get("type") or "") else "unsupported"
+    return "error" if case.find("error") is not None else "unknown"
 
 
 def column(version: str, profile: str, wall_s: float, report: Path | None, problem: str | None = None) -> Column:
@@ -82,16 +82,7 @@ def column(version: str, profile: str, wall_s: float, report: Path | None, probl
     if report is None or not (report / "results.json").exists():
         return Column(version, profile, wall_s, problem=problem or "the run wrote no results.json")
     rows = json.loads((report / "results.json").read_text())["rows"]
-    changes = undecided(change_cells(report / "junit.xml"), rows)
-    return Column(version, profile, wall_s, clause_cells(rows, profile), changes, problem)
-
-
-def undecided(changes: dict[str, str], rows: list[dict]) -> dict[str, str]:
-    """A change pin that passed without deciding any of its rows (an earlier divergence explained every
-    difference away) is ``unknown``, not ``pass``."""
-    decided = {change for change in changes for row in rows if row["verdict"] == "pass"
-               and any(test.endswith(f"-{change}]") and CHANGE_TEST in test for test in row.get("tests", ()))}
-    return {c: ("unknown" if verdict == "pass" and c not in decided else verdict) for c, verdict in changes.items()}
+    return Column(version, profile, wall_s, clause_cells(rows, profile), change_cells(report / "junit.xml"), problem)
 
 
 # ---- the table ---------------------------------------------------------------------------------

@@ -1,17 +1,21 @@
 """What a results document says per target, in the end-of-run answer's terms: one outcome per row
-(pass, unexpected fail, expected, unknown, not applicable) and one record per implementation under test.
+(pass, unexpected fail, expected, unknown, not applicable: reports/verdicts.py's ``Outcome``) and one
+record per implementation under test.
 
-The columns every renderer counts: "unexpected fail" is a fail/error row without a matching
-expectation, "expected" a row whose ``expected`` entry names its verdict, "not applicable" an
-``unsupported`` row.  A target's record comes from ``provenance.targets`` (the plugin writes one per
-implementation); what a record lacks (an older file, another writer) is inferred from the rows alone,
-so every renderer shows the same numbers whichever file it is given.
+The columns every renderer counts (the terminal table, summary.txt, Markdown, the HTML page's headline):
+"unexpected fail" is a fail/error row without a matching expectation, "expected" a row whose
+``expected`` entry names its verdict, "not applicable" an ``unsupported`` row.  A target's record comes
+from ``provenance.targets`` (the plugin writes one per implementation); what a record lacks (an older
+file, another writer) is inferred from the rows alone, so every renderer shows the same numbers whichever
+file it is given.
 """
 from __future__ import annotations
 
 from .schema import Row, Target
+from .verdicts import Outcome, Validity, outcome_rank, row_rank
 
-PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE = "pass", "unexpected fail", "expected", "unknown", "not applicable"
+PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE = (Outcome.PASS, Outcome.UNEXPECTED, Outcome.EXPECTED,
+                                                       Outcome.UNKNOWN, Outcome.NOT_APPLICABLE)
 COLUMNS = (PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE)
 EVERY_PROFILE = "every profile"
 
@@ -21,11 +25,25 @@ def matched(row: Row) -> bool:
     return bool(row.get("expected")) and row["expected"].get("verdict") == row["verdict"]
 
 
-def outcome(row: Row) -> str:
+def outcome(row: Row) -> Outcome:
     """The row's column; a fail or error an entry expected with another verdict stays unexpected."""
     if matched(row):
         return EXPECTED
-    return {"pass": PASS, "unknown": UNKNOWN, "unsupported": NOT_APPLICABLE}.get(row["verdict"], UNEXPECTED)
+    return {Validity.PASS: PASS, Validity.UNKNOWN: UNKNOWN, Validity.UNSUPPORTED: NOT_APPLICABLE}.get(
+        Validity(row["verdict"]), UNEXPECTED)
+
+
+def worst(rows: list[Row]) -> Row:
+    """The row a reader must see first among several (a target's profiles of one clause, or several targets'):
+    the strongest outcome (reports/verdicts.py: ``OUTCOME_ORDER``), then the strongest verdict (``ORDER``)."""
+    return max(rows, key=lambda r: (outcome_rank(outcome(r)), row_rank(r)))
+
+
+def label(row: Row) -> str:
+    """A row's verdict in words, as JUnit's properties and the page's cells say it: ``pass``,
+    ``unknown (unexercised)``, ``fail (expected)``."""
+    said = row["verdict"] + (f" ({row['unknown']})" if row.get("unknown") else "")
+    return said + " (expected)" if matched(row) else said
 
 
 def unexpected_pass(row: Row) -> bool:
@@ -44,7 +62,7 @@ def pass_surprises(entry: dict) -> bool:
 
 def counts(rows: list[Row]) -> dict[str, int]:
     """Rows per column, plus ``unexpected pass`` (also counted under ``pass``)."""
-    found = dict.fromkeys(COLUMNS, 0)
+    found: dict[str, int] = dict.fromkeys(COLUMNS, 0)
     for row in rows:
         found[outcome(row)] += 1
     return {**found, "unexpected pass": sum(map(unexpected_pass, rows))}

@@ -1,7 +1,8 @@
 """results.json: one row per clause x implementation x profile, written atomically, then summary.txt.
 
-Rows are merged from per-test contributions: a clause cited by several tests gets the worst
-verdict (reports/verdicts.py: fail > error > pass > unknown > unsupported) and the sum of their examples.
+Rows are merged from per-test contributions: a clause cited by several tests gets the strongest verdict
+in the one order of reports/verdicts.py (fail > error > pass > unknown > unsupported > unknown
+(unexercised)) and the sum of their examples.
 """
 from __future__ import annotations
 
@@ -13,11 +14,12 @@ from pathlib import Path
 
 from .dedupe import text_signature
 from .files import SCHEMA_VERSION, write_atomically
-from .verdicts import BAD, rank
+from .schema import Row
+from .verdicts import BAD, Validity, stronger
 
 
-def merge_rows(contributions: Iterable[dict]) -> list[dict]:
-    merged: dict[tuple, dict] = {}
+def merge_rows(contributions: Iterable[Row]) -> list[Row]:
+    merged: dict[tuple[str, str, str], Row] = {}
     for part in contributions:
         key = (part["clause"], part["implementation"], part["profile"])
         row = merged.setdefault(key, {**part, "examples": 0, "tests": [], "duration": 0.0, "signatures": {},
@@ -29,17 +31,26 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
         row["tests"] = sorted(set(row["tests"]) | set(part.get("tests", ())))
         for sig, count in _signatures(part).items():
             row["signatures"][sig] = row["signatures"].get(sig, 0) + count
-        if rank(part["verdict"]) > rank(row["verdict"]):
-            row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at", "expected",
-                                                 "first_divergence")})
-            row["signature"] = next(iter(_signatures(part)), None)
+        if stronger(part, row):
+            take(row, part)
     for row in merged.values():
-        if row["verdict"] == "unexercised":
-            row["verdict"] = "unknown"
+        if row["verdict"] != Validity.UNKNOWN or not row.get("unknown"):
+            row.pop("unknown", None)
     return sorted(merged.values(), key=lambda r: (r["implementation"], r["profile"], r["clause"]))
 
 
-def _signatures(part: dict) -> dict:
+def take(row: Row, part: Row) -> None:
+    """The stronger contribution's verdict and its evidence (the counts stay the sums)."""
+    row["verdict"], row["unknown"], row["reason"] = part["verdict"], part.get("unknown", ""), part.get("reason")
+    row["counterexample"], row["first_failure_at"] = part.get("counterexample"), part.get("first_failure_at")
+    row["first_divergence"], row["signature"] = part.get("first_divergence"), next(iter(_signatures(part)), None)
+    if part.get("expected"):
+        row["expected"] = part["expected"]
+    else:
+        row.pop("expected", None)
+
+
+def _signatures(part: Row) -> dict[str, int]:
     """Raw failure counts per signature of one contribution (a failure without a counterexample
     is signed by its normalised reason, so an assertion or a crash is still deduplicated)."""
     if part["verdict"] not in BAD:

@@ -32,7 +32,8 @@ class Row(TypedDict, total=False):
     implementation: str
     implementation_version: str | None
     profile: str
-    verdict: str            # pass | fail | error | unknown | unsupported (reports/verdicts.py)
+    verdict: str            # pass | fail | error | unknown | unsupported (reports/verdicts.py: Validity)
+    unknown: str            # an unknown verdict's kind: unexercised | undecided | skipped (reports/verdicts.py)
     examples: int
     tests: list[str]
     seed: int | None
@@ -59,6 +60,8 @@ class Target(TypedDict, total=False):
     evidence: str           # why that profile, in a few words
     not_run: str | None     # why it ran nothing, or None
     duration_s: float
+    duration_summed: bool   # read back (reports/outcomes.py: targets): the time is the rows' summed test time
+    counts: dict[str, int]  # read back: its rows per column (reports/outcomes.py: counts)
 
 
 class ClauseInfo(TypedDict, total=False):

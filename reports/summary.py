@@ -2,8 +2,8 @@
 
 It opens with exactly the table ``ktc run`` prints (reports/terminal.py), so the two never disagree;
 then every root cause, then clauses x verdict per implementation and profile (``unsupported`` rows
-folded into one line per reason, expected deviations marked ``fail*``), then which input features
-reached which implementation.
+folded into one line per reason, expected deviations marked ``fail*``, unknown rows with their kind),
+then which input features reached which implementation.
 """
 from __future__ import annotations
 
@@ -35,9 +35,13 @@ def blocks(doc: dict) -> list[str]:
 
 
 def summary_line(row: dict) -> str:
+    """One row: its verdict (``*``: an expectations file names it), clause, examples and why; an unknown row
+    says its kind (reports/verdicts.py: ``Unknown``) before its reason."""
     expected = row.get("expected")
     verdict = row["verdict"] + ("*" if expected else "")
     note = f"expected deviation: {expected.get('reason')}" if expected else row.get("reason")
+    if row.get("unknown") and not expected:
+        note = f"{row['unknown']}: {note}" if note else row["unknown"]
     return f"  {verdict:<11} {row['clause']:<48} {row.get('examples') or 0:>6} ex" + (f"  ({note})" if note else "")
 
 

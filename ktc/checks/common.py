@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ktc.checks.registry import Compare
-from ktc.judge.scenario import Scenario
+from ktc.checks.scenario import Scenario
 from ktc.reference.model import Model
 from ktc.reference.types import (
     INVALID_CONFIG,

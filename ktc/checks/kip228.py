@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ktc.checks.common import CT, exempt, fetches_of, flagged, stamps
 from ktc.checks.registry import Compare, check
-from ktc.judge.scenario import Scenario
+from ktc.checks.scenario import Scenario
 from ktc.reference.configs import rebuilds
 from ktc.reference.types import (
     INT64_MIN,

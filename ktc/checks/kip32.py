@@ -12,7 +12,7 @@ from ktc.checks.common import (
 )
 from ktc.checks.reads import appended_by, fetches, records, where, writer
 from ktc.checks.registry import Compare, check
-from ktc.judge.scenario import Scenario
+from ktc.checks.scenario import Scenario
 from ktc.reference.model import Model
 from ktc.reference.types import (
     DescribeLog,

@@ -4,7 +4,7 @@ from __future__ import annotations
 from ktc.checks.common import LAT
 from ktc.checks.reads import lookups, same_state, segment_of
 from ktc.checks.registry import Compare, check
-from ktc.judge.scenario import Scenario
+from ktc.checks.scenario import Scenario
 from ktc.reference.configs import rebuilds
 from ktc.reference.types import (
     LIST_OFFSETS_MAX_VERSION,

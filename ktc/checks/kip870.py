@@ -9,7 +9,7 @@ from ktc.checks.common import (
     topic_config_conformance,
 )
 from ktc.checks.registry import Compare, check
-from ktc.judge.scenario import Scenario
+from ktc.checks.scenario import Scenario
 
 
 @check("KIP-870.config-name")

@@ -13,7 +13,7 @@ from ktc.checks.common import (
 )
 from ktc.checks.reads import appended_by, fetches, records, where, writer
 from ktc.checks.registry import Compare, check
-from ktc.judge.scenario import ProduceView, Scenario
+from ktc.checks.scenario import ProduceView, Scenario
 from ktc.reference import configs
 from ktc.reference.types import (
     CONFIG_NAMES,

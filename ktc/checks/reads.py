@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ktc.judge.scenario import ProduceView, Scenario
+from ktc.checks.scenario import ProduceView, Scenario
 from ktc.reference.types import DescribeLog, Fetch, ListOffsets, Produce, RetentionPass
 
 STATE_CHANGES = (Produce, RetentionPass)  # what changes a partition's stored log (clocks and leaders do not)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ktc.judge.scenario import Scenario
-from ktc.judge.verdicts import Mismatch, Validity, Verdict
+from ktc.checks.scenario import Scenario
+from ktc.checks.verdicts import Mismatch, Validity, Verdict
 
 Check = Callable[[Scenario, "Compare"], None]
 

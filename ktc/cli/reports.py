@@ -168,7 +168,7 @@ def retarget(impl, target) -> None:
 
 
 def replay_outcome(clause: str, name: str, verdicts) -> int:
-    from ktc.judge.verdicts import render_mismatch
+    from ktc.checks.verdicts import render_mismatch
     verdict = next((v for v in verdicts if v.clause == clause), None)
     if verdict is not None and verdict.failed:
         print(f"STILL FAILING: {clause} on {name}: {render_mismatch(verdict.mismatch)}")

@@ -18,9 +18,7 @@ from ktc.reports import results
 from ktc.reports.files import write_atomically
 from ktc.reports.loading import COUNTEREXAMPLE_SCHEMA
 from ktc.reports.schema import Document, Row, Target
-from ktc.reports.verdicts import rank
-
-ORDER = ("pass", "unknown", "fail", "error")
+from ktc.reports.verdicts import Unknown, Validity, strongest
 
 
 class FindingDoc(TypedDict):
@@ -89,12 +87,14 @@ def rows(hunt, outcome) -> list[Row]:
 
 def row(hunt, key, counts, why, finding) -> Row:
     clause, profile = key
-    verdict = "fail" if finding else max((v for v in counts if counts[v]), key=rank, default="unknown")
+    verdict = "fail" if finding else strongest(v for v in counts if counts[v])
     impl = hunt.impl
     out: Row = {"clause": clause, "implementation": impl.name, "implementation_version": getattr(impl, "version", None),
            "profile": profile, "verdict": verdict, "examples": sum(counts.values()), "tests": ["ktc hunt"],
            "seed": hunt.seed, "duration": 0.0, "reason": None, "counterexample": None,
            "features": dict(hunt.tally.features.get(key, {}))}
+    if verdict == Validity.UNKNOWN:
+        out["unknown"] = Unknown.UNDECIDED if any(counts.values()) else Unknown.UNEXERCISED
     if why and verdict in ("fail", "error") and not finding:
         out["expected"] = {"verdict": verdict, "reason": why, "source": "ktc hunt", "file": why.split(")")[0]}
         out["reason"] = why

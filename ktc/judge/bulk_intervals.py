@@ -20,9 +20,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ktc.checks import CHECKS
+from ktc.checks.verdicts import Validity
 from ktc.judge import bulk
 from ktc.judge.harness import ClauseViolation, judge_one, minimal_violation
-from ktc.judge.verdicts import Validity
 from ktc.reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
 from ktc.specs.clauses import all_clauses
 from ktc.strategies import append_histories, topic_configs

@@ -98,6 +98,12 @@ def context_of(impl) -> RunContext:
     return impl.context if isinstance(impl, UnderTest) else RunContext()
 
 
+def under_test(impl) -> UnderTest:
+    """The implementation as a test sees it: itself when it is one, else a bare implementation with a fresh
+    run context of its own (every optional capability then has its default)."""
+    return impl if isinstance(impl, UnderTest) else UnderTest(impl, RunContext())
+
+
 def bare(impl):
     """The implementation itself, for ``isinstance`` checks."""
     return impl.implementation if isinstance(impl, UnderTest) else impl

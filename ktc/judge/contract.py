@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ktc.implementations.protocol import JudgedTrace
 from ktc.reference.types import (
     Ack,
     Advance,
@@ -51,7 +52,7 @@ def traces_problem(histories: Sequence[History], traces) -> str | None:
 def trace_problem(history: History, trace) -> str | None:
     if not isinstance(trace, (tuple, list)):
         return f"trace is {type(trace).__name__}; expected a tuple with one result per operation"
-    if getattr(trace, "cut", None) is not None:  # a history the implementation could not run to its end
+    if JudgedTrace.of(trace).cut is not None:  # a history the implementation could not run to its end
         return None
     if len(trace) != len(history.ops):
         return f"{len(trace)} results for {len(history.ops)} operations; expected one per operation"

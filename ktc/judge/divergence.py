@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import fields, is_dataclass, replace
 
-from ktc.judge.verdicts import Divergence, Validity, Verdict
+from ktc.checks.verdicts import Divergence, Validity, Verdict
 from ktc.reference.types import (
     UNSUPPORTED_VERSION,
     Advance,

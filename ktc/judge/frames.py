@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from ktc.judge.verdicts import Verdict
+from ktc.checks.verdicts import Verdict
 from ktc.reference.types import Advance, History, StepClock
 
 CLOCK_OPS = (Advance, StepClock)

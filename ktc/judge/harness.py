@@ -6,23 +6,25 @@ replayable counterexample when a check fails.
 """
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ktc import checks, reference
 from ktc.checks import run_check
-from ktc.implementations.protocol import Implementation
-from ktc.judge.context import RunContext, context_of
+from ktc.checks.scenario import Scenario
+from ktc.checks.verdicts import Divergence, Validity, Verdict, render_mismatch
+from ktc.implementations.protocol import Cut, Implementation, JudgedTrace
+from ktc.judge.context import RunContext, context_of, under_test
 from ktc.judge.contract import traces_problem
+from ktc.judge.declined import unsupported
 from ktc.judge.divergence import attribute, first_divergence, owned_by, same_place
 from ktc.judge.features import features
 from ktc.judge.frames import in_history_frame
-from ktc.judge.scenario import Scenario
 from ktc.judge.serialize import dump_history, load_history, to_data
 from ktc.judge.stats import Recorder
 from ktc.judge.steering import steer
-from ktc.judge.verdicts import Divergence, Validity, Verdict, render_mismatch
 from ktc.reference.configs import effective_limits
 from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states
 from ktc.specs.clauses import all_clauses
@@ -139,10 +141,10 @@ def own_copy(history: History) -> History:
 def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
     """Verdicts for one trace, root cause first (ktc/judge/divergence.py); a real broker's trace is judged at
     both ends of its clock intervals, and its first divergence used only where both ends agree."""
-    cut = getattr(trace, "cut", None)
-    if cut is not None:
-        return cut_verdicts(history, cut, clauses)
-    ends = getattr(trace, "judged_as", ())
+    trace = JudgedTrace.of(trace)
+    if trace.cut is not None:
+        return cut_verdicts(history, trace.cut, clauses)
+    ends = trace.judged_as
     if not ends:
         return root_caused(*judged(history, tuple(trace), clauses))
     (low, low_scenario), (high, high_scenario) = (judged(h, t, clauses) for h, t in ends)
@@ -150,7 +152,7 @@ def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
     if same_place(low_div, high_div):
         owned = owns(low, low_scenario, low_div)
         low, high = attribute(low, low_div, owned), attribute(high, high_div, owned)
-    undecidable = getattr(trace, "undecidable", False) or boundary_inside(ends[0][0], ends[1][0])
+    undecidable = trace.undecidable or boundary_inside(ends[0][0], ends[1][0])
     low, high = in_history_frame(low, ends[0][0], history), in_history_frame(high, ends[1][0], history)
     return [interval_verdict(a, b, undecidable) for a, b in zip_by_clause(low, high)]
 
@@ -181,17 +183,19 @@ def owns(verdicts: list[Verdict], scenario: Scenario, divergence: Divergence) ->
     return checks.owner_at(scenario, divergence.op_index, holding) is not None
 
 
-def clauses_holding(profile: str) -> list[str]:
+@functools.cache
+def clauses_holding(profile: str) -> tuple[str, ...]:
+    """Every clause with a check that holds in ``profile`` (read off the registry once per profile)."""
     registry = all_clauses()
-    return [c for c in checks.CHECKS if c in registry and registry[c].holds_in(profile)]
+    return tuple(c for c in checks.CHECKS if c in registry and registry[c].holds_in(profile))
 
 
-def cut_verdicts(history: History, cut, clauses: tuple) -> list[Verdict]:
+def cut_verdicts(history: History, cut: Cut, clauses: tuple) -> list[Verdict]:
     """A history the implementation could not run to its end (a request lost with its connection, an
     answer it could not read): every clause the history exercises is ``unknown`` or ``error``, with
     the reason; never pass, never fail.  Which clauses it exercises: those whose checks have something
     to compare when the reference's own trace stands in for the observation."""
-    validity = Validity.ERROR if cut.validity == "error" else Validity.UNKNOWN
+    validity = Validity(cut.validity)
     exercised, _ = judged(history, tuple(reference.run(history)), clauses)
     return [Verdict(v.clause, validity, 0, None, (cut.reason,)) for v in exercised]
 
@@ -234,13 +238,14 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
 
     Without explicit ``clauses`` the clauses the running test cites (``@pytest.mark.clause``) are checked.
     """
-    context = context_of(impl)
+    impl = under_test(impl)
+    context = impl.context
     clauses = clauses or context.cited
     if not clauses:
         raise ValueError("assert_conforms needs clause ids: cite them with @pytest.mark.clause(...)")
     steer(history)
-    skip_if_cannot_run(impl, history)
-    if getattr(impl, "bulk", False) and context.bulk_active:
+    decline_if_cannot_run(impl, history)
+    if impl.bulk and context.bulk_active:
         context.pending.append((history, clauses))
         return []
     verdicts = judge(impl, [history], clauses, context)[0]
@@ -250,13 +255,13 @@ def assert_conforms(impl: Implementation, history: History, *clauses: str) -> li
     return verdicts
 
 
-def skip_if_cannot_run(impl: Implementation, history: History) -> None:
-    """An implementation that declares it cannot run this history: the test is ``unsupported`` (a skip)."""
-    cannot_run = getattr(impl.capabilities(), "cannot_run", None)
+def decline_if_cannot_run(impl: Implementation, history: History) -> None:
+    """An implementation that declares it cannot run this history (``Capabilities.cannot_run``): the test is
+    ``unsupported``, with that reason (ktc/judge/declined.py)."""
+    cannot_run = impl.capabilities().cannot_run
     why = cannot_run(history) if cannot_run is not None else None
     if why:
-        import pytest  # the harness runs inside pytest; only this path needs it
-        pytest.skip(f"unsupported: {why}")
+        raise unsupported(why)
 
 
 @dataclass

@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 
-from ktc.judge.verdicts import Verdict
+from ktc.checks.verdicts import Verdict
 
 
 @dataclass

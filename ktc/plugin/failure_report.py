@@ -7,7 +7,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import fields
 
-from ktc.judge.verdicts import Verdict, render_mismatch
+from ktc.checks.verdicts import Verdict, render_mismatch
 from ktc.reference.types import (
     Batch,
     CreateTopic,

@@ -13,6 +13,7 @@ from ktc.judge.context import RunContext, UnderTest
 from ktc.plugin import expected
 from ktc.plugin.headline import headline
 from ktc.plugin.progress import target_of
+from ktc.reports.schema import Row
 from ktc.specs.profiles import ProfileError
 from ktc.specs.profiles import get as get_profile
 from ktc.specs.profiles import names as profile_names
@@ -143,7 +144,7 @@ class Collected:
     """What the controller gathers from every test report (workers ship it in user_properties)."""
 
     def __init__(self, names: list[str]) -> None:
-        self.rows: list[dict] = []
+        self.rows: list[Row] = []  # every test's rows, as the workers shipped them
         self.targets: dict[str, dict] = {}
         self.ran: set[str] = set()  # targets whose record came from a test that ran them
         self.contract_errors: set[str] = set()

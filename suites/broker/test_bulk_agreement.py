@@ -17,6 +17,7 @@ import pytest
 
 from ktc.judge import bulk_intervals
 from ktc.judge.context import bare
+from ktc.judge.declined import unsupported
 from ktc.judge.serialize import dump_history
 from ktc.plugin.state import STATE
 
@@ -34,14 +35,14 @@ def skip_unless_a_broker(impl) -> None:
     """Only a single broker that can run (a container one needs a Docker engine) is judged here."""
     adapter = sys.modules.get("ktc.implementations.kafka.adapter")
     if adapter is None or not isinstance(bare(impl), adapter.BrokerAdapter):
-        pytest.skip("unsupported: needs a real broker (--impl kafka-3.9 / kafka-4)")
+        raise unsupported("needs a real broker (--impl kafka-3.9 / kafka-4)")
     if impl.capabilities().cannot_run is not None:  # the cluster runs only histories on its own clocks
-        pytest.skip(f"unsupported: {impl.name} runs only the histories written for it")
+        raise unsupported(f"{impl.name} runs only the histories written for it")
     if not impl.name.startswith("kafka"):  # e.g. kfake: its departures are in expectations/, judged by the suites
-        pytest.skip(f"unsupported: the bulk agreement runs are for Apache Kafka; {impl.name} is judged by the suites")
+        raise unsupported(f"the bulk agreement runs are for Apache Kafka; {impl.name} is judged by the suites")
     why = impl.capabilities().reason_unsupported(PROBE_CLAUSE)
     if why:
-        pytest.skip(f"unsupported: {why}")
+        raise unsupported(why)
 
 
 def test_broker_agrees_with_the_reference_on_thousands_of_append_scenarios(impl, pytestconfig, tmp_path,

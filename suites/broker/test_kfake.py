@@ -89,4 +89,4 @@ def test_clauses_kfake_ran_but_never_reached_are_unknown_unexercised_not_unsuppo
     found = {r["clause"]: r for r in rows if r["implementation"] == "kfake" and r["clause"] in UNREACHED}
     print({c: (r["verdict"], r["reason"]) for c, r in found.items()})
     assert set(found) == set(UNREACHED)
-    assert all(r["verdict"] == "unknown" and r["reason"].startswith("unexercised") for r in found.values()), found
+    assert all(r["verdict"] == "unknown" and r.get("unknown") == "unexercised" for r in found.values()), found

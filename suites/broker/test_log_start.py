@@ -14,12 +14,12 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
+from ktc.checks.verdicts import Validity  # noqa: E402
 from ktc.implementations.families.bootstrap import TARGET as BY_ADDRESS  # noqa: E402
 from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
 from ktc.implementations.kafka.judge import logstart, pipeline  # noqa: E402
 from ktc.implementations.kafka.settings import ByAddress  # noqa: E402
 from ktc.judge import harness  # noqa: E402
-from ktc.judge.verdicts import Validity  # noqa: E402
 from ktc.kafka.client.messages import ListOffsetsOutcome  # noqa: E402
 from ktc.kafka.client.multiplex import Lost  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402

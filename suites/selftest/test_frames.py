@@ -1,6 +1,6 @@
 """A broker's verdicts, judged on placements of a history, point at the history's own operations."""
+from ktc.checks.verdicts import Mismatch, Validity, Verdict
 from ktc.judge.frames import frame_map, in_history_frame
-from ktc.judge.verdicts import Mismatch, Validity, Verdict
 from ktc.reference.types import Advance, CreateTopic, ElectLeader, Fetch, History, Produce, StepClock, TopicConfig
 from ktc.suites._support import NOW, batch
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from ktc import reference
+from ktc.checks.verdicts import Mismatch, Validity, Verdict
 from ktc.hunt import script
 from ktc.hunt.engine import Finding
 from ktc.implementations.protocol import JudgedTrace
-from ktc.judge.verdicts import Mismatch, Validity, Verdict
 from ktc.reference.types import (
     Batch,
     CreateTopic,

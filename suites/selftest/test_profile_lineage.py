@@ -1,7 +1,7 @@
 """A profile that extends another differs from its root only where it says (``differs_on`` in
 specs/profiles.toml): outside those clauses, the reference under the root answers every generated history
 the way the descendant's checks expect.  This is what lets the plugin skip a descendant's run of a test
-that the root's run already made (ktc/plugin/hooks.py ``repeats_root``)."""
+that the root's run already made (ktc/plugin/state.py ``repeats_root``)."""
 from __future__ import annotations
 
 from dataclasses import replace
@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ktc.checks import CHECKS, run_check
-from ktc.judge.scenario import Scenario
+from ktc.checks.scenario import Scenario
 from ktc.reference.model import Model
 from ktc.specs.clauses import all_clauses
 from ktc.specs.profiles import all_profiles

@@ -5,6 +5,8 @@ import functools
 import gzip
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -158,6 +160,28 @@ def test_every_format_renders_from_the_file_alone(name, monkeypatch):
     monkeypatch.setattr(clauses, "all_clauses", lambda: pytest.fail("a renderer read the clause registry"))
     monkeypatch.setattr(clauses, "kips", lambda: pytest.fail("a renderer read the clause registry"))
     assert render.render(name, doc, Context(report_dir=REPORT)) == before
+
+
+RENDER_ALL = """
+import gzip, json, sys
+from ktc.reports import render
+from ktc.reports.registry import Context
+doc = json.loads(gzip.open(sys.argv[1], "rt").read())
+for name in render.names():
+    if not name.startswith("matrix"):  # the matrix formats render a matrix.json
+        render.render(name, doc, Context(report_dir="r"))
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("ktc."))))
+"""
+
+
+def test_rendering_every_format_loads_nothing_but_the_reports_and_the_specs_they_may_read():
+    """Neither the clause registry nor the model, the checks, the judge or the plugin is even imported."""
+    done = subprocess.run([sys.executable, "-c", RENDER_ALL, str(DATA / "results-failing.json.gz")],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = json.loads(done.stdout)
+    assert loaded and all(m.startswith(("ktc.reports", "ktc.specs")) for m in loaded), loaded
+    assert "ktc.specs.clauses" not in loaded, loaded
 
 
 def test_an_unknown_format_names_the_known_ones():

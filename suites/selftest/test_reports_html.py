@@ -154,3 +154,12 @@ def test_a_counterexample_with_time_jumps_draws_the_clock_and_the_segments_it_ro
     assert (rows[5]["deleted"], rows[5]["segments"]) == ([0], [1])
     svg = timeline_svg(drawn)
     assert 'class="seg rolled"' in svg and 'class="seg deleted"' in svg and "op #5 RetentionPass ◀" in svg
+
+
+def test_a_run_that_conforms_opens_on_its_answer_with_known_deviations_counted_as_expected_not_failed(tmp_path):
+    """The page's headline is the terminal's answer and columns (reports/outcomes.py), not a count of fail rows."""
+    headline = re.search(r'<p class="headline">(.*?)</p>', write_conforming(tmp_path).read_text()).group(1)
+    found = targets(conforming())
+    assert "✓ conforms where it ran: every failure is expected" in headline and "v-fail answer" not in headline
+    assert f">expected: {sum(t['counts']['expected'] for t in found)}</span>" in headline
+    assert ">unexpected fail: 0</span>" in headline and ">fail: " not in headline

@@ -4,8 +4,8 @@ explained by it (unknown, with a pointer); an invariant of the observation alone
 The implementation is the mutant whose LogAppendTime is plain now (suites/selftest/mutants.py); the
 history moves leadership to a slower clock, so its first divergence is the produce after the move.
 """
+from ktc.checks.verdicts import Validity
 from ktc.judge.harness import judge
-from ktc.judge.verdicts import Validity
 from ktc.reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
 from ktc.suites._support import LAT, NOW, batch
 from ktc.suites.selftest.mutants import CATALOGUE

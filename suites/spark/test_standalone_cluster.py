@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from ktc.judge.declined import unsupported
 from ktc.plugin.state import split
 from ktc.suites._support import SMALL_JVM, SMALL_SPARK_CHILD
 from ktc.suites.spark.standalone import ClusterError, StandaloneCluster, tail, with_repo_on_path
@@ -38,7 +39,7 @@ PYTHON_TASK = "Starting Python task execution"  # applyInArrow (segments.py) run
 
 def require_spark_tier(config: pytest.Config) -> None:
     if "spark" not in split(config.getoption("impl") or []):
-        pytest.skip("unsupported: the standalone-cluster run is the Spark tier's (--impl spark)")
+        raise unsupported("the standalone-cluster run is the Spark tier's (--impl spark)")
     pytest.importorskip("pyspark", reason="the Spark tier needs the [spark] extra (pip install -e '.[spark]')")
     home = os.environ.get("JAVA_HOME")
     if not shutil.which("java") and not (home and Path(home, "bin", "java").exists()):

@@ -1,11 +1,11 @@
-"""Verdicts are data first and rendered last (Jepsen's checker contract).
+"""A check's verdicts: data first, rendered last (Jepsen's checker contract).
 
-A check yields a ``Verdict`` per clause per history: PASS, FAIL, UNKNOWN (a real broker's clock
-interval could not decide, a request was lost with its connection, or an earlier divergence
-explains the mismatch) or ERROR (the history could not be judged: an answer ktc cannot read, or a
-first divergence no clause decides).  Merging takes the worst: FAIL > ERROR > UNKNOWN > PASS.  A
-run's row per clause adds ``unsupported`` (the implementation says so) and ``error`` also when the
-harness or implementation crashed.
+A check yields a ``Verdict`` per clause per history, its ``validity`` one of the shared vocabulary's
+(reports/verdicts.py): PASS, FAIL, UNKNOWN (a real broker's clock interval could not decide, a request was
+lost with its connection, or an earlier divergence explains the mismatch) or ERROR (the history could not
+be judged: an answer ktc cannot read, or a first divergence no clause decides).  A test's row per clause
+merges its examples' verdicts in the vocabulary's one order (``reports.verdicts.ORDER``); the plugin adds
+``unsupported`` (the implementation says so) and ``error`` also when the harness or implementation crashed.
 """
 from __future__ import annotations
 
@@ -14,12 +14,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ktc.reports.verdicts import Validity
 
-class Validity(str, enum.Enum):
-    PASS = "pass"
-    UNKNOWN = "unknown"
-    ERROR = "error"  # not judged: an answer ktc cannot read, or a first divergence no clause decides
-    FAIL = "fail"
+__all__ = ["Divergence", "Mismatch", "Validity", "Verdict", "render_mismatch"]
 
 
 INDEX = re.compile(r"\[\d+\]")  # a position in a result's tuple: dropped from a root cause's name
