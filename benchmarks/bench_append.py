@@ -9,6 +9,7 @@ one hand-written Spark SQL query and one DuckDB query, each from the same Parque
 Engines run interleaved, --repeat times per size up to 10M (once above), best kept; Spark's event log gives each
 kept run's spill and executor CPU.  The smallest size is compared batch by batch (exit 1 on a difference).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -49,7 +50,7 @@ def generate(n: int, seed: int = SEED) -> pa.Table:
     """n records in batches of 1..40 over PARTITIONS partitions, deterministic for (n, seed)."""
     rng = np.random.default_rng(seed)
     sizes = np.clip(rng.geometric(0.12, size=n // 4 + 64), 1, 40)
-    while sizes.sum() < n:                                   # never taken for n >= ~1000, kept for safety
+    while sizes.sum() < n:  # never taken for n >= ~1000, kept for safety
         sizes = np.concatenate([sizes, np.clip(rng.geometric(0.12, size=n), 1, 40)])
     ends = np.cumsum(sizes)
     count = int(np.searchsorted(ends, n) + 1)
@@ -64,21 +65,26 @@ def generate(n: int, seed: int = SEED) -> pa.Table:
     # mostly now +- minutes (sd 5 min, tail clipped to +-50 min so only the planted values break a bound)
     ts = now + np.clip(rng.normal(0, 300_000, size=n), -3_000_000, 3_000_000).astype(np.int64)
     kind = rng.random(n)
-    late = kind < 0.015                                      # before now - 1 day
-    early = (kind >= 0.015) & (kind < 0.03)                  # beyond now + 1 hour
-    none = (kind >= 0.03) & (kind < 0.05)                    # -1, NO_TIMESTAMP
+    late = kind < 0.015  # before now - 1 day
+    early = (kind >= 0.015) & (kind < 0.03)  # beyond now + 1 hour
+    none = (kind >= 0.03) & (kind < 0.05)  # -1, NO_TIMESTAMP
     ts[late] = now[late] - BEFORE_MS - 1 - rng.integers(0, 30 * 86_400_000, size=int(late.sum()))
     ts[early] = now[early] + AFTER_MS + 1 + rng.integers(0, 7 * 86_400_000, size=int(early.sum()))
     ts[none] = -1
     bounds = (now - BEFORE_MS, now - BEFORE_MS - 1, now + AFTER_MS, now + AFTER_MS + 1)
-    for shift, bound in enumerate(bounds):                   # ~0.05% each exactly on / just past a bound
+    for shift, bound in enumerate(bounds):  # ~0.05% each exactly on / just past a bound
         at = (kind >= 0.05 + shift * 0.0005) & (kind < 0.05 + (shift + 1) * 0.0005)
         ts[at] = bound[at]
-    extremes = [INT64_MIN, INT64_MAX, INT64_MIN + 1, 0, -2, -86_400_001]   # Java wrap-around and negatives
+    extremes = [INT64_MIN, INT64_MAX, INT64_MIN + 1, 0, -2, -86_400_001]  # Java wrap-around and negatives
     for i, value in enumerate(extremes):
         ts[(i + 1) * (n // (len(extremes) + 1))] = value
-    columns = {"partition": batch_partition[batch_id], "batch_id": batch_id, "offset": offset, "timestamp_ms": ts,
-               "broker_now_ms": now}
+    columns = {
+        "partition": batch_partition[batch_id],
+        "batch_id": batch_id,
+        "offset": offset,
+        "timestamp_ms": ts,
+        "broker_now_ms": now,
+    }
     return pa.table({name: pa.array(values) for name, values in columns.items()})
 
 
@@ -86,6 +92,7 @@ def run_reference(table: pa.Table) -> dict:
     """Per-batch (rejected, batch_max, running_max) from reference.run, one History per partition."""
     from ktc import reference
     from ktc.reference import types as rt
+
     config = rt.TopicConfig(before_max_ms=BEFORE_MS, after_max_ms=AFTER_MS)
     part, bid, now = (table[c].to_numpy() for c in ("partition", "batch_id", "broker_now_ms"))
     ts = table["timestamp_ms"].to_numpy().tolist()
@@ -118,26 +125,45 @@ def spark_result(spark, source: str):
     from pyspark.sql import functions as F
 
     from ktc.implementations.spark import api
+
     null_long = F.lit(None).cast("bigint")
-    records = spark.read.parquet(source).select(   # one topic: no scenario or topic column, as in the SQL
+    records = spark.read.parquet(source).select(  # one topic: no scenario or topic column, as in the SQL
         F.col("partition"),
-        F.col("offset"), F.lit(None).cast("binary").alias("key"), F.lit(b"").cast("binary").alias("value"),
-        F.lit(0).alias("timestampType"), F.col("timestamp_ms"), F.col("batch_id").cast("int").alias("batch_id"),
-        F.lit("none").alias("codec"), F.lit(False).alias("control"), F.lit(False).alias("extended"),
-        F.lit(0).alias("broker_id"), F.col("broker_now_ms"), F.array("broker_now_ms").alias("clocks"),
-        F.lit("CreateTime").alias("topic_type"), F.lit(BEFORE_MS).cast("bigint").alias("before_max_ms"),
-        F.lit(AFTER_MS).cast("bigint").alias("after_max_ms"), F.lit("producer").alias("compression_type"),
-        *(null_long.alias(c) for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms"))
+        F.col("offset"),
+        F.lit(None).cast("binary").alias("key"),
+        F.lit(b"").cast("binary").alias("value"),
+        F.lit(0).alias("timestampType"),
+        F.col("timestamp_ms"),
+        F.col("batch_id").cast("int").alias("batch_id"),
+        F.lit("none").alias("codec"),
+        F.lit(False).alias("control"),
+        F.lit(False).alias("extended"),
+        F.lit(0).alias("broker_id"),
+        F.col("broker_now_ms"),
+        F.array("broker_now_ms").alias("clocks"),
+        F.lit("CreateTime").alias("topic_type"),
+        F.lit(BEFORE_MS).cast("bigint").alias("before_max_ms"),
+        F.lit(AFTER_MS).cast("bigint").alias("after_max_ms"),
+        F.lit("producer").alias("compression_type"),
+        *(
+            null_long.alias(c)
+            for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms")
+        ),
     )
     batches = api.evaluate(records, PROFILE).batches
-    order = Window.partitionBy("partition").orderBy("batch_id").rowsBetween(
-        Window.unboundedPreceding, Window.currentRow)
+    order = (
+        Window.partitionBy("partition").orderBy("batch_id").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    )
     accepted = F.col("error_code") == 0
     return batches.select(
-        "partition", F.col("batch_id").cast("bigint").alias("batch_id"), (~accepted).alias("rejected"),
+        "partition",
+        F.col("batch_id").cast("bigint").alias("batch_id"),
+        (~accepted).alias("rejected"),
         F.when(accepted, F.col("batch_max")).alias("batch_max"),
-        F.coalesce(F.max(F.when(accepted, F.col("batch_max"))).over(order), F.lit(-1).cast("bigint"))
-         .alias("running_max"))
+        F.coalesce(F.max(F.when(accepted, F.col("batch_max"))).over(order), F.lit(-1).cast("bigint")).alias(
+            "running_max"
+        ),
+    )
 
 
 SPARK_BARE_SQL = """
@@ -250,8 +276,10 @@ def first_difference(results: dict) -> str | None:
             return f"{base_name} and {name} cover different batches, e.g. batch_id {missing}"
         for batch_id in sorted(base):
             if base[batch_id] != other[batch_id]:
-                return (f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
-                        f"{base[batch_id]}, {name} = {other[batch_id]}")
+                return (
+                    f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
+                    f"{base[batch_id]}, {name} = {other[batch_id]}"
+                )
     finals = [(name, {results[name][b][0]: results[name][b][3] for b in sorted(results[name])}) for name in names]
     for name, last in finals[1:]:
         if last != finals[0][1]:
@@ -301,24 +329,40 @@ def write_inputs(sizes: list[int], workdir: Path, notes: list) -> dict:
 
 def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict, dict]:
     from ktc.spark import session
+
     log_dir = workdir / "spark-events"
     log_dir.mkdir()
-    session.configure(master="local[2]", **{  # AQE back on (ktc's session turns it off for small inputs)
-        "spark.sql.adaptive.enabled": "true", "spark.sql.autoBroadcastJoinThreshold": "10485760", "spark.eventLog.dir":
-        str(log_dir), "spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4",
-        "spark.eventLog.enabled": "true", "spark.driver.memory": "4g", "spark.eventLog.compress": "false"})
+    session.configure(
+        master="local[2]",
+        **{  # AQE back on (ktc's session turns it off for small inputs)
+            "spark.sql.adaptive.enabled": "true",
+            "spark.sql.autoBroadcastJoinThreshold": "10485760",
+            "spark.eventLog.dir": str(log_dir),
+            "spark.sql.shuffle.partitions": "4",
+            "spark.default.parallelism": "4",
+            "spark.eventLog.enabled": "true",
+            "spark.driver.memory": "4g",
+            "spark.eventLog.compress": "false",
+        },
+    )
     t0 = time.perf_counter()
     spark, jvm_start = session.get(), time.perf_counter() - t0
     t0 = time.perf_counter()  # the warm-up
-    engines = {"spark": lambda i, t: spark_result(spark, i).write.mode("overwrite").parquet(t),
-               "spark-sql": lambda i, t: spark_bare_pipeline(spark, i, t)}
+    engines = {
+        "spark": lambda i, t: spark_result(spark, i).write.mode("overwrite").parquet(t),
+        "spark-sql": lambda i, t: spark_bare_pipeline(spark, i, t),
+    }
     try:
         time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {}, spark)
-        notes.append(f"Spark JVM start {jvm_start:.1f} s, warm-up ({WARMUP_RECORDS:,} records) "
-                     f"{time.perf_counter() - t0:.1f} s (both excluded)")
+        notes.append(
+            f"Spark JVM start {jvm_start:.1f} s, warm-up ({WARMUP_RECORDS:,} records) "
+            f"{time.perf_counter() - t0:.1f} s (both excluded)"
+        )
         best = time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs, spark)
-        info = {"java": spark.sparkContext._jvm.System.getProperty("java.version"),
-                "partitions": spark.conf.get("spark.sql.shuffle.partitions")}
+        info = {
+            "java": spark.sparkContext._jvm.System.getProperty("java.version"),
+            "partitions": spark.conf.get("spark.sql.shuffle.partitions"),
+        }
     finally:
         session.stop()
     return best, event_log_figures(log_dir), info
@@ -326,6 +370,7 @@ def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict,
 
 def time_duckdb(inputs, args, workdir: Path, outputs) -> dict:
     import duckdb
+
     with duckdb.connect(config={"threads": 2}) as con:
         engines = {"duckdb": lambda i, t: duckdb_pipeline(con, i, t)}
         time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {})
@@ -335,17 +380,26 @@ def time_duckdb(inputs, args, workdir: Path, outputs) -> dict:
 def report(rows, best, spilled, info, args, outputs, notes, load_before) -> None:
     import duckdb
     import pyspark
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}; "
-          f"load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print(f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {info['java']}, "
-          f"local[2], shuffle partitions {info['partitions']}), DuckDB {duckdb.__version__} (threads=2), "
-          f"pyarrow {pa.__version__}, numpy {np.__version__}")
+
+    print(
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}; "
+        f"load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
+    )
+    print(
+        f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {info['java']}, "
+        f"local[2], shuffle partitions {info['partitions']}), DuckDB {duckdb.__version__} (threads=2), "
+        f"pyarrow {pa.__version__}, numpy {np.__version__}"
+    )
     batches, rejected = len(outputs["duckdb"]), sum(r for _, r, _, _ in outputs["duckdb"].values())
-    print(f"input: {PARTITIONS} partitions, batches of 1..40 records, CreateTime, before {BEFORE_MS} ms, "
-          f"after {AFTER_MS} ms, profile {PROFILE}; at {args.sizes[0]:,} records: {batches:,} batches, "
-          f"{rejected:,} rejected")
-    print("\n".join(notes) + f"\n\nbest of {args.repeat} interleaved runs per engine and size up to "
-          f"{REPEAT_UP_TO:,}, one run above")
+    print(
+        f"input: {PARTITIONS} partitions, batches of 1..40 records, CreateTime, before {BEFORE_MS} ms, "
+        f"after {AFTER_MS} ms, profile {PROFILE}; at {args.sizes[0]:,} records: {batches:,} batches, "
+        f"{rejected:,} rejected"
+    )
+    print(
+        "\n".join(notes) + f"\n\nbest of {args.repeat} interleaved runs per engine and size up to "
+        f"{REPEAT_UP_TO:,}, one run above"
+    )
     print(f"{'engine':<10} {'records':>12} {'seconds':>9} {'records/s':>12}  what")
     rows = rows + [(engine, n, seconds) for (engine, n), (seconds, _) in best.items()]
     for engine, n, seconds in sorted(rows, key=lambda r: (r[1], list(ENGINES).index(r[0]))):
@@ -355,25 +409,31 @@ def report(rows, best, spilled, info, args, outputs, notes, load_before) -> None
 
 def print_ratios(best, spilled, sizes) -> None:
     run = lambda engine, n: spilled.get(f"{engine} {n} #{best[(engine, n)][1]}", collections.Counter())
-    print("\nSpark spill and executor CPU of each kept run, from Spark's event log (task metrics "
-          "'Memory/Disk Bytes Spilled', 'Executor CPU Time' summed over the run's jobs):")
+    print(
+        "\nSpark spill and executor CPU of each kept run, from Spark's event log (task metrics "
+        "'Memory/Disk Bytes Spilled', 'Executor CPU Time' summed over the run's jobs):"
+    )
     for n, engine in ((n, engine) for n in sizes for engine in ("spark", "spark-sql")):
         f = run(engine, n)
-        print(f"  {engine:<10} {n:>12,}: memory spilled {f['memory']:>14,} B, disk spilled {f['disk']:>14,} B, "
-              f"executor CPU {f['cpu']:7.1f} s")
+        print(
+            f"  {engine:<10} {n:>12,}: memory spilled {f['memory']:>14,} B, disk spilled {f['disk']:>14,} B, "
+            f"executor CPU {f['cpu']:7.1f} s"
+        )
     print()
     for n in sizes:
         s, q, d = (best[(e, n)][0] for e in ("spark", "spark-sql", "duckdb"))
         cpu = run("spark", n)["cpu"] / max(run("spark-sql", n)["cpu"], 1e-9)
-        print(f"at {n:>11,}: spark/spark-sql {s / q:.2f}x (target <= 1.3x at 10M), spark/duckdb {s / d:.1f}x, "
-              f"spark-sql/duckdb {q / d:.1f}x; executor CPU spark/spark-sql {cpu:.2f}x")
+        print(
+            f"at {n:>11,}: spark/spark-sql {s / q:.2f}x (target <= 1.3x at 10M), spark/duckdb {s / d:.1f}x, "
+            f"spark-sql/duckdb {q / d:.1f}x; executor CPU spark/spark-sql {cpu:.2f}x"
+        )
 
 
 def main(argv=None) -> int:
     args = parse(argv)
     wall, load_before = time.perf_counter(), os.getloadavg()
     workdir = Path(tempfile.mkdtemp(prefix="ktc-bench-"))
-    rows, notes, outputs = [], [], {}   # reference timing, printed notes, per-batch results at the smallest size
+    rows, notes, outputs = [], [], {}  # reference timing, printed notes, per-batch results at the smallest size
     try:
         inputs = write_inputs(args.sizes, workdir, notes)
         if not args.skip_reference:
@@ -386,8 +446,10 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     report(rows, best, spilled, info, args, outputs, notes, load_before)
-    print(f"agreement at {args.sizes[0]:,} ({' = '.join(outputs)}): "
-          + ("OK" if difference is None else f"DIFFERENT: {difference}"))
+    print(
+        f"agreement at {args.sizes[0]:,} ({' = '.join(outputs)}): "
+        + ("OK" if difference is None else f"DIFFERENT: {difference}")
+    )
     print(f"wall time: {time.perf_counter() - wall:.0f} s")
     return 0 if difference is None else 1
 

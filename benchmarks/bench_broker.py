@@ -20,6 +20,7 @@ scenarios/s run on the broker and run + judged, unknown and failed scenario coun
 pipelined/sequential ratio.  Exit 1 when a scenario fails.  A script, not a test: the figures
 depend on load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -67,8 +68,11 @@ def options(argv) -> argparse.Namespace:
 def measure(label: str, runner, histories: list, clauses: list) -> bulk_intervals.IntervalReport:
     report = bulk_intervals.IntervalReport()
     found = bulk_intervals.check(runner, histories, clauses, report)
-    print(f"{label:<11} {report.scenarios:>9,} {report.run_seconds:>8.2f} {report.run_rate:>10.0f} "
-          f"{report.rate:>12.0f} {report.unknown:>8} {report.failed:>7}", flush=True)
+    print(
+        f"{label:<11} {report.scenarios:>9,} {report.run_seconds:>8.2f} {report.run_rate:>10.0f} "
+        f"{report.rate:>12.0f} {report.unknown:>8} {report.failed:>7}",
+        flush=True,
+    )
     if found is not None:
         print(f"  FAILED: {found[1][0].clause}: {render_mismatch(found[1][0].mismatch)}\n  on {found[0]}")
     return report
@@ -95,10 +99,12 @@ def main(argv=None) -> int:
         print(
             f"{'mode':<11} {'scenarios':>9} {'run s':>8} {'run/s':>10} {'run+judge/s':>12} {'unknown':>8} {'failed':>7}"
         )
-        sequential = measure("sequential", Sequential(impl), histories[:args.sequential], clauses)
-        pipelined = measure("pipelined", impl, histories[:args.scenarios], clauses)
-        print(f"pipelined/sequential: {pipelined.run_rate / sequential.run_rate:.1f}x on the broker, "
-              f"{pipelined.rate / sequential.rate:.1f}x run and judged; 1-min load {os.getloadavg()[0]:.1f}")
+        sequential = measure("sequential", Sequential(impl), histories[: args.sequential], clauses)
+        pipelined = measure("pipelined", impl, histories[: args.scenarios], clauses)
+        print(
+            f"pipelined/sequential: {pipelined.run_rate / sequential.run_rate:.1f}x on the broker, "
+            f"{pipelined.rate / sequential.rate:.1f}x run and judged; 1-min load {os.getloadavg()[0]:.1f}"
+        )
         return 1 if sequential.failed or pipelined.failed else 0
     finally:
         impl.close()

@@ -8,6 +8,7 @@ entry point group (``[project.entry-points."ktc.plugins"] mine = "mypackage.mine
 needs no family at all: ``--impl mypackage.mine:TARGET``.  ktc's generic core (ktc/cli, ktc/plugin) knows the
 families only through this module.
 """
+
 from __future__ import annotations
 
 import functools
@@ -44,13 +45,15 @@ def third_party(own: Sequence[Plugin]) -> list[Plugin]:
     """The plug-ins of the ``ktc.plugins`` entry points; one that cannot be loaded, is not a ``Plugin`` or
     claims a name already taken is one line (``SettingError``)."""
     from importlib.metadata import entry_points
+
     taken, found = {*CORE, *(name for plugin in own for name in plugin.builtins)}, []
     for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda p: p.name):
         plugin = loaded(point)
         clash = sorted(taken & set(plugin.builtins))
         if clash:
-            raise SettingError(f"the ktc plug-in {point.name} ({point.value}) declares {', '.join(clash)}, "
-                               "a name already taken")
+            raise SettingError(
+                f"the ktc plug-in {point.name} ({point.value}) declares {', '.join(clash)}, a name already taken"
+            )
         taken |= set(plugin.builtins)
         found.append(plugin)
     return found
@@ -60,8 +63,9 @@ def loaded(point) -> Plugin:
     try:
         plugin = point.load()
     except Exception as error:  # a third party's module that fails: say which, in one line
-        raise SettingError(f"the ktc plug-in {point.name} ({point.value}) cannot be loaded: "
-                           f"{type(error).__name__}: {error}") from None
+        raise SettingError(
+            f"the ktc plug-in {point.name} ({point.value}) cannot be loaded: {type(error).__name__}: {error}"
+        ) from None
     if not isinstance(plugin, Plugin):
         raise SettingError(f"the ktc plug-in {point.name} ({point.value}) is not a ktc.implementations.Plugin")
     return plugin
@@ -113,16 +117,22 @@ def values(given: Mapping | None = None, environ: Mapping[str, str] | None = Non
     """Every family option's value by ``Option.name``: as given, else its default from its environment
     variable (``Option.env``), else None: how ``ktc run`` and the pytest plugin both read those defaults."""
     given, environ = given or {}, os.environ if environ is None else environ
-    return {option.name: given.get(option.name) if given.get(option.name) not in (None, [])
-            else (environ.get(option.env) or None if option.env else given.get(option.name))
-            for option in options()}
+    return {
+        option.name: given.get(option.name)
+        if given.get(option.name) not in (None, [])
+        else (environ.get(option.env) or None if option.env else given.get(option.name))
+        for option in options()
+    }
 
 
 def check(values: Mapping, specs: Sequence[str], requested_profile: str) -> list[str]:
     """``ktc run``'s checks of the families' options, then each target's own-profile rule: the lines to
     print.  Raises ``SettingError`` (one line) at the first problem."""
-    lines = [option.check(values.get(option.name)) for option in options()
-             if option.check is not None and values.get(option.name) not in (None, [])]
+    lines = [
+        option.check(values.get(option.name))
+        for option in options()
+        if option.check is not None and values.get(option.name) not in (None, [])
+    ]
     for spec in specs:
         plugin = plugin_for(spec, values)
         lines.append(plugin.own_profile(spec, values, requested_profile) if plugin is not None else None)
@@ -178,7 +188,8 @@ def resolve(spec: str, chosen: Mapping):
     if not _SPEC.match(target):
         hints = "".join(f", or {p.pattern_hint}" for p in plugins() if p.pattern_hint)
         raise ImplementationError(
-            f"unknown implementation {spec!r}: use a built-in ({', '.join(known)}{hints}) or package.module:attribute")
+            f"unknown implementation {spec!r}: use a built-in ({', '.join(known)}{hints}) or package.module:attribute"
+        )
     return _import(spec, target)
 
 
@@ -214,6 +225,7 @@ def expectation_files(spec: str, name: str, version: str, given: Mapping | None 
     is not ktc's ``expectations/``, which the plugin reads anyway): ``<name>.toml`` and
     ``<name>-<version>.toml`` there, those that exist."""
     from ktc.paths import expectations_dir
+
     try:
         declared = resolve(spec, values(given))
     except ImplementationError:
@@ -231,16 +243,19 @@ def _import(spec: str, target: str):
     try:
         obj = importlib.import_module(module_name)
     except ImportError as error:
-        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}") \
-            from None
+        raise ImplementationError(
+            f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}"
+        ) from None
     except Exception as error:  # the module itself fails: say where, in one line
-        raise ImplementationError(f"importing {module_name!r} for --impl {spec!r} raised "
-                                  f"{type(error).__name__}: {error}") from None
+        raise ImplementationError(
+            f"importing {module_name!r} for --impl {spec!r} raised {type(error).__name__}: {error}"
+        ) from None
     try:
         return attribute_of(obj, attribute)
     except ImportError as error:  # a package that imports its implementation on first use (implementations.kafka)
-        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}") \
-            from None
+        raise ImplementationError(
+            f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}"
+        ) from None
     except AttributeError:
         raise ImplementationError(f"module {module_name!r} has no attribute {attribute!r} (--impl {spec!r})") from None
 
@@ -251,8 +266,15 @@ def attribute_of(obj, attribute: str):
     return obj
 
 
-EXTRAS = {"pyspark": "spark", "pyarrow": "spark", "pandas": "spark", "numpy": "spark", "kafka": "broker",
-          "docker": "broker", "testcontainers": "broker"}  # a missing package -> the ktc extra that brings it
+EXTRAS = {
+    "pyspark": "spark",
+    "pyarrow": "spark",
+    "pandas": "spark",
+    "numpy": "spark",
+    "kafka": "broker",
+    "docker": "broker",
+    "testcontainers": "broker",
+}  # a missing package -> the ktc extra that brings it
 
 
 def extra_hint(error: ImportError) -> str:
@@ -261,6 +283,26 @@ def extra_hint(error: ImportError) -> str:
     return f" (install ktc's {extra} extra: pip install 'ktc[{extra}]')" if extra else ""
 
 
-__all__ = ["Capabilities", "Command", "Declaration", "Implementation", "ImplementationError", "Option", "Plugin",
-           "SettingError", "builtins", "check", "commands", "configure", "expectation_files", "load", "options",
-           "plugin_for", "plugins", "replay_env", "run_command", "summary", "values"]
+__all__ = [
+    "Capabilities",
+    "Command",
+    "Declaration",
+    "Implementation",
+    "ImplementationError",
+    "Option",
+    "Plugin",
+    "SettingError",
+    "builtins",
+    "check",
+    "commands",
+    "configure",
+    "expectation_files",
+    "load",
+    "options",
+    "plugin_for",
+    "plugins",
+    "replay_env",
+    "run_command",
+    "summary",
+    "values",
+]

@@ -8,6 +8,7 @@ reference does, and a real broker is judged against the interval it was observed
 ``run`` receives many histories at once so that a bulk engine (Spark) can evaluate them in one
 job; a simple implementation just loops.
 """
+
 from __future__ import annotations
 
 import re
@@ -65,7 +66,6 @@ class Implementation(Protocol):
     def run(self, histories: Sequence[History]) -> Sequence[Trace]:
         """One trace per history, each with one result per operation."""
         ...
-
 
 
 class OptionalCapabilities(Protocol):

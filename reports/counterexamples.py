@@ -3,6 +3,7 @@
 Hypothesis's database is local, keyed by test and unreadable; these files are plain JSON a
 broker team can attach to a bug, commit next to a fix, and replay with ``ktc replay FILE``.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,12 +33,21 @@ def spec_of(implementation: str, provenance: dict) -> str:
 def document(row: dict, provenance: dict) -> dict:
     cx = row["counterexample"]
     spec = spec_of(row["implementation"], provenance)
-    return {"schema_version": COUNTEREXAMPLE_SCHEMA, "clause": row["clause"],
-            "implementation": row["implementation"], "implementation_spec": spec,
-            "implementation_version": row.get("implementation_version"), "profile": row["profile"],
-            "seed": row.get("seed"), "signature": row.get("signature"), "tests": row.get("tests", []),
-            "history": cx["history"], "mismatch": cx["mismatch"], "first_divergence": cx.get("first_divergence"),
-            "target": target_of(row["implementation"], provenance)}
+    return {
+        "schema_version": COUNTEREXAMPLE_SCHEMA,
+        "clause": row["clause"],
+        "implementation": row["implementation"],
+        "implementation_spec": spec,
+        "implementation_version": row.get("implementation_version"),
+        "profile": row["profile"],
+        "seed": row.get("seed"),
+        "signature": row.get("signature"),
+        "tests": row.get("tests", []),
+        "history": cx["history"],
+        "mismatch": cx["mismatch"],
+        "first_divergence": cx.get("first_divergence"),
+        "target": target_of(row["implementation"], provenance),
+    }
 
 
 def target_of(implementation: str, provenance: dict):
@@ -74,7 +84,7 @@ def located(command: str, report_dir: str | None) -> str:
     """A replay command with its counterexample path (relative to the report) under ``report_dir``."""
     prefix = "ktc replay counterexamples/"
     if report_dir and command.startswith(prefix):
-        return f"ktc replay {report_dir.rstrip('/')}/counterexamples/{command[len(prefix):]}"
+        return f"ktc replay {report_dir.rstrip('/')}/counterexamples/{command[len(prefix) :]}"
     return command
 
 

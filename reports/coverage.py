@@ -2,6 +2,7 @@
 that carried it, per implementation, summed over clauses; and the gaps.  A feature the reference drew
 that an implementation never received is a gap in the evidence for that implementation, not a pass,
 unless its target says why it is not sent (``not_sent`` in the target of results.json)."""
+
 from __future__ import annotations
 
 REFERENCE = "reference"
@@ -17,8 +18,11 @@ def table(rows: list[dict]) -> dict:
         for name, count in (row.get("features") or {}).items():
             bump(per_feature.setdefault(name, {}), impl, count)
             bump(per_clause.setdefault(row["clause"], {}).setdefault(name, {}), impl, count)
-    return {"implementations": sorted({r["implementation"] for r in rows}),
-            "features": dict(sorted(per_feature.items())), "clauses": dict(sorted(per_clause.items()))}
+    return {
+        "implementations": sorted({r["implementation"] for r in rows}),
+        "features": dict(sorted(per_feature.items())),
+        "clauses": dict(sorted(per_clause.items())),
+    }
 
 
 def bump(counts: dict[str, int], key: str, by: int) -> None:
@@ -30,8 +34,12 @@ def gaps(found: dict, not_sent: dict[str, dict[str, str]]) -> list[tuple[str, st
     on a clause the implementation was judged on, and that the implementation never received: a gap is
     reported only against what a target ran (the leader-change cluster runs four clauses, not all)."""
     others = [i for i in found["implementations"] if i != REFERENCE and received_any(found, i)]
-    return [(name, impl, not_sent.get(impl, {}).get(name)) for impl in others for name in drawn_for(found, impl)
-            if not found["features"][name].get(impl)]
+    return [
+        (name, impl, not_sent.get(impl, {}).get(name))
+        for impl in others
+        for name in drawn_for(found, impl)
+        if not found["features"][name].get(impl)
+    ]
 
 
 def drawn_for(found: dict, impl: str) -> list[str]:
@@ -53,16 +61,24 @@ def text(found: dict, not_sent: dict[str, dict[str, str]]) -> list[str]:
     if not found["features"] or len(impls) < 2:
         return []
     width = max(len(name) for name in found["features"])
-    lines = ["", "input features reaching each implementation (examples):",
-             f"  {'':<{width}} " + " ".join(f"{i:>14.14}" for i in impls)]
-    lines += [f"  {name:<{width}} " + " ".join(f"{by.get(i, 0):>14}" for i in impls)
-              for name, by in found["features"].items()]
+    lines = [
+        "",
+        "input features reaching each implementation (examples):",
+        f"  {'':<{width}} " + " ".join(f"{i:>14.14}" for i in impls),
+    ]
+    lines += [
+        f"  {name:<{width}} " + " ".join(f"{by.get(i, 0):>14}" for i in impls) for name, by in found["features"].items()
+    ]
     missing = gaps(found, not_sent)
     unexplained = [g for g in missing if g[2] is None]
-    lines.append(f"  gaps: {len(missing)} features the reference drew never reached an implementation; "
-                 f"{len(unexplained)} without a reason")
-    lines += [f"  gap {impl}: {name}" + (f" (not sent: {why})" if why else " (no reason: a gap in the evidence)")
-              for name, impl, why in missing]
+    lines.append(
+        f"  gaps: {len(missing)} features the reference drew never reached an implementation; "
+        f"{len(unexplained)} without a reason"
+    )
+    lines += [
+        f"  gap {impl}: {name}" + (f" (not sent: {why})" if why else " (no reason: a gap in the evidence)")
+        for name, impl, why in missing
+    ]
     idle = [i for i in impls if i != REFERENCE and not received_any(found, i)]
     return lines + ([f"  judged on nothing (see its rows for why): {', '.join(idle)}"] if idle else [])
 

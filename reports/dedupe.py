@@ -6,6 +6,7 @@ of disagreement -- the mismatch's ``what`` label with every number replaced by `
 of the operation it happened on -- so those shrinks merge, while a different label (a different
 projection of the results) or a different operation stays a different bug.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -52,9 +53,16 @@ def groups(rows: Iterable[dict]) -> list[dict]:
             continue
         counts = row.get("signatures") or {row.get("signature") or "no-counterexample": 1}
         for sig, raw in counts.items():
-            group = found.setdefault((row["clause"], sig), {
-                "clause": row["clause"], "signature": sig, "raw": 0, "cells": [],
-                "what": ((row.get("counterexample") or {}).get("mismatch") or {}).get("what") or row.get("reason")})
+            group = found.setdefault(
+                (row["clause"], sig),
+                {
+                    "clause": row["clause"],
+                    "signature": sig,
+                    "raw": 0,
+                    "cells": [],
+                    "what": ((row.get("counterexample") or {}).get("mismatch") or {}).get("what") or row.get("reason"),
+                },
+            )
             group["raw"] += raw
             group["cells"].append(f"{row['implementation']}/{row['profile']}")
     return sorted(found.values(), key=lambda g: (-g["raw"], g["clause"], g["signature"]))
@@ -62,8 +70,10 @@ def groups(rows: Iterable[dict]) -> list[dict]:
 
 def render(rows: Iterable[dict]) -> str:
     """One line per distinct failure: raw count, clause, signature, where, what."""
-    lines = [f"{g['raw']:>4}x  {g['clause']:<44} {g['signature']}  {', '.join(sorted(set(g['cells'])))}"
-             f"\n       {g['what']}" for g in groups(rows)]
+    lines = [
+        f"{g['raw']:>4}x  {g['clause']:<44} {g['signature']}  {', '.join(sorted(set(g['cells'])))}\n       {g['what']}"
+        for g in groups(rows)
+    ]
     return "\n".join(lines) if lines else "no failures"
 
 

@@ -4,6 +4,7 @@ A gate that fails on every failure is ignored the day a known bug lands; one tha
 what is *new* (a failure the baseline did not have, or an expected failure that quietly started
 passing) stays on.  Rows are keyed by (clause, implementation, profile).
 """
+
 from __future__ import annotations
 
 from .outcomes import pass_surprises
@@ -41,8 +42,14 @@ def compare(old_rows: list[dict], new_rows: list[dict]) -> dict:
         elif before != after:
             out["changes"].append((k, before, after, None))
         elif after in BAD and old[k].get("signature") != new[k].get("signature"):
-            out["changes"].append((k, before, after, f"signature {old[k].get('signature')} -> {new[k].get('signature')}"
-                                                     " (a different failure)"))
+            out["changes"].append(
+                (
+                    k,
+                    before,
+                    after,
+                    f"signature {old[k].get('signature')} -> {new[k].get('signature')} (a different failure)",
+                )
+            )
     return out
 
 
@@ -82,8 +89,10 @@ def gate(new_rows: list[dict], baseline_rows: list[dict] | None, expected: dict 
 
 
 def render_gate(result: dict) -> str:
-    lines = [f"ktc gate: {len(result['new_failures'])} new failures, {len(result['unexpected_passes'])} unexpected "
-             f"passes, {len(result['expected_failures'])} expected failures"]
+    lines = [
+        f"ktc gate: {len(result['new_failures'])} new failures, {len(result['unexpected_passes'])} unexpected "
+        f"passes, {len(result['expected_failures'])} expected failures"
+    ]
     lines += [f"  NEW FAILURE      {label(k)}: {v}  ({note})" for k, v, note in result["new_failures"]]
     lines += [f"  UNEXPECTED PASS  {label(k)}  ({note})" for k, v, note in result["unexpected_passes"]]
     return "\n".join(lines)

@@ -18,6 +18,7 @@ reason = "off by one at after.max.ms"
 source = "https://example.org/bugs/123"
 ```
 """
+
 from __future__ import annotations
 
 import json
@@ -46,7 +47,7 @@ def load(path: Path | str, clauses=None, profiles=None) -> dict:
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"expectations file {path} is not valid TOML: {error}") from None
     if data.get("schema_version") != SCHEMA or not isinstance(data.get("implementation"), str):
-        raise InputError(f"expectations file {path}:1: needs schema_version = {SCHEMA} and implementation = \"...\"")
+        raise InputError(f'expectations file {path}:1: needs schema_version = {SCHEMA} and implementation = "..."')
     check_entries(path, data.get("expect", []), entry_lines(text), (clauses, profiles))
     return data
 
@@ -124,9 +125,15 @@ def update(rows: list[dict], implementation: str, old: dict | None) -> str:
     lines += [f"version = {_s(str(version))}"] if version is not None else []
     for row in sorted(mine, key=lambda r: (r["clause"], r["profile"])):
         prev = previous.get((row["clause"], row["profile"]), {})
-        lines += ["", "[[expect]]", f"clause = {_s(row['clause'])}", f"profile = {_s(row['profile'])}",
-                  f"verdict = {_s(row['verdict'])}", f"reason = {_s(prev.get('reason') or TODO)}",
-                  f"source = {_s(prev.get('source') or '')}"]
+        lines += [
+            "",
+            "[[expect]]",
+            f"clause = {_s(row['clause'])}",
+            f"profile = {_s(row['profile'])}",
+            f"verdict = {_s(row['verdict'])}",
+            f"reason = {_s(prev.get('reason') or TODO)}",
+            f"source = {_s(prev.get('source') or '')}",
+        ]
     return "\n".join(lines) + "\n"
 
 

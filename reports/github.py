@@ -6,6 +6,7 @@ pass, and one ``::warning`` per target with unknown rows.  ``ktc run`` prints th
 ``GITHUB_ACTIONS`` is set.  Escaping follows the workflow-command rules: ``%``, CR and LF in the
 message; also ``:`` and ``,`` in a property value.
 """
+
 from __future__ import annotations
 
 from . import rootcause
@@ -37,16 +38,21 @@ def cause_error(group: dict) -> str:
     clauses = group["clauses"]
     more = f" (+{len(clauses) - 1})" if len(clauses) > 1 else ""
     title = f"ktc {group['implementation']} fails {clauses[0]}{more}"
-    message = (f"{counted(group['rows'], 'row')}, first divergence: {group['example'] or group['cause']}\n"
-               f"clauses: {', '.join(clauses)}\nreplay: {group['replay']}")
+    message = (
+        f"{counted(group['rows'], 'row')}, first divergence: {group['example'] or group['cause']}\n"
+        f"clauses: {', '.join(clauses)}\nreplay: {group['replay']}"
+    )
     return command("error", title, message)
 
 
 def pass_error(row: dict) -> str:
     expected = row["expected"]
-    return command("error", f"ktc unexpected pass {row['clause']} on {row['implementation']}/{row['profile']}",
-                   f"expected {expected.get('verdict')} ({expected.get('reason')}; {expected.get('source')}) but it "
-                   f"passed: remove the entry from expectations/{expected.get('file')}")
+    return command(
+        "error",
+        f"ktc unexpected pass {row['clause']} on {row['implementation']}/{row['profile']}",
+        f"expected {expected.get('verdict')} ({expected.get('reason')}; {expected.get('source')}) but it "
+        f"passed: remove the entry from expectations/{expected.get('file')}",
+    )
 
 
 def unknown_warnings(doc: dict) -> list[str]:
@@ -55,5 +61,7 @@ def unknown_warnings(doc: dict) -> list[str]:
     for row in doc["rows"]:
         if outcome(row) == UNKNOWN:
             found.setdefault(row["implementation"], []).append(f"{row['clause']} ({row['profile']})")
-    return [command("warning", f"ktc {impl}: {counted(len(rows), 'row')} unknown",
-                    "no example decided: " + ", ".join(rows)) for impl, rows in found.items()]
+    return [
+        command("warning", f"ktc {impl}: {counted(len(rows), 'row')} unknown", "no example decided: " + ", ".join(rows))
+        for impl, rows in found.items()
+    ]

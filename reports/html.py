@@ -9,6 +9,7 @@ artifact opened from a file); per-row details (tests, counterexamples, timelines
 ``<side_name>.details.js``, loaded with a ``<script>`` tag on the first click, since a page opened from
 file:// may not fetch().  Links to KIP texts and JIRA issues are plain anchors: nothing is loaded.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,13 +35,22 @@ def render(doc: dict, context: Context) -> str:
     context.files[side] = details_script(doc, context)
     data = {"grid": grid(doc), "details": side, "targets": [t["implementation"] for t in view["targets"]]}
     return PAGE.format(
-        css=(ASSETS / "report.css").read_text(), js=(ASSETS / "report.js").read_text(), meta=meta(doc),
-        headline=headline(doc), legend=legend(),
+        css=(ASSETS / "report.css").read_text(),
+        js=(ASSETS / "report.js").read_text(),
+        meta=meta(doc),
+        headline=headline(doc),
+        legend=legend(),
         kip_options="".join(f"<option>{escape(k)}</option>" for k in by_kip(doc)),
-        status_boxes="".join(f'<label><input type="checkbox" name="status" value="{s}" checked> {s}</label>'
-                             for s in STATUSES),
-        head=head(view), body=body(doc, view), data=script_json(data), deviations=deviations(doc),
-        rootcauses=rootcause_table(doc, context.report_dir), failures=failures_table(doc["rows"]))
+        status_boxes="".join(
+            f'<label><input type="checkbox" name="status" value="{s}" checked> {s}</label>' for s in STATUSES
+        ),
+        head=head(view),
+        body=body(doc, view),
+        data=script_json(data),
+        deviations=deviations(doc),
+        rootcauses=rootcause_table(doc, context.report_dir),
+        failures=failures_table(doc["rows"]),
+    )
 
 
 def script_json(data) -> str:
@@ -55,14 +65,18 @@ def head(view: dict) -> str:
 def target_head(t: dict) -> str:
     version = escape(str(t.get("version") or ""))
     if t.get("not_run"):
-        return (f'<th class="tgt notrun" data-target="{escape(t["implementation"])}">{escape(t["implementation"])}'
-                f'<br><small>{version}</small><br><small>not run: {escape(t["not_run"])}</small></th>')
+        return (
+            f'<th class="tgt notrun" data-target="{escape(t["implementation"])}">{escape(t["implementation"])}'
+            f"<br><small>{version}</small><br><small>not run: {escape(t['not_run'])}</small></th>"
+        )
     note = " (its profiles aggregated)" if t["profile"] == "every profile" else ""
     evidence = f' title="{escape(t["evidence"])}"' if t.get("evidence") else ""
-    return (f'<th class="tgt" data-target="{escape(t["implementation"])}"{evidence}>{escape(t["implementation"])}'
-            f'<br><small>{version}</small><br><small>{escape(t["profile"])}{note}</small>'
-            f'<br><b class="pct">{percent(*t["score"])}</b><br><small>{t["score"][0]}/{t["score"][1]} pass</small>'
-            "</th>")
+    return (
+        f'<th class="tgt" data-target="{escape(t["implementation"])}"{evidence}>{escape(t["implementation"])}'
+        f"<br><small>{version}</small><br><small>{escape(t['profile'])}{note}</small>"
+        f'<br><b class="pct">{percent(*t["score"])}</b><br><small>{t["score"][0]}/{t["score"][1]} pass</small>'
+        "</th>"
+    )
 
 
 def body(doc: dict, view: dict) -> str:
@@ -70,8 +84,10 @@ def body(doc: dict, view: dict) -> str:
     for kip, ids in by_kip(doc).items():
         title = (clauses.get(ids[0]) or {}).get("kip_title", "")
         counts = "".join(f'<td class="kipcount">{kip_count(t, kip)}</td>' for t in view["targets"])
-        out.append(f'<tbody data-kip="{escape(kip)}"><tr class="kiphead"><th>{escape(kip)} <span>{escape(title)} · '
-                   f'{len(ids)} clauses</span></th>{counts}</tr>')
+        out.append(
+            f'<tbody data-kip="{escape(kip)}"><tr class="kiphead"><th>{escape(kip)} <span>{escape(title)} · '
+            f"{len(ids)} clauses</span></th>{counts}</tr>"
+        )
         out += [clause_rows(cid, clauses.get(cid) or {}, view, doc["rows"]) for cid in ids]
         out.append("</tbody>")
     return "".join(out)
@@ -87,10 +103,12 @@ def clause_rows(cid: str, clause: dict, view: dict, rows: list[dict]) -> str:
     status, width = clause.get("status", "accepted"), len(view["targets"])
     cells = "".join(own_cell(cid, t, view, rows) for t in view["targets"])
     kip = clause.get("kip", cid.split(".")[0])
-    return (f'<tr class="clause" data-kip="{escape(kip)}" data-status="{escape(status)}"'
-            f' data-clause="{escape(cid)}"><th><button class="expand" title="show the clause">{escape(cid)}</button>'
-            f'{"" if status == "accepted" else f" <small class=st>{escape(status)}</small>"}</th>{cells}</tr>'
-            f'<tr class="quote" data-clause="{escape(cid)}" hidden><td colspan="{width + 1}">{quote(clause)}</td></tr>')
+    return (
+        f'<tr class="clause" data-kip="{escape(kip)}" data-status="{escape(status)}"'
+        f' data-clause="{escape(cid)}"><th><button class="expand" title="show the clause">{escape(cid)}</button>'
+        f"{'' if status == 'accepted' else f' <small class=st>{escape(status)}</small>'}</th>{cells}</tr>"
+        f'<tr class="quote" data-clause="{escape(cid)}" hidden><td colspan="{width + 1}">{quote(clause)}</td></tr>'
+    )
 
 
 def quote(clause: dict) -> str:
@@ -98,9 +116,11 @@ def quote(clause: dict) -> str:
         return "<p>(not in the clause registry)</p>"
     url = clause.get("quote_url") or clause.get("kip_url")
     source = f' <a href="{escape(url)}">source</a>' if url else ""
-    return (f'<p class="statement">{escape(clause.get("statement", ""))}</p>'
-            f'<blockquote>{escape(clause.get("quote", ""))}</blockquote><p class="src">{escape(clause.get("kip", ""))}'
-            f' {escape(clause.get("kip_title", ""))}{source}</p>')
+    return (
+        f'<p class="statement">{escape(clause.get("statement", ""))}</p>'
+        f'<blockquote>{escape(clause.get("quote", ""))}</blockquote><p class="src">{escape(clause.get("kip", ""))}'
+        f" {escape(clause.get('kip_title', ''))}{source}</p>"
+    )
 
 
 def own_cell(cid: str, target: dict, view: dict, rows: list[dict]) -> str:
@@ -115,10 +135,12 @@ def cell_html(indexes: list[int], rows: list[Row], cid: str, impl: str) -> str:
     the rows it opens (``data-rows``)."""
     shown = worst(rows)
     verdict, expected = shown["verdict"], outcome(shown) == EXPECTED
-    count = f' <small>{sum(r["verdict"] == "pass" for r in rows)}/{len(rows)}</small>' if len(rows) > 1 else ""
+    count = f" <small>{sum(r['verdict'] == 'pass' for r in rows)}/{len(rows)}</small>" if len(rows) > 1 else ""
     tip = f"{label(shown)}: {cid} on {impl}"
-    return (f'<td class="cell v-{verdict}{" expected" if expected else ""}" data-rows="{" ".join(map(str, indexes))}" '
-            f'tabindex="0" title="{escape(tip)}">{SYMBOL.get(verdict, "?")}{count}</td>')
+    return (
+        f'<td class="cell v-{verdict}{" expected" if expected else ""}" data-rows="{" ".join(map(str, indexes))}" '
+        f'tabindex="0" title="{escape(tip)}">{SYMBOL.get(verdict, "?")}{count}</td>'
+    )
 
 
 def details_script(doc: dict, context: Context) -> str:
@@ -138,9 +160,11 @@ def markup(row: dict, provenance: dict, report_dir: str | None) -> dict:
 
 
 def expected_html(entry: dict) -> str:
-    return (f'<p class="exp">expected deviation ({escape(entry.get("file") or "")}): '
-            f'{escape(entry.get("verdict") or "")}'
-            f' — {escape(entry.get("reason") or "")} — {linked(entry.get("source"))}</p>')
+    return (
+        f'<p class="exp">expected deviation ({escape(entry.get("file") or "")}): '
+        f"{escape(entry.get('verdict') or '')}"
+        f" — {escape(entry.get('reason') or '')} — {linked(entry.get('source'))}</p>"
+    )
 
 
 def counterexample_html(row: dict, provenance: dict, report_dir: str | None) -> str:
@@ -149,9 +173,11 @@ def counterexample_html(row: dict, provenance: dict, report_dir: str | None) -> 
     cx = row.get("counterexample")
     if cx:
         m = cx.get("mismatch") or {}
-        parts += [f'<h3>Minimal counterexample</h3><p class="mismatch">op #{escape(str(m.get("op_index")))}: '
-                  f"{escape(str(m.get('what')))}: expected <code>{escape(str(m.get('expected')))}</code>, observed "
-                  f"<code>{escape(str(m.get('observed')))}</code></p>"]
+        parts += [
+            f'<h3>Minimal counterexample</h3><p class="mismatch">op #{escape(str(m.get("op_index")))}: '
+            f"{escape(str(m.get('what')))}: expected <code>{escape(str(m.get('expected')))}</code>, observed "
+            f"<code>{escape(str(m.get('observed')))}</code></p>"
+        ]
         parts += [timeline_svg(row["timeline"])] if "timeline" in row else []
     parts.append(f'<h3>Replay</h3><pre class="replay">{escape(located(replay_of(row, provenance), report_dir))}</pre>')
     if cx:

@@ -6,6 +6,7 @@ An every-profile target (the reference, Spark) has one row per profile for a cla
 them (the worst outcome shows, reports/outcomes.py: ``worst``; the pass count says how many of its profiles
 passed).
 """
+
 from __future__ import annotations
 
 from .outcomes import EXPECTED, NOT_APPLICABLE, PASS, by_implementation, label, outcome, own_rows, targets
@@ -60,8 +61,15 @@ def grid(doc: dict) -> dict:
     clauses = clause_ids(doc)
     columns = sorted({(r["implementation"], r["profile"]) for r in doc["rows"]})
     at, col = {c: n for n, c in enumerate(clauses)}, {c: n for n, c in enumerate(columns)}
-    cells = [[at[r["clause"]], col[(r["implementation"], r["profile"])], CODES.get(r["verdict"], "u"),
-              int(outcome(r) == EXPECTED)] for r in doc["rows"]]
+    cells = [
+        [
+            at[r["clause"]],
+            col[(r["implementation"], r["profile"])],
+            CODES.get(r["verdict"], "u"),
+            int(outcome(r) == EXPECTED),
+        ]
+        for r in doc["rows"]
+    ]
     return {"clauses": clauses, "columns": [list(c) for c in columns], "cells": cells}
 
 
@@ -74,9 +82,18 @@ def details(doc: dict, markup) -> dict:
 
 
 def row_detail(row: Row, tests: dict[str, int]) -> dict:
-    facts = {"clause": row["clause"], "implementation": row["implementation"], "profile": row["profile"],
-             "version": row.get("implementation_version"), "verdict": row["verdict"], "label": label(row),
-             "examples": row.get("examples"),
-             "duration": row.get("duration"), "seed": row.get("seed"), "signature": row.get("signature"),
-             "reason": row.get("reason"), "tests": [tests.setdefault(t, len(tests)) for t in row.get("tests") or ()]}
+    facts = {
+        "clause": row["clause"],
+        "implementation": row["implementation"],
+        "profile": row["profile"],
+        "version": row.get("implementation_version"),
+        "verdict": row["verdict"],
+        "label": label(row),
+        "examples": row.get("examples"),
+        "duration": row.get("duration"),
+        "seed": row.get("seed"),
+        "signature": row.get("signature"),
+        "reason": row.get("reason"),
+        "tests": [tests.setdefault(t, len(tests)) for t in row.get("tests") or ()],
+    }
     return {k: v for k, v in facts.items() if v not in (None, "", [])}

@@ -7,6 +7,7 @@ and, when an expectations file names the row, ``expected`` (``{"verdict", "reaso
 data (``rows_of``), never by reading a verdict out of pytest's own outcome or message; merged as
 results.json merges them (reports/verdicts.py), a clause's test cases give its results.json row.
 """
+
 from __future__ import annotations
 
 import json

@@ -5,6 +5,7 @@ corrupt file, a file of another schema version or a missing file is one clear ``
 (the CLI prints it on one line and exits 2) instead of a traceback or, worse, a silent
 comparison against garbage.
 """
+
 from __future__ import annotations
 
 import json
@@ -31,8 +32,10 @@ def read_json(path: Path | str, what: str) -> dict:
     try:
         data = json.loads(text)
     except json.JSONDecodeError as error:
-        raise InputError(f"{what} {path} is not valid JSON (line {error.lineno}, column {error.colno}: "
-                         f"{error.msg}); is it truncated?") from None
+        raise InputError(
+            f"{what} {path} is not valid JSON (line {error.lineno}, column {error.colno}: "
+            f"{error.msg}); is it truncated?"
+        ) from None
     if not isinstance(data, dict):
         raise InputError(f"{what} {path} is not a JSON object")
     return data
@@ -45,8 +48,10 @@ def load_results(path: Path | str) -> dict:
     doc = read_json(path, "results file")
     version = doc.get("schema_version")
     if version not in READABLE:
-        raise InputError(f"results file {path} has schema_version {version!r}; this ktc reads "
-                         f"{' or '.join(map(str, READABLE))} (re-run 'ktc run' to regenerate it)")
+        raise InputError(
+            f"results file {path} has schema_version {version!r}; this ktc reads "
+            f"{' or '.join(map(str, READABLE))} (re-run 'ktc run' to regenerate it)"
+        )
     rows = doc.get("rows")
     if not isinstance(rows, list) or not all(isinstance(r, dict) and ROW_KEYS <= r.keys() for r in rows):
         raise InputError(f"results file {path} has malformed rows (each needs {', '.join(sorted(ROW_KEYS))})")
@@ -57,8 +62,10 @@ def load_counterexample(path: Path | str) -> dict:
     """A counterexample file (see reports/README.md), checked for the fields replay needs."""
     data = read_json(path, "counterexample file")
     if data.get("schema_version") != COUNTEREXAMPLE_SCHEMA:
-        raise InputError(f"counterexample file {path} has schema_version {data.get('schema_version')!r}; "
-                         f"this ktc reads {COUNTEREXAMPLE_SCHEMA}")
+        raise InputError(
+            f"counterexample file {path} has schema_version {data.get('schema_version')!r}; "
+            f"this ktc reads {COUNTEREXAMPLE_SCHEMA}"
+        )
     missing = {"clause", "implementation", "profile", "history", "mismatch"} - data.keys()
     if missing:
         raise InputError(f"counterexample file {path} lacks {', '.join(sorted(missing))}")

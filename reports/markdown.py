@@ -1,13 +1,23 @@
 """A pull-request comment (format ``markdown``): the terminal's table as a GitHub-flavoured Markdown
 table, and the largest root causes, each with its replay command, folded under a ``<details>``."""
+
 from __future__ import annotations
 
 from . import rootcause, terminal
 from .outcomes import UNEXPECTED, conforms, counted, targets, unexpected_pass
 from .registry import Context, renderer
 
-HEADERS = ("target", "version", "profile (evidence)", "pass", "unexpected fail", "expected", "unknown",
-           "not applicable", "time")
+HEADERS = (
+    "target",
+    "version",
+    "profile (evidence)",
+    "pass",
+    "unexpected fail",
+    "expected",
+    "unknown",
+    "not applicable",
+    "time",
+)
 SHOWN = 10  # root causes listed in a comment; the rest are in summary.txt
 
 
@@ -43,9 +53,12 @@ def causes(doc: dict, context: Context) -> list[str]:
     lines = ["", f"<details><summary>{counted(len(found), 'root cause')}, largest first</summary>", ""]
     for n, g in enumerate(found[:SHOWN], 1):
         example = (g["example"] or g["cause"] or "").splitlines()[:1] or [""]
-        lines += [f"{n}. **{escape(g['implementation'])}**, {counted(g['rows'], 'row')}: "
-                  f"{', '.join(f'`{c}`' for c in g['clauses'])}  ",
-                  f"   first divergence: `{escape(example[0])}`  ", f"   `{g['replay']}`"]
+        lines += [
+            f"{n}. **{escape(g['implementation'])}**, {counted(g['rows'], 'row')}: "
+            f"{', '.join(f'`{c}`' for c in g['clauses'])}  ",
+            f"   first divergence: `{escape(example[0])}`  ",
+            f"   `{g['replay']}`",
+        ]
     if len(found) > SHOWN:
         lines.append(f"\n{len(found) - SHOWN} more in summary.txt")
     return lines + ["", "</details>"]

@@ -4,6 +4,7 @@ the change's profile).  A cell that differs from its left neighbour is marked an
 changes (specs/kafka-versions.toml) released in between whose clauses include the row, in the manner of
 test262.fyi's engine x feature grid.  Data first (``build``), rendered last (text, JSON, HTML).
 """
+
 from __future__ import annotations
 
 import html
@@ -22,8 +23,15 @@ from .schema import Row
 
 CHANGE_TEST = "test_a_change_in_kafka_fails_exactly_where_it_did_not_hold"
 DECIDED = ("pass", "fail", "error", "expected")  # a cell that says what the release does
-SYMBOL = {"pass": "ok", "fail": "FAIL", "error": "ERR", "unknown": "?", "unsupported": "-", "expected": "exp",
-          "missing": " "}
+SYMBOL = {
+    "pass": "ok",
+    "fail": "FAIL",
+    "error": "ERR",
+    "unknown": "?",
+    "unsupported": "-",
+    "expected": "exp",
+    "missing": " ",
+}
 
 
 @dataclass
@@ -35,7 +43,7 @@ class Column:
     wall_s: float
     clauses: dict[str, str] = field(default_factory=dict)
     changes: dict[str, str] = field(default_factory=dict)
-    problem: str | None = None       # why the run gave no results (a broker that did not start, ...)
+    problem: str | None = None  # why the run gave no results (a broker that did not start, ...)
 
 
 def cell(row: Row) -> str:
@@ -87,6 +95,7 @@ def column(version: str, profile: str, wall_s: float, report: Path | None, probl
 
 # ---- the table ---------------------------------------------------------------------------------
 
+
 def rows_of(columns: list[Column]) -> tuple[list[str], list[str]]:
     clauses = sorted({c for col in columns for c in col.clauses})
     changes = [c.id for c in versions.changes() if any(c.id in col.changes for col in columns)]
@@ -101,8 +110,12 @@ def notes(columns: list[Column], kind: str, row: str) -> dict[str, str]:
         if a != b and a in DECIDED and b in DECIDED:
             fixed = versions.changes_between(left.version, right.version)
             broke = versions.introduced_between(left.version, right.version)
-            named = [f"{c.id}{suffix}" for found, suffix in ((fixed, ""), (broke, " (introduced)")) for c in found
-                     if (row in c.clauses if kind == "clauses" else c.id == row)]
+            named = [
+                f"{c.id}{suffix}"
+                for found, suffix in ((fixed, ""), (broke, " (introduced)"))
+                for c in found
+                if (row in c.clauses if kind == "clauses" else c.id == row)
+            ]
             out[right.version] = ", ".join(named) or "changed (no change in kafka-versions.toml names it)"
     return out
 
@@ -113,13 +126,20 @@ def build(columns: list[Column]) -> dict:
     table = {"versions": [asdict(c) | {"clauses": None, "changes": None} for c in columns], "rows": []}
     for kind, names in (("changes", changes), ("clauses", clauses)):
         for name in names:
-            table["rows"].append({"kind": kind, "row": name, "notes": notes(columns, kind, name),
-                                  "cells": {col.version: getattr(col, kind).get(name, "missing") for col in columns}})
+            table["rows"].append(
+                {
+                    "kind": kind,
+                    "row": name,
+                    "notes": notes(columns, kind, name),
+                    "cells": {col.version: getattr(col, kind).get(name, "missing") for col in columns},
+                }
+            )
     table["unexplained"] = sum(1 for r in table["rows"] for v in r["cells"].values() if v in ("fail", "error"))
     return table
 
 
 # ---- rendering -----------------------------------------------------------------------------------
+
 
 def text(table: dict) -> str:
     versions_ = [v["version"] for v in table["versions"]]
@@ -132,30 +152,41 @@ def text(table: dict) -> str:
         lines.append(f"{row['row']:<{width}} {marks}")
     lines += ["", "* differs from the version to its left:"]
     lines += [f"  {r['row']} @ {v}: {n}" for r in table["rows"] for v, n in r["notes"].items()]
-    lines += ["", "wall time: " + ", ".join(f"{v['version']} {v['wall_s']:.0f} s" for v in table["versions"]),
-              f"fail/error cells no expectations file explains: {table['unexplained']}"]
+    lines += [
+        "",
+        "wall time: " + ", ".join(f"{v['version']} {v['wall_s']:.0f} s" for v in table["versions"]),
+        f"fail/error cells no expectations file explains: {table['unexplained']}",
+    ]
     lines += [f"{v['version']}: {v['problem']}" for v in table["versions"] if v["problem"]]
     return "\n".join(lines) + "\n"
 
 
 def page(table: dict) -> str:
     """A static HTML page: the grid, changed cells outlined with their note as a tooltip."""
-    head = "".join(f"<th>{html.escape(v['version'])}<br><small>{html.escape(v['profile'])}</small></th>"
-                   for v in table["versions"])
+    head = "".join(
+        f"<th>{html.escape(v['version'])}<br><small>{html.escape(v['profile'])}</small></th>" for v in table["versions"]
+    )
     body = "".join(page_row(r, [v["version"] for v in table["versions"]]) for r in table["rows"])
-    return (f"<!doctype html><meta charset=utf-8><title>ktc matrix</title><style>{STYLE}</style>"
-            f"<h1>Kafka versions x clauses</h1><table><tr><th></th>{head}</tr>{body}</table>")
+    return (
+        f"<!doctype html><meta charset=utf-8><title>ktc matrix</title><style>{STYLE}</style>"
+        f"<h1>Kafka versions x clauses</h1><table><tr><th></th>{head}</tr>{body}</table>"
+    )
 
 
 def page_row(row: dict, versions_: list[str]) -> str:
-    cells = "".join(f"<td class='{row['cells'][v]}{' changed' if v in row['notes'] else ''}' "
-                    f"title='{html.escape(row['notes'].get(v, ''))}'>{SYMBOL[row['cells'][v]]}</td>" for v in versions_)
+    cells = "".join(
+        f"<td class='{row['cells'][v]}{' changed' if v in row['notes'] else ''}' "
+        f"title='{html.escape(row['notes'].get(v, ''))}'>{SYMBOL[row['cells'][v]]}</td>"
+        for v in versions_
+    )
     return f"<tr class='{row['kind']}'><th>{html.escape(row['row'])}</th>{cells}</tr>"
 
 
-STYLE = ("body{font:13px system-ui}td{text-align:center;padding:2px 6px}th{text-align:left}"
-         ".pass{background:#cfc}.fail,.error{background:#f99}.expected{background:#fd8}.unknown{background:#eee}"
-         ".unsupported{color:#999}.changed{outline:2px solid #333}tr.changes th{font-style:italic}")
+STYLE = (
+    "body{font:13px system-ui}td{text-align:center;padding:2px 6px}th{text-align:left}"
+    ".pass{background:#cfc}.fail,.error{background:#f99}.expected{background:#fd8}.unknown{background:#eee}"
+    ".unsupported{color:#999}.changed{outline:2px solid #333}tr.changes th{font-style:italic}"
+)
 
 
 @renderer("matrix")

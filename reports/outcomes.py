@@ -9,13 +9,19 @@ from ``provenance.targets`` (the plugin writes one per implementation); what a r
 file, another writer) is inferred from the rows alone, so every renderer shows the same numbers whichever
 file it is given.
 """
+
 from __future__ import annotations
 
 from .schema import Row, Target
 from .verdicts import Outcome, Validity, outcome_rank, row_rank
 
-PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE = (Outcome.PASS, Outcome.UNEXPECTED, Outcome.EXPECTED,
-                                                       Outcome.UNKNOWN, Outcome.NOT_APPLICABLE)
+PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE = (
+    Outcome.PASS,
+    Outcome.UNEXPECTED,
+    Outcome.EXPECTED,
+    Outcome.UNKNOWN,
+    Outcome.NOT_APPLICABLE,
+)
 COLUMNS = (PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE)
 EVERY_PROFILE = "every profile"
 
@@ -30,7 +36,8 @@ def outcome(row: Row) -> Outcome:
     if matched(row):
         return EXPECTED
     return {Validity.PASS: PASS, Validity.UNKNOWN: UNKNOWN, Validity.UNSUPPORTED: NOT_APPLICABLE}.get(
-        Validity(row["verdict"]), UNEXPECTED)
+        Validity(row["verdict"]), UNEXPECTED
+    )
 
 
 def worst(rows: list[Row]) -> Row:
@@ -56,8 +63,9 @@ def pass_surprises(entry: dict) -> bool:
     failure.  Not an expected ``unknown`` (whether a run's examples reach a clause depends on its seed: a pass
     there is said), nor an entry inherited from an older version's file, nor one a partial selection cannot
     decide."""
-    return bool(entry) and entry.get("verdict") != "unknown" and not entry.get("inherited") \
-        and not entry.get("undecided")
+    return (
+        bool(entry) and entry.get("verdict") != "unknown" and not entry.get("inherited") and not entry.get("undecided")
+    )
 
 
 def counts(rows: list[Row]) -> dict[str, int]:
@@ -93,11 +101,17 @@ def targets(doc: dict) -> list[Target]:
 
 def target_of(name: str, record: dict, rows: list[Row], prov: dict) -> Target:
     timed = isinstance(record.get("duration_s"), (int, float))
-    return {"implementation": name, "version": version_of(name, record, rows, prov),
-            "description": record.get("description") or "", "profile": record.get("profile") or profile_of(rows),
-            "evidence": evidence_of(record), "not_run": record["not_run"] if "not_run" in record else not_run_of(rows),
-            "duration_s": float(record["duration_s"]) if timed else summed_duration(rows), "duration_summed": not timed,
-            "counts": counts(rows)}
+    return {
+        "implementation": name,
+        "version": version_of(name, record, rows, prov),
+        "description": record.get("description") or "",
+        "profile": record.get("profile") or profile_of(rows),
+        "evidence": evidence_of(record),
+        "not_run": record["not_run"] if "not_run" in record else not_run_of(rows),
+        "duration_s": float(record["duration_s"]) if timed else summed_duration(rows),
+        "duration_summed": not timed,
+        "counts": counts(rows),
+    }
 
 
 def version_of(name: str, record: dict, rows: list[Row], prov: dict) -> str | None:

@@ -6,6 +6,7 @@ A new format is one module that registers itself and one import in reports/rende
 what callers use (``reports.render.render("terminal", doc, Context(...))``).  The registry itself
 imports no format, so formats may import each other without a circle.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -37,9 +38,11 @@ RENDERERS: dict[str, Renderer] = {}
 
 def renderer(name: str) -> Callable[[Renderer], Renderer]:
     """Register a format under ``name`` (``ktc report --format NAME``)."""
+
     def register(fn: Renderer) -> Renderer:
         if name in RENDERERS:
             raise ValueError(f"two renderers for {name}")
         RENDERERS[name] = fn
         return fn
+
     return register

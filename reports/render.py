@@ -7,6 +7,7 @@
 Formats (reports/registry.py): terminal, summary, html, markdown, github, and matrix / matrix-html
 (whose document is a matrix.json table, not a results document).
 """
+
 from __future__ import annotations
 
 from pathlib import Path

@@ -4,6 +4,7 @@ Rows are merged from per-test contributions: a clause cited by several tests get
 in the one order of reports/verdicts.py (fail > error > pass > unknown > unsupported > unknown
 (unexercised)) and the sum of their examples.
 """
+
 from __future__ import annotations
 
 import datetime as dt
@@ -22,8 +23,18 @@ def merge_rows(contributions: Iterable[Row]) -> list[Row]:
     merged: dict[tuple[str, str, str], Row] = {}
     for part in contributions:
         key = (part["clause"], part["implementation"], part["profile"])
-        row = merged.setdefault(key, {**part, "examples": 0, "tests": [], "duration": 0.0, "signatures": {},
-                                       "signature": next(iter(_signatures(part)), None), "features": {}})
+        row = merged.setdefault(
+            key,
+            {
+                **part,
+                "examples": 0,
+                "tests": [],
+                "duration": 0.0,
+                "signatures": {},
+                "signature": next(iter(_signatures(part)), None),
+                "features": {},
+            },
+        )
         row["examples"] += part.get("examples") or 0
         for name, count in (part.get("features") or {}).items():
             row["features"][name] = row["features"].get(name, 0) + count
@@ -67,9 +78,12 @@ def git_sha(root: Path) -> str | None:
 
 
 def document(rows: list[dict], provenance: dict) -> dict:
-    return {"schema_version": SCHEMA_VERSION,
-            "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "provenance": provenance, "rows": rows}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "provenance": provenance,
+        "rows": rows,
+    }
 
 
 def write(directory: Path, rows: list[dict], provenance: dict, attach=None) -> Path:
@@ -86,6 +100,7 @@ def write_document(directory: Path, doc: dict) -> Path:
     that the readers of this module, the ``ktc`` command among them, do not load every format on start)."""
     from .registry import Context
     from .render import render
+
     results = directory / "results.json"
     write_atomically(results, json.dumps(doc, indent=1, sort_keys=True))
     write_atomically(directory / "summary.txt", render("summary", doc, Context(report_dir=str(directory))))

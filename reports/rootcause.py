@@ -9,6 +9,7 @@ divergence (a warning, a text, an invariant) is its own cause: its op kind and n
 Each group names its clauses and one command that replays it.  Expected deviations are no root cause:
 only rows counted as unexpected failures (reports/outcomes.py) are grouped.
 """
+
 from __future__ import annotations
 
 from .counterexamples import located, replay_of
@@ -66,13 +67,27 @@ def better(current: str | None, candidate: str) -> str:
 
 def group_for(found: dict, row: dict) -> dict:
     key = (row["implementation"], cause_of(row))
-    return found.setdefault(key, {"implementation": key[0], "cause": key[1], "example": example_of(row), "rows": 0,
-                                  "clauses": set(), "explains": set(), "replay": None})
+    return found.setdefault(
+        key,
+        {
+            "implementation": key[0],
+            "cause": key[1],
+            "example": example_of(row),
+            "rows": 0,
+            "clauses": set(),
+            "explains": set(),
+            "replay": None,
+        },
+    )
 
 
 def finished(group: dict, report_dir: str | None) -> dict:
-    return {**group, "clauses": sorted(group["clauses"]), "explains": sorted(group["explains"]),
-            "replay": located(group["replay"], report_dir)}
+    return {
+        **group,
+        "clauses": sorted(group["clauses"]),
+        "explains": sorted(group["explains"]),
+        "replay": located(group["replay"], report_dir),
+    }
 
 
 def text(doc: dict, report_dir: str | None = None) -> list[str]:

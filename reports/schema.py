@@ -6,6 +6,7 @@ written (``ktc/plugin/artifacts.py: attach``).  ``total=False`` marks what older
 writers may lack; readers fall back (reports/outcomes.py) instead of failing.  The format itself is
 documented in reports/README.md.
 """
+
 from __future__ import annotations
 
 from typing import TypedDict
@@ -20,7 +21,7 @@ class Expected(TypedDict, total=False):
     reason: str
     source: str
     file: str
-    inherited: str          # the older version whose file a version nobody wrote one for was held to
+    inherited: str  # the older version whose file a version nobody wrote one for was held to
 
 
 class Row(TypedDict, total=False):
@@ -32,8 +33,8 @@ class Row(TypedDict, total=False):
     implementation: str
     implementation_version: str | None
     profile: str
-    verdict: str            # pass | fail | error | unknown | unsupported (reports/verdicts.py: Validity)
-    unknown: str            # an unknown verdict's kind: unexercised | undecided | skipped (reports/verdicts.py)
+    verdict: str  # pass | fail | error | unknown | unsupported (reports/verdicts.py: Validity)
+    unknown: str  # an unknown verdict's kind: unexercised | undecided | skipped (reports/verdicts.py)
     examples: int
     tests: list[str]
     seed: int | None
@@ -46,8 +47,8 @@ class Row(TypedDict, total=False):
     signatures: dict[str, int]
     features: dict[str, int]
     expected: Expected
-    timeline: dict | None   # schema 3: the counterexample's clocks and bounds, for the HTML drawing
-    replay: str             # schema 3: fail/error rows: the command that replays it (paths relative to the report)
+    timeline: dict | None  # schema 3: the counterexample's clocks and bounds, for the HTML drawing
+    replay: str  # schema 3: fail/error rows: the command that replays it (paths relative to the report)
 
 
 class Target(TypedDict, total=False):
@@ -56,11 +57,11 @@ class Target(TypedDict, total=False):
     implementation: str
     version: str | None
     description: str
-    profile: str            # the profile it is judged under, or "every profile"
-    evidence: str           # why that profile, in a few words
-    not_run: str | None     # why it ran nothing, or None
+    profile: str  # the profile it is judged under, or "every profile"
+    evidence: str  # why that profile, in a few words
+    not_run: str | None  # why it ran nothing, or None
     duration_s: float
-    duration_summed: bool   # read back (reports/outcomes.py: targets): the time is the rows' summed test time
+    duration_summed: bool  # read back (reports/outcomes.py: targets): the time is the rows' summed test time
     counts: dict[str, int]  # read back: its rows per column (reports/outcomes.py: counts)
 
 
@@ -72,9 +73,9 @@ class ClauseInfo(TypedDict, total=False):
     status: str
     statement: str
     quote: str
-    quote_url: str          # where the quote is from when it is not the KIP text itself
+    quote_url: str  # where the quote is from when it is not the KIP text itself
     kip_url: str
-    order: int              # the registry's order (KIP by KIP); JSON objects are written with sorted keys
+    order: int  # the registry's order (KIP by KIP); JSON objects are written with sorted keys
 
 
 class Document(TypedDict, total=False):

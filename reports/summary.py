@@ -5,6 +5,7 @@ then every root cause, then clauses x verdict per implementation and profile (``
 folded into one line per reason, expected deviations marked ``fail*``, unknown rows with their kind),
 then which input features reached which implementation.
 """
+
 from __future__ import annotations
 
 from . import coverage, rootcause, terminal

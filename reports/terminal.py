@@ -5,6 +5,7 @@ Does each implementation conform, under which profile and why that one, and if n
 see it fail: that is what a reader of ``ktc run`` wants, in a screenful.  Every row of results.json is
 in summary.txt, which opens with this same table (reports/summary.py).
 """
+
 from __future__ import annotations
 
 from . import outcomes, rootcause
@@ -27,8 +28,10 @@ def title(doc: dict) -> str:
     prov = doc.get("provenance") or {}
     hyp = prov.get("hypothesis") or {}
     count = len(targets(doc))
-    return (f"ktc results: {counted(count, 'target')}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
-            f"Hypothesis profile {hyp.get('profile')}; {doc.get('generated_at')}")
+    return (
+        f"ktc results: {counted(count, 'target')}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
+        f"Hypothesis profile {hyp.get('profile')}; {doc.get('generated_at')}"
+    )
 
 
 def short_version(version: str) -> str:
@@ -59,14 +62,16 @@ def table_lines(doc: dict, context: Context) -> list[str]:
     rows = cells(doc)
     widths = column_widths(rows, context.width)
     lines = [title(doc), line(HEADERS, widths, context.width)]
-    return lines + [line(r, widths, context.width) for r in rows] + [LEGEND[:context.width]]
+    return lines + [line(r, widths, context.width) for r in rows] + [LEGEND[: context.width]]
 
 
 def column_widths(rows: list[list[str]], width: int) -> list[int]:
     """Every column as wide as its widest cell (name, version and profile at most 22, 14 and 40); over
     ``width``, those three give up a character at a time, whichever has most to spare, down to 12, 7 and 24."""
-    widths = [max([len(h)] + [len(r[i]) for r in rows if i < len(r) and (i < 2 or len(r) == len(HEADERS))])
-              for i, h in enumerate(HEADERS)]
+    widths = [
+        max([len(h)] + [len(r[i]) for r in rows if i < len(r) and (i < 2 or len(r) == len(HEADERS))])
+        for i, h in enumerate(HEADERS)
+    ]
     widths[:3] = min(widths[0], 22), min(widths[1], 14), min(widths[2], 40)
     while sum(widths) + 2 * (len(HEADERS) - 1) > width:
         spare = [w - floor for w, floor in zip(widths, (12, 7, 24))]
@@ -87,7 +92,7 @@ def line(row, widths: list[int], width: int) -> str:
 
 
 def fit(text: str, width: int) -> str:
-    return (text if len(text) <= width else text[:width - 1] + "…").ljust(width)
+    return (text if len(text) <= width else text[: width - 1] + "…").ljust(width)
 
 
 def answer_lines(doc: dict, context: Context, budget: int) -> list[str]:
@@ -122,24 +127,41 @@ def uncollected_lines(doc: dict, context: Context) -> list[str]:
 def passes_lines(doc: dict, context: Context) -> list[str]:
     """Expected deviations that passed (strict: each fails the run), on one line."""
     found = [f"{r['clause']} on {r['implementation']}/{r['profile']}" for r in doc["rows"] if unexpected_pass(r)]
-    changed = [f"{r['clause']} on {r['implementation']}" for r in doc["rows"]
-               if r["verdict"] == "pass" and (r.get("expected") or {}).get("inherited")]
-    undecided = [f"{r['clause']} on {r['implementation']}" for r in doc["rows"]
-                 if r["verdict"] == "pass" and (r.get("expected") or {}).get("undecided")]
+    changed = [
+        f"{r['clause']} on {r['implementation']}"
+        for r in doc["rows"]
+        if r["verdict"] == "pass" and (r.get("expected") or {}).get("inherited")
+    ]
+    undecided = [
+        f"{r['clause']} on {r['implementation']}"
+        for r in doc["rows"]
+        if r["verdict"] == "pass" and (r.get("expected") or {}).get("undecided")
+    ]
     lines = [f"{len(found)} unexpected passes (remove their expectations): " + ", ".join(found)] if found else []
-    lines += [f"{len(undecided)} expected deviations not shown by this selection (a whole run decides): "
-              + ", ".join(undecided)] if undecided else []
-    lines += [f"{len(changed)} passes an older version's file expected to fail (a change, not a failure): "
-              + ", ".join(changed)] if changed else []
+    lines += (
+        [
+            f"{len(undecided)} expected deviations not shown by this selection (a whole run decides): "
+            + ", ".join(undecided)
+        ]
+        if undecided
+        else []
+    )
+    lines += (
+        [
+            f"{len(changed)} passes an older version's file expected to fail (a change, not a failure): "
+            + ", ".join(changed)
+        ]
+        if changed
+        else []
+    )
     return [fit(line, context.width).rstrip() for line in lines]
 
 
 def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     failing = sum(t["counts"][UNEXPECTED] for t in targets(doc))
-    shown = found[:max(1, (budget - 2) // BLOCK)]
-    lines = [f"{counted(failing, 'unexpected failure')}, {counted(len(found), 'root cause')} "
-             "(largest first):"]
+    shown = found[: max(1, (budget - 2) // BLOCK)]
+    lines = [f"{counted(failing, 'unexpected failure')}, {counted(len(found), 'root cause')} (largest first):"]
     for n, group in enumerate(shown, 1):
         lines += cause_block(n, group, context.width)
     if len(found) > len(shown):
@@ -150,8 +172,11 @@ def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
 def cause_block(n: int, group: dict, width: int) -> list[str]:
     where = f"{n:>2}. {group['implementation']}, {counted(group['rows'], 'row')}: "
     example = (group["example"] or group["cause"]).splitlines()[0] if (group["example"] or group["cause"]) else ""
-    return [where + listed(group["clauses"], width - len(where)),
-            fit(f"    first divergence: {example}", width).rstrip(), f"    {group['replay']}"]
+    return [
+        where + listed(group["clauses"], width - len(where)),
+        fit(f"    first divergence: {example}", width).rstrip(),
+        f"    {group['replay']}",
+    ]
 
 
 def listed(names: list[str], width: int) -> str:

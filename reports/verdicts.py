@@ -35,6 +35,7 @@ to is the strongest contribution.  Why this order:
 The same order ranks outcomes (``OUTCOME_ORDER``): a known deviation ranks below an unexpected failure
 (that is what a reader must see first) and above a pass.
 """
+
 from __future__ import annotations
 
 import enum
@@ -55,9 +56,9 @@ class Validity(enum.StrEnum):
 class Unknown(enum.StrEnum):
     """Why a verdict is ``unknown`` (results.json's ``unknown`` field)."""
 
-    UNDECIDED = "undecided"      # examples ran; none could be decided
+    UNDECIDED = "undecided"  # examples ran; none could be decided
     UNEXERCISED = "unexercised"  # no example reached the clause
-    SKIPPED = "skipped"          # the test stopped on its own (a skip, or its own xfail mark) before deciding
+    SKIPPED = "skipped"  # the test stopped on its own (a skip, or its own xfail mark) before deciding
 
 
 class Outcome(enum.StrEnum):
@@ -72,8 +73,13 @@ class Outcome(enum.StrEnum):
 
 V, U = Validity, Unknown
 ORDER: tuple[tuple[Validity, Unknown | None], ...] = (
-    (V.UNKNOWN, U.UNEXERCISED), (V.UNSUPPORTED, None), (V.UNKNOWN, None), (V.PASS, None), (V.ERROR, None),
-    (V.FAIL, None))
+    (V.UNKNOWN, U.UNEXERCISED),
+    (V.UNSUPPORTED, None),
+    (V.UNKNOWN, None),
+    (V.PASS, None),
+    (V.ERROR, None),
+    (V.FAIL, None),
+)
 SHOWN = (V.UNSUPPORTED, V.UNKNOWN, V.PASS, V.ERROR, V.FAIL)  # the verdicts a merged row can have, weakest first
 BAD = (V.FAIL, V.ERROR)  # the verdicts that fail a run (unless an expectation names them)
 OUTCOME_ORDER = (Outcome.NOT_APPLICABLE, Outcome.UNKNOWN, Outcome.PASS, Outcome.EXPECTED, Outcome.UNEXPECTED)
@@ -102,4 +108,3 @@ def strongest(verdicts: Iterable[str], default: str = V.UNKNOWN) -> Validity:
 
 def outcome_rank(outcome: str) -> int:
     return OUTCOME_ORDER.index(Outcome(outcome))
-

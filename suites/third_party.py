@@ -3,6 +3,7 @@
 point group of a distribution (a ``.dist-info`` on the path, as ``pip install`` would leave it).  Nothing in ktc
 names it.  suites/selftest/test_targets.py loads it; suites/broker/test_third_party.py runs it on kfake.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -41,6 +42,7 @@ ENTRY_POINTS = f"[ktc.plugins]\n{NAME} = {MODULE}:PLUGIN\n"
 def kfake_expectations() -> Path:
     """ktc's expectations file for the pinned kfake."""
     from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION
+
     return expectations_dir() / f"kfake-{KFAKE_VERSION}.toml"
 
 

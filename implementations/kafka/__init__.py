@@ -5,6 +5,7 @@ launchers (launch.py and its kin), the one adapter that judges any of them (adap
 The adapter (and kafka-python with it) is imported on first use, so the declarations and the pure modules
 here (``cluster_histories``: the cluster's clock offsets) import without the broker extra.
 """
+
 import importlib
 
 __all__ = ["BrokerAdapter"]

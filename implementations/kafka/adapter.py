@@ -7,6 +7,7 @@ broker shares: its address, one client, discovery (what it is), the profile it i
 what it answers (judge/probe.py), and cleanup: it deletes every topic it created when it closes, and on
 SIGINT/SIGTERM.  No target subclasses it (suites/selftest/test_targets.py).
 """
+
 from __future__ import annotations
 
 from ktc.implementations.protocol import Capabilities, JudgedTrace
@@ -101,6 +102,7 @@ class BrokerAdapter:
         if recorded.get("bootstrap"):
             from .launch import Address
             from .settings import ByAddress
+
             self.launcher = Address(ByAddress(recorded["bootstrap"], self.launcher.security))
             self.name = recorded.get("implementation", self.name)
         elif recorded.get("version"):
@@ -204,8 +206,9 @@ class BrokerAdapter:
             died = self.launcher.died()
             if died is None:
                 raise
-            raise BrokerError(f"the Kafka {self.version} broker ktc started exited with code {died[0]} "
-                              f"({error}):\n{died[1]}") from None
+            raise BrokerError(
+                f"the Kafka {self.version} broker ktc started exited with code {died[0]} ({error}):\n{died[1]}"
+            ) from None
 
     # -- leaving nothing behind
     def delete_topics(self, names) -> None:
@@ -217,7 +220,7 @@ class BrokerAdapter:
         try:
             with wire.Client(self.address(), timeout_s=5.0, security=self.launcher.security) as client:
                 for start in range(0, len(names), 500):
-                    client.delete_topics(names[start:start + 500], timeout_ms=5000)
+                    client.delete_topics(names[start : start + 500], timeout_ms=5000)
         except (OSError, wire.WireError):
             pass  # the broker is gone: `ktc clean` removes what is left
 

@@ -2,6 +2,7 @@
 (target.py) and what was observed: any broker's limits (judge/capabilities.py), the target's own unsupported
 clauses or the only ones it claims, how the KIP texts judge it, the topic configs its broker ignored, what the
 probe found it cannot answer, and what its executor adds (the cluster: the histories it can run)."""
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -28,8 +29,11 @@ def capabilities(adapter) -> Capabilities:
 def not_run(profile: str, problem: str) -> Capabilities:
     """A target that cannot run here (no Docker engine, no binary): its own profiles, every clause unsupported
     with the reason, so it shows as one "not run" row and never as a silent skip."""
-    return Capabilities(profiles=frozenset({profile, KIP}), pinned_only=frozenset({KIP}),
-                        unsupported={c.kip: problem for c in all_clauses().values()})
+    return Capabilities(
+        profiles=frozenset({profile, KIP}),
+        pinned_only=frozenset({KIP}),
+        unsupported={c.kip: problem for c in all_clauses().values()},
+    )
 
 
 def broker(adapter, profile: str) -> Capabilities:

@@ -17,6 +17,7 @@ holds the history placed at interval starts and at interval ends, with the clust
 ``ElectLeader`` ops kept.  The broker does not know the profile, so a history run once is judged under every
 profile from the same observation.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -176,8 +177,13 @@ class Run:
         return replace(self.history, ops=tuple(executed)), observed
 
     def apply(self, op) -> Observed:
-        handler = {CreateTopic: self.create, Produce: self.produce, ElectLeader: self.elect, Fetch: self.fetch,
-                   ListOffsets: self.list_offsets}.get(type(op))
+        handler = {
+            CreateTopic: self.create,
+            Produce: self.produce,
+            ElectLeader: self.elect,
+            Fetch: self.fetch,
+            ListOffsets: self.list_offsets,
+        }.get(type(op))
         if handler is None:  # Advance: real time moves by itself
             now = wire.now_ms()
             return Observed(Ack(), now, now)
@@ -192,16 +198,23 @@ class Run:
     def create(self, op: CreateTopic) -> Observed:
         sent = wire.now_ms()
         assignment = [self.assignment(op.topic, p) for p in range(op.config.partitions)]
-        code, _message = self.cluster.create_topic(self.names[op.topic], assignment,
-                                                   {**kafka_configs(op.config), **TOPIC_CONFIG})
+        code, _message = self.cluster.create_topic(
+            self.names[op.topic], assignment, {**kafka_configs(op.config), **TOPIC_CONFIG}
+        )
         if code == 0:
             self.configs[op.topic] = op.config
         return Observed(CreateTopicResult(code), sent, wire.now_ms())
 
     def assignment(self, topic: str, partition: int) -> list[int]:
         """History broker 0 first (every partition's first leader), then the brokers it elects, then the rest."""
-        chain = [0, *(op.broker for op in self.history.ops
-                      if isinstance(op, ElectLeader) and (op.topic, op.partition) == (topic, partition))]
+        chain = [
+            0,
+            *(
+                op.broker
+                for op in self.history.ops
+                if isinstance(op, ElectLeader) and (op.topic, op.partition) == (topic, partition)
+            ),
+        ]
         order = [*dict.fromkeys(chain), *range(len(self.nodes))]
         return [self.nodes[b] for b in dict.fromkeys(order)]
 
@@ -228,8 +241,13 @@ class Run:
         sent = wire.now_ms()
         client = self.client(op)
         version = client.newest("ListOffsets", wire.LIST_OFFSETS_MAX) if op.version is None else op.version
-        out = client.list_offsets(self.names[op.topic], op.target, partition=op.partition, version=version,
-                                  isolation_level=int(op.read_committed))
+        out = client.list_offsets(
+            self.names[op.topic],
+            op.target,
+            partition=op.partition,
+            version=version,
+            isolation_level=int(op.read_committed),
+        )
         return Observed(list_result(out), sent, wire.now_ms())
 
 
@@ -243,12 +261,20 @@ def check_profile(cluster: LocalCluster, expected: str) -> None:
 
 # ---- judging over clock intervals ----------------------------------------------------------------
 
+
 def placed(history: History, observed: list[Observed], end: str) -> tuple:
     """The history with each operation at one end of its interval in real time (a LogAppendTime echo
     minus its leader's offset where there is one); the cluster's offsets and elections are kept."""
-    steps = [(op, seen.result, getattr(seen, end) if seen.exact_now is None else
-              seen.exact_now - state.offsets[state.leader(op.topic, op.partition)])
-             for op, state, seen in zip(history.ops, clock_states(history), observed)
-             if not isinstance(op, (Advance, StepClock))]
+    steps = [
+        (
+            op,
+            seen.result,
+            getattr(seen, end)
+            if seen.exact_now is None
+            else seen.exact_now - state.offsets[state.leader(op.topic, op.partition)],
+        )
+        for op, state, seen in zip(history.ops, clock_states(history), observed)
+        if not isinstance(op, (Advance, StepClock))
+    ]
     ops, results, start = on_real_time(steps)
     return replace(history, ops=ops, start_ms=history.start_ms if start is None else start), results

@@ -5,6 +5,7 @@ Here: ``LocalKafka`` (a KRaft broker of a Maven Central release on loopback, on 
 (any broker by address), ``Kfake`` (processes/kfake.py) and ``Tansu`` (processes/tansu.py).  Elsewhere:
 containers/launch.py (the local broker's JVM in a container) and cluster_run.py (three nodes on skewed clocks).
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -61,6 +62,8 @@ class Launcher(Protocol):
     def record(self) -> dict: ...
 
     def retarget(self, record: dict) -> None: ...
+
+
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 # (On a clock ktc sets, the retention thread runs often and topics are held: judge/retention.py.)
 QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
@@ -74,6 +77,7 @@ NEVER_IDLE = {"connections.max.idle.ms": 7 * 86_400_000}
 def local_jvm(version: str, config: dict, clock: ControlledClock | None):
     """The broker process of ``LocalKafka``: a KRaft JVM on loopback, started."""
     from ktc.kafka.processes.broker import LocalBroker
+
     return LocalBroker(version, config=config, clock=clock).start()
 
 
@@ -211,6 +215,7 @@ class Kfake:
 
     def start(self) -> str:
         from .processes.kfake import KfakeBroker
+
         self.broker = KfakeBroker(version=self.version).start()
         return self.broker.bootstrap
 
@@ -243,6 +248,7 @@ class Tansu:
 
     def __init__(self, settings: TansuSettings):
         from .processes.tansu import located
+
         self.binary, self.version, self.source, self.problem = located(settings.binary)
         self.clock, self.clock_reason = HostClock(), NOT_STARTED
         self.broker = None
@@ -255,6 +261,7 @@ class Tansu:
 
     def start(self) -> str:
         from .processes.tansu import TansuBroker, TansuError
+
         if self.binary is None:
             raise TansuError(self.problem)
         self.broker = TansuBroker(self.binary).start()

@@ -1,5 +1,6 @@
 """The record of a declared broker target (``BrokerAdapter.target()``): where the results come from, written
 into results.json beside them and read by ``ktc replay``, the reports and the family's end-of-run line."""
+
 from __future__ import annotations
 
 from .judge.capabilities import NOT_SENT
@@ -10,11 +11,21 @@ def of(adapter) -> dict:
     the probe found, and what its launcher adds (kfake: the build)."""
     found = adapter.discovered()
     launcher, external = adapter.launcher, adapter.external
-    return {"implementation": adapter.name, "bootstrap": launcher.bootstrap if external else None,
-            "external": external, "version": None if external else adapter.version, "started": launcher.started(),
-            "profile": adapter.chosen_profile(found), "requested_profile": adapter.requested_profile,
-            "evidence": adapter.profile_evidence(found), "security": launcher.security.describe(),
-            "clock": clock(adapter), "not_sent": NOT_SENT, "probed": adapter.probed_notes(), **launcher.record()}
+    return {
+        "implementation": adapter.name,
+        "bootstrap": launcher.bootstrap if external else None,
+        "external": external,
+        "version": None if external else adapter.version,
+        "started": launcher.started(),
+        "profile": adapter.chosen_profile(found),
+        "requested_profile": adapter.requested_profile,
+        "evidence": adapter.profile_evidence(found),
+        "security": launcher.security.describe(),
+        "clock": clock(adapter),
+        "not_sent": NOT_SENT,
+        "probed": adapter.probed_notes(),
+        **launcher.record(),
+    }
 
 
 def clock(adapter) -> dict:

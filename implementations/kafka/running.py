@@ -2,6 +2,7 @@
 declared target (target.py).  An executor is what the adapter (adapter.py) asks to run histories
 (``Executor``); cluster_run.py's ``LeaderChanges`` is the other one.
 """
+
 from __future__ import annotations
 
 from typing import Protocol
@@ -53,13 +54,22 @@ class PipelineRuns:
 
     def new_pipeline(self, connections: int, depth: int) -> Pipeline:
         adapter, tuning = self.adapter, self.tuning
-        pipeline = Pipeline(address_of(adapter.address()), adapter.limit_defaults(), namer=adapter.namer,
-                            ready_s=tuning.ready_s, connections=connections, depth=depth,
-                            security=self.launcher.security, clock=self.launcher.clock, log_dir=self.launcher.log_dir,
-                            reconnect_s=tuning.reconnect_s)
+        pipeline = Pipeline(
+            address_of(adapter.address()),
+            adapter.limit_defaults(),
+            namer=adapter.namer,
+            ready_s=tuning.ready_s,
+            connections=connections,
+            depth=depth,
+            security=self.launcher.security,
+            clock=self.launcher.clock,
+            log_dir=self.launcher.log_dir,
+            reconnect_s=tuning.reconnect_s,
+        )
         pipeline.probed = adapter.probed()
-        pipeline.list_offsets_version = min(adapter.client().newest("ListOffsets", wire.LIST_OFFSETS_MAX),
-                                            pipeline.probed.list_offsets_version)
+        pipeline.list_offsets_version = min(
+            adapter.client().newest("ListOffsets", wire.LIST_OFFSETS_MAX), pipeline.probed.list_offsets_version
+        )
         return pipeline
 
     def run(self, histories) -> list[JudgedTrace]:

@@ -6,6 +6,7 @@ The environment variables read here (``KTC_KAFKA_BROKER_CONFIG``, the pipeline's
 ``KTC_CONTAINER_IMAGE``) are listed with every other in ktc/environment.py (``ktc env``).  A malformed value is
 a one-line ValueError naming the variable, raised when the target is built (``ktc run`` exits 2).
 """
+
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -15,9 +16,13 @@ CLOCK_ENV = "KTC_KAFKA_CLOCK"  # the default of --kafka-clock
 CLOCK_MODES = ("controlled", "host")
 IMAGE_MODES = ("auto", "local")  # KTC_CONTAINER_IMAGE: apache/kafka when it can be pulled, or always ktc/kafka
 # attribute -> (its variable, its kind)
-TUNING = {"chunk": ("KTC_KAFKA_CHUNK", int), "connections": ("KTC_KAFKA_CONNECTIONS", int),
-          "depth": ("KTC_KAFKA_DEPTH", int), "ready_s": ("KTC_KAFKA_READY_S", float),
-          "reconnect_s": ("KTC_KAFKA_RECONNECT_S", float)}
+TUNING = {
+    "chunk": ("KTC_KAFKA_CHUNK", int),
+    "connections": ("KTC_KAFKA_CONNECTIONS", int),
+    "depth": ("KTC_KAFKA_DEPTH", int),
+    "ready_s": ("KTC_KAFKA_READY_S", float),
+    "reconnect_s": ("KTC_KAFKA_RECONNECT_S", float),
+}
 
 
 class ClockChoiceError(ValueError):
@@ -37,8 +42,11 @@ class Tuning:
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Tuning:
         """The defaults, each overridden by its ``KTC_KAFKA_<NAME>`` where set."""
-        given = {attr: positive(name, environ[name].strip(), kind) for attr, (name, kind) in TUNING.items()
-                 if environ.get(name, "").strip()}
+        given = {
+            attr: positive(name, environ[name].strip(), kind)
+            for attr, (name, kind) in TUNING.items()
+            if environ.get(name, "").strip()
+        }
         return cls(**given)
 
 
@@ -81,11 +89,13 @@ class Started:
     tuning: Tuning = Tuning()
 
     @classmethod
-    def from_options(cls, values: Mapping, environ: Mapping[str, str], *, version: str | None = None,
-                     newest: str | None = None) -> Started:
+    def from_options(
+        cls, values: Mapping, environ: Mapping[str, str], *, version: str | None = None, newest: str | None = None
+    ) -> Started:
         """``version``, else the newest release of line ``newest``, else --kafka-version, else the default."""
         from ktc.kafka.processes import provision
         from ktc.specs import versions
+
         chosen = version or (provision.newest(newest) if newest else values.get("kafka_version"))
         chosen = chosen or provision.DEFAULT_VERSIONS[0]
         versions.line_of(chosen)  # a version ktc has no line for is refused here, in one line
@@ -107,6 +117,7 @@ class Container:
     def from_options(cls, values: Mapping, environ: Mapping[str, str]) -> Container:
         """--kafka-version, else the release ``kafka-3.9`` starts (so a run of both judges one broker two ways)."""
         from ktc.kafka.processes import provision
+
         line = provision.DEFAULT_VERSIONS[0].rsplit(".", 1)[0]
         version = values.get("kafka_version") or provision.newest(line)
         mode = environ.get("KTC_CONTAINER_IMAGE", "").strip() or "auto"
@@ -126,6 +137,7 @@ class ByAddress:
     @classmethod
     def from_options(cls, values: Mapping, environ: Mapping[str, str]) -> ByAddress:
         from ktc.kafka.client.security import PLAINTEXT, Security
+
         config = values.get("kafka_config")
         security = Security.from_properties(config) if config else PLAINTEXT
         return cls(values.get("kafka_bootstrap") or "", security, Tuning.from_environ(environ))
@@ -142,6 +154,7 @@ class Kfake:
     @classmethod
     def from_options(cls, values: Mapping, environ: Mapping[str, str]) -> Kfake:
         from .processes.kfake import chosen_version
+
         return cls(*chosen_version(environ.get("KTC_KFAKE_VERSION", "")), Tuning.from_environ(environ))
 
 
@@ -168,4 +181,5 @@ class Cluster:
     def from_options(cls, values: Mapping, environ: Mapping[str, str]) -> Cluster:
         from ktc.kafka.processes import provision
         from ktc.kafka.processes.skew import DEFAULT_OFFSETS_S
+
         return cls(values.get("kafka_version") or provision.DEFAULT_VERSIONS[0], tuple(DEFAULT_OFFSETS_S))

@@ -15,6 +15,7 @@ built, so declaring one (and listing every family, as ``ktc --help`` does) impor
 kfake, tansu, the container, the cluster, the Kafka ktc starts and any broker by address are declared in
 implementations/families/; a third party declares its own in one file (README: "Judge your own broker").
 """
+
 from __future__ import annotations
 
 import importlib
@@ -46,10 +47,12 @@ class ReleaseLine:
 
     def known(self, version: str) -> str | None:
         from ktc.specs import versions
+
         return versions.profile_for(version)
 
     def evidence(self, version: str, found) -> str | None:
         from ktc.specs import versions
+
         return f"release line {versions.line_of(version).line}"
 
 
@@ -120,6 +123,7 @@ class BrokerTarget:
         """The adapter judging this target, its settings built from ``values`` and ``environ`` (default
         ``os.environ``): the one place a target's settings are read."""
         from .adapter import BrokerAdapter
+
         return BrokerAdapter(self, use(self.settings)(values or {}, os.environ if environ is None else environ))
 
     def launcher(self, settings):

@@ -16,6 +16,7 @@ of the batch, computed (one window) only over the records of LogAppendTime batch
 an unknown profile) raises ContractError naming it, before any job runs; a null timestamp fails the job
 that reads it with the same kind of message (no separate scan of the input first).
 """
+
 from __future__ import annotations
 
 import functools
@@ -48,9 +49,21 @@ def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFra
         p = get_profile(profile)
     except ProfileError as error:
         raise ContractError(str(error)) from None
-    switches = {k: getattr(p, k) for k in ("arithmetic", "validation", "long_max_fallback", "default_before_max_ms",
-                                          "default_after_max_ms", "lat_batch_check", "future_warning",
-                                          "negative_timestamps", "batch_max_floor", "dual_timestamps")}
+    switches = {
+        k: getattr(p, k)
+        for k in (
+            "arithmetic",
+            "validation",
+            "long_max_fallback",
+            "default_before_max_ms",
+            "default_after_max_ms",
+            "lat_batch_check",
+            "future_warning",
+            "negative_timestamps",
+            "batch_max_floor",
+            "dual_timestamps",
+        )
+    }
     switches["log_append_time_rule"] = p.log_append_time
     switches["sentinel"] = no_timestamp if p.sentinel == "parameter" else -1
     return df.withColumns({name: F.lit(value) for name, value in switches.items()})
@@ -72,8 +85,11 @@ def with_header_max(records: DataFrame) -> DataFrame:
     stamped = F.col("timestampType").eqNullSafe(1)
     batch = Window.partitionBy(*append.partition_key(records), "batch_id")
     own = F.greatest(F.max("timestamp_ms").over(batch), F.lit(-1).cast("bigint"))
-    return (records.filter(~stamped).withColumn("header_max", F.lit(None).cast("bigint"))
-            .unionByName(records.filter(stamped).withColumn("header_max", own)))
+    return (
+        records.filter(~stamped)
+        .withColumn("header_max", F.lit(None).cast("bigint"))
+        .unionByName(records.filter(stamped).withColumn("header_max", own))
+    )
 
 
 def record_rows(verdicts: DataFrame, batches: DataFrame) -> DataFrame:
@@ -82,16 +98,25 @@ def record_rows(verdicts: DataFrame, batches: DataFrame) -> DataFrame:
     joined = verdicts.join(outcome, keys)
     wrapping = F.col("arithmetic") == "wrapping"
     return joined.select(
-        *keys, "offset", verdict().alias("verdict"), rule_id().alias("rule_id"),
-        F.col("batch_error").alias("error_code"), F.col("record_error").alias("reason"),
-        F.col("broker_now_ms").alias("now_ms"), F.col("timestamp_ms").alias("ts_ms"),
+        *keys,
+        "offset",
+        verdict().alias("verdict"),
+        rule_id().alias("rule_id"),
+        F.col("batch_error").alias("error_code"),
+        F.col("record_error").alias("reason"),
+        F.col("broker_now_ms").alias("now_ms"),
+        F.col("timestamp_ms").alias("ts_ms"),
         int64.sub("broker_now_ms", "eff_before", wrapping).cast("string").alias("lower"),
-        int64.add("broker_now_ms", "eff_after", wrapping).cast("string").alias("upper"))
+        int64.add("broker_now_ms", "eff_after", wrapping).cast("string").alias("upper"),
+    )
 
 
 def verdict() -> Column:
-    return (F.when(F.col("batch_error") != 0, F.lit("rejected"))
-             .when(F.col("lat").isNotNull(), F.lit("overwritten")).otherwise(F.lit("appended")))
+    return (
+        F.when(F.col("batch_error") != 0, F.lit("rejected"))
+        .when(F.col("lat").isNotNull(), F.lit("overwritten"))
+        .otherwise(F.lit("appended"))
+    )
 
 
 def rule_id() -> Column:

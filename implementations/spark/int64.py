@@ -5,6 +5,7 @@ raises ARITHMETIC_OVERFLOW instead.  Computing in decimal(38,0) and reducing wit
 reproduces Java's result exactly (research note A7).  Results stay decimal(38,0) so that the
 exact (``kip`` profile) and wrapped values share one type; compare them with ``lit`` decimals.
 """
+
 from __future__ import annotations
 
 from pyspark.sql import Column
@@ -53,13 +54,13 @@ def exceeds(diff: Column, limit: str) -> Column:
 
 def negated_exceeds(diff: Column, limit: str, wrapping: Column) -> Column:
     """``-diff > limit``: -Long.MIN_VALUE is Long.MIN_VALUE when wrapping and 2^63 when exact."""
-    return (F.when(diff.isNull(), F.lit(False))
-             .when(diff == F.lit(LONG_MIN), ~wrapping)
-             .otherwise(-diff > F.col(limit)))
+    return F.when(diff.isNull(), F.lit(False)).when(diff == F.lit(LONG_MIN), ~wrapping).otherwise(-diff > F.col(limit))
 
 
 def abs_exceeds(diff: Column, limit: str, wrapping: Column) -> Column:
     """``Math.abs(diff) > limit``: Math.abs(Long.MIN_VALUE) is negative in Java."""
-    return (F.when(diff.isNull(), F.lit(True))
-             .when(diff == F.lit(LONG_MIN), ~wrapping)
-             .otherwise(F.abs(diff) > F.col(limit)))
+    return (
+        F.when(diff.isNull(), F.lit(True))
+        .when(diff == F.lit(LONG_MIN), ~wrapping)
+        .otherwise(F.abs(diff) > F.col(limit))
+    )

@@ -1,6 +1,7 @@
 """What the invariants over reads share: the stored log as Fetch and ListOffsets return it, paired by
 log state, and each record read traced back to the append that wrote it (by the offsets the
 implementation answered, never by the model's)."""
+
 from __future__ import annotations
 
 from collections.abc import Iterator

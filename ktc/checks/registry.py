@@ -1,5 +1,6 @@
 """The one check registry: ``@check(*clause_ids)`` over functions of one signature,
 ``check(scenario, compare) -> None``; ``run_check`` turns a check's comparisons into a Verdict."""
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -11,15 +12,19 @@ Check = Callable[[Scenario, "Compare"], None]
 
 CHECKS: dict[str, Check] = {}
 
+
 def check(*clause_ids: str) -> Callable[[Check], Check]:
     """Register a check for one or more clause ids."""
+
     def register(fn: Check) -> Check:
         for clause_id in clause_ids:
             if clause_id in CHECKS:
                 raise ValueError(f"two checks for {clause_id}")
             CHECKS[clause_id] = fn
         return fn
+
     return register
+
 
 class Compare:
     def __init__(self) -> None:
@@ -37,6 +42,7 @@ class Compare:
         """An invariant of the observation alone: no earlier divergence from the model can explain it away."""
         self.eq(op_index, what, "invariant holds", "invariant holds" if ok else observed, invariant=True)
 
+
 def run_check(clause_id: str, scenario: Scenario) -> Verdict | None:
     compare = Compare()
     CHECKS[clause_id](scenario, compare)
@@ -44,6 +50,7 @@ def run_check(clause_id: str, scenario: Scenario) -> Verdict | None:
         return None
     validity = Validity.FAIL if compare.first else Validity.PASS
     return Verdict(clause_id, validity, compare.count, compare.first)
+
 
 def owner_at(scenario: Scenario, op_index: int, clause_ids) -> str | None:
     """The first of ``clause_ids`` whose check finds a difference at ``op_index``: the clause that

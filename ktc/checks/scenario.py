@@ -3,6 +3,7 @@
 Bookkeeping only (which topic config applies, which broker leads, what its clock reads); no
 timestamp rule lives here.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -49,8 +50,7 @@ class ProduceView:
 
     @property
     def honest_header(self) -> bool:
-        return self.batch.max_timestamp is None or \
-            self.batch.max_timestamp == header_max(Batch(self.batch.records))
+        return self.batch.max_timestamp is None or self.batch.max_timestamp == header_max(Batch(self.batch.records))
 
 
 @dataclass
@@ -63,8 +63,11 @@ class Scenario:
     @cached_property
     def created(self) -> dict[str, TopicConfig]:
         """Topics the reference created, with their configs."""
-        return {op.topic: op.config for op, r in zip(self.history.ops, self.expected)
-                if isinstance(op, CreateTopic) and r.error_code == 0}
+        return {
+            op.topic: op.config
+            for op, r in zip(self.history.ops, self.expected)
+            if isinstance(op, CreateTopic) and r.error_code == 0
+        }
 
     def produces(self) -> Iterator[ProduceView]:
         return iter(self.produce_views)

@@ -7,6 +7,7 @@ be judged: an answer ktc cannot read, or a first divergence no clause decides). 
 merges its examples' verdicts in the vocabulary's one order (``reports.verdicts.ORDER``); the plugin adds
 ``unsupported`` (the implementation says so) and ``error`` also when the harness or implementation crashed.
 """
+
 from __future__ import annotations
 
 import enum
@@ -49,8 +50,10 @@ class Divergence:
     ordinal: int = 0
 
     def describe(self) -> str:
-        return (f"op #{self.op_index} {self.op_kind}.{self.field}: "
-                f"expected {short(plain(self.expected))}, observed {short(plain(self.observed))}")
+        return (
+            f"op #{self.op_index} {self.op_kind}.{self.field}: "
+            f"expected {short(plain(self.expected))}, observed {short(plain(self.observed))}"
+        )
 
     @property
     def cause(self) -> str:
@@ -59,9 +62,15 @@ class Divergence:
         return f"{self.op_kind}.{INDEX.sub('[]', self.field)}: {shape(self.field, self.expected, self.observed)}"
 
     def as_data(self) -> dict:
-        return {"op_index": self.op_index, "op_kind": self.op_kind, "field": self.field,
-                "expected": json_safe(self.expected), "observed": json_safe(self.observed),
-                "text": self.describe(), "cause": self.cause}
+        return {
+            "op_index": self.op_index,
+            "op_kind": self.op_kind,
+            "field": self.field,
+            "expected": json_safe(self.expected),
+            "observed": json_safe(self.observed),
+            "text": self.describe(),
+            "cause": self.cause,
+        }
 
 
 def plain(value: Any) -> Any:
@@ -70,7 +79,7 @@ def plain(value: Any) -> Any:
 
 def short(value: Any, limit: int = 160) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def json_safe(value: Any) -> Any:
@@ -81,8 +90,9 @@ def json_safe(value: Any) -> Any:
 def shape(field_path: str, expected: Any, observed: Any) -> str:
     """Expected vs observed as a root cause names them: codes, flags and sentinels (< 0) exactly;
     other numbers (offsets, timestamps, counts) only by their order."""
-    exact = field_path.endswith("error_code") or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                         for v in (expected, observed))
+    exact = field_path.endswith("error_code") or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in (expected, observed)
+    )
     if exact:
         return f"expected {short(plain(expected), 60)}, observed {short(plain(observed), 60)}"
     if expected < 0 or observed < 0:

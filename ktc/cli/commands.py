@@ -14,6 +14,7 @@
 Bad input (unknown option, implementation or profile, malformed module:attribute) prints one
 line and exits 2.  ``ktc run`` exits 0 when no clause fails or errors, 1 otherwise.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,9 +37,10 @@ from ktc.usage import report_root
 
 def installed_version() -> str:
     from importlib import metadata
+
     try:
         return metadata.version("ktc")
-    except metadata.PackageNotFoundError:   # run from a checkout that was never installed
+    except metadata.PackageNotFoundError:  # run from a checkout that was never installed
         return "(not installed)"
 
 
@@ -54,8 +56,11 @@ class PrintVersion(argparse.Action):
 
 
 def build_parser() -> Parser:
-    parser = Parser(prog="ktc", description="Conformance suite for Kafka record-timestamp semantics",
-                    epilog="environment variables: 'ktc env' lists every one ktc reads, and what it means")
+    parser = Parser(
+        prog="ktc",
+        description="Conformance suite for Kafka record-timestamp semantics",
+        epilog="environment variables: 'ktc env' lists every one ktc reads, and what it means",
+    )
     parser.add_argument("--version", action=PrintVersion)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
     clauses = sub.add_parser("clauses", help="list clauses; --check fails on registry gaps")
@@ -64,28 +69,52 @@ def build_parser() -> Parser:
     sub.add_parser("env", help="list every environment variable ktc reads, what it means, and those set here")
     run = sub.add_parser("run", help="run the suites against an implementation")
     run.add_argument("--impl", action="append", help="built-in name or package.module:attribute (repeatable)")
-    run.add_argument("--profile", default="own",
-                     help="'own' (default): each implementation under the profiles it implements (a broker: the one "
-                          "detected or given, and the KIP texts on pinned inputs); 'all': every implementation under "
-                          "every profile; or comma-separated profile names")
-    run.add_argument("--hypothesis-profile", default="dev", choices=["dev", "ci", "nightly"],
-                     help="examples per test: dev (default) 40, the answer in minutes; ci 120, what ./run tests "
-                          "uses; nightly 3000")
-    run.add_argument("--report", default="ktc-report", metavar="DIR",
-                     help="report root: each run writes DIR/<UTC time>-<id>/ and, once finished, moves DIR/latest "
-                          "to it (default ./ktc-report)")
-    run.add_argument("--seed", type=cli_run.seed_arg, metavar="N",
-                     help="the Hypothesis seed of every test (default: a fresh one, printed as 'seed N'): the same "
-                          "seed on the same code and targets draws the same examples")
+    run.add_argument(
+        "--profile",
+        default="own",
+        help="'own' (default): each implementation under the profiles it implements (a broker: the one "
+        "detected or given, and the KIP texts on pinned inputs); 'all': every implementation under "
+        "every profile; or comma-separated profile names",
+    )
+    run.add_argument(
+        "--hypothesis-profile",
+        default="dev",
+        choices=["dev", "ci", "nightly"],
+        help="examples per test: dev (default) 40, the answer in minutes; ci 120, what ./run tests uses; nightly 3000",
+    )
+    run.add_argument(
+        "--report",
+        default="ktc-report",
+        metavar="DIR",
+        help="report root: each run writes DIR/<UTC time>-<id>/ and, once finished, moves DIR/latest "
+        "to it (default ./ktc-report)",
+    )
+    run.add_argument(
+        "--seed",
+        type=cli_run.seed_arg,
+        metavar="N",
+        help="the Hypothesis seed of every test (default: a fresh one, printed as 'seed N'): the same "
+        "seed on the same code and targets draws the same examples",
+    )
     run.add_argument("--workers", default="2", type=cli_run.workers, help="pytest-xdist workers (0 for none)")
-    run.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
-                     help="bound on each call of an implementation's run(), per 100 histories it is given "
-                          "(default 300; 0 for none)")
-    run.add_argument("--show-pytest", action="store_true",
-                     help="show pytest's own output (progress characters, tracebacks) and the JVM and Spark logs on "
-                          "the terminal; by default they go to pytest.log in the report directory")
-    run.add_argument("--self-checks", action="store_true",
-                     help="also run ktc's own quick self-checks (tests that judge no implementation)")
+    run.add_argument(
+        "--impl-timeout",
+        type=cli_run.timeout_arg,
+        default=300.0,
+        metavar="SECONDS",
+        help="bound on each call of an implementation's run(), per 100 histories it is given (default 300; 0 for none)",
+    )
+    run.add_argument(
+        "--show-pytest",
+        action="store_true",
+        help="show pytest's own output (progress characters, tracebacks) and the JVM and Spark logs on "
+        "the terminal; by default they go to pytest.log in the report directory",
+    )
+    run.add_argument(
+        "--self-checks",
+        action="store_true",
+        help="also run ktc's own quick self-checks (tests that judge no implementation)",
+    )
     add_family_options(run)
     add_family_commands(sub)
     cli_reports.add_parsers(sub, run)
@@ -100,9 +129,12 @@ def add_family_options(run) -> None:
     """Each implementation family's options (implementations/families/), with their defaults from the environment,
     and the families in ``ktc run --help``'s last lines."""
     from ktc import implementations
-    run.epilog = "implementation families: " + "; ".join(
-        f"{p.family} ({', '.join(p.builtins)}): {p.description}" for p in implementations.plugins()) + \
-        ". Environment variables (option defaults and the rest): ktc env"
+
+    run.epilog = (
+        "implementation families: "
+        + "; ".join(f"{p.family} ({', '.join(p.builtins)}): {p.description}" for p in implementations.plugins())
+        + ". Environment variables (option defaults and the rest): ktc env"
+    )
     defaults = implementations.values()  # each option's environment variable, where it has one
     for option in implementations.options():
         extra = {"action": "append", "default": []} if option.repeat else {"default": defaults[option.name]}
@@ -112,6 +144,7 @@ def add_family_options(run) -> None:
 def add_family_commands(sub) -> None:
     """The subcommands families bring (``ktc clean``), each with every family's options for it."""
     from ktc import implementations
+
     for name, parts in implementations.commands().items():
         parser = sub.add_parser(name, help="; ".join(part.help for part in parts))
         for part in parts:
@@ -120,11 +153,13 @@ def add_family_commands(sub) -> None:
 
 def family_command(args) -> int:
     from ktc import implementations
+
     return implementations.run_command(args.command, args)
 
 
 def main(argv: list[str] | None = None) -> int:
     from ktc.implementations import SettingError
+
     try:
         args = parse(sys.argv[1:] if argv is None else list(argv))
         return COMMANDS.get(args.command, family_command)(args)
@@ -141,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
 def missing_extra(error: ModuleNotFoundError) -> int:
     """One line naming the pip command, for a package one of ktc's extras brings; anything else is a bug: raised."""
     from ktc.implementations import extra_hint
+
     hint = extra_hint(error)
     if not hint:
         raise error
@@ -153,7 +189,7 @@ def parse(argv: list[str]):
     (``ktc run reference``) is an error, never a pytest argument."""
     cut = argv.index("--") if "--" in argv else len(argv)
     args = build_parser().parse_args(argv[:cut])
-    args.pytest_args = argv[cut + 1:]
+    args.pytest_args = argv[cut + 1 :]
     if args.pytest_args and args.command not in ("run", "matrix"):
         raise UsageError(f"ktc {args.command} takes no arguments after '--'")
     return args
@@ -163,6 +199,7 @@ def cmd_clauses(args) -> int:
     from ktc.cli.citations import citations
     from ktc.reports.outcomes import counted
     from ktc.specs import clauses as registry
+
     counts = citations(suites_dir())
     for c in registry.all_clauses().values():
         print(f"{c.id:<48} {c.status:<17} {c.kip:<8} {c.quote_kind:<12} {counts.get(c.id, 0):>3} tests")
@@ -179,11 +216,13 @@ def cmd_clauses(args) -> int:
 def list_offsets_coverage() -> list[str]:
     from ktc.checks.kip33 import coverage_lines
     from ktc.specs.profiles import all_profiles
+
     return coverage_lines({name: p.list_offsets_max_version for name, p in all_profiles().items()})
 
 
 def registry_problems(registry, counts) -> list[str]:
     from ktc import checks
+
     known = registry.all_clauses()
     problems = list(registry.problems())
     problems += [f"{c}: no test cites this clause" for c in known if counts.get(c, 0) == 0]
@@ -194,6 +233,7 @@ def registry_problems(registry, counts) -> list[str]:
 
 def cmd_profiles(args) -> int:
     from ktc.specs.profiles import all_profiles
+
     for profile in all_profiles().values():
         print(f"{profile.name}: {profile.description}")
     return 0
@@ -201,6 +241,7 @@ def cmd_profiles(args) -> int:
 
 def cmd_env(args) -> int:
     from ktc.environment import listing
+
     print(listing())
     return 0
 
@@ -208,6 +249,7 @@ def cmd_env(args) -> int:
 def validate_run(args) -> None:
     from ktc import implementations
     from ktc.specs.profiles import ProfileError, get
+
     for spec in args.impl or ["reference"]:
         try:
             implementations.load(spec, vars(args))
@@ -268,10 +310,28 @@ OWN_TIER_SUITES = ("spark",)  # only with --self-checks
 def pytest_argv(args, report: Path) -> list[str]:
     suites = suites_dir()
     ignored = OWN_SUITES + (() if args.self_checks else OWN_TIER_SUITES)
-    where = [] if names_tests(args.pytest_args or (), suites) else [
-        str(suites), *(option for name in ignored for option in ("--ignore", str(suites / name)))]
-    argv = [sys.executable, "-m", "pytest", *where, "--rootdir", str(suites.parent), "-q", "--profile", args.profile,
-            "--ktc-report", str(report), "-p", "no:cacheprovider", "--junitxml", str(report / "junit.xml")]
+    where = (
+        []
+        if names_tests(args.pytest_args or (), suites)
+        else [str(suites), *(option for name in ignored for option in ("--ignore", str(suites / name)))]
+    )
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *where,
+        "--rootdir",
+        str(suites.parent),
+        "-q",
+        "--profile",
+        args.profile,
+        "--ktc-report",
+        str(report),
+        "-p",
+        "no:cacheprovider",
+        "--junitxml",
+        str(report / "junit.xml"),
+    ]
     argv += [] if args.self_checks else ["--ktc-judged-only"]
     argv += [] if args.seed is None else [f"--hypothesis-seed={args.seed}"]
     argv += ["--ktc-partial"] if partial(args.pytest_args or (), suites) else []
@@ -283,13 +343,17 @@ def pytest_argv(args, report: Path) -> list[str]:
 def child_env(args) -> dict:
     """The child's environment: ours, with the Hypothesis profile and the user's directory importable.
     Every ktc setting goes as a pytest option (``settings_argv``), not through the environment."""
-    return {**os.environ, "HYPOTHESIS_PROFILE": args.hypothesis_profile,
-            "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")]))}
+    return {
+        **os.environ,
+        "HYPOTHESIS_PROFILE": args.hypothesis_profile,
+        "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])),
+    }
 
 
 def settings_argv(args) -> list[str]:
     """Every family option given that is also a pytest option, as ``--flag=value`` (each item of a repeatable one)."""
     from ktc import implementations
+
     argv = []
     for option in implementations.options():
         value = getattr(args, option.name)
@@ -310,8 +374,11 @@ def finish_run(report: Path, code: int, log: Path | None, budget: int = SCREEN_L
     if code not in cli_run.FINISHED:
         error = last_error(log) if log is not None else None
         said = f": {error}" if error else ""
-        print(f"ktc: the run did not finish (exit {code}){said}; {report} holds what it wrote, latest was not moved"
-              + (f"; pytest's output: {log}" if log is not None else ""), file=sys.stderr)
+        print(
+            f"ktc: the run did not finish (exit {code}){said}; {report} holds what it wrote, latest was not moved"
+            + (f"; pytest's output: {log}" if log is not None else ""),
+            file=sys.stderr,
+        )
     elif code == 1 and log is not None:
         error = last_error(log) if not results.exists() or judged_nothing(results) else None
         print((f"ktc: error: {error}\n" if error else "") + f"pytest's output (tracebacks, JVM and Spark logs): {log}")
@@ -324,6 +391,7 @@ def render_answer(results: Path, max_lines: int) -> str:
 
     from ktc.reports import loading, render
     from ktc.reports.registry import Context
+
     doc = loading.load_results(results)
     width = shutil.get_terminal_size((120, 40)).columns
     answer = render.render("terminal", doc, Context(report_dir=str(results.parent), width=width, max_lines=max_lines))
@@ -353,9 +421,17 @@ def last_error(log: Path) -> str | None:
 EXIT_NO_TESTS = 5
 
 
-COMMANDS = {"clauses": cmd_clauses, "profiles": cmd_profiles, "env": cmd_env, "run": cmd_run,
-            **cli_reports.COMMANDS, **cli_impl.COMMANDS, **cli_matrix.COMMANDS,
-            **cli_audit.COMMANDS, **cli_hunt.COMMANDS}
+COMMANDS = {
+    "clauses": cmd_clauses,
+    "profiles": cmd_profiles,
+    "env": cmd_env,
+    "run": cmd_run,
+    **cli_reports.COMMANDS,
+    **cli_impl.COMMANDS,
+    **cli_matrix.COMMANDS,
+    **cli_audit.COMMANDS,
+    **cli_hunt.COMMANDS,
+}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -7,6 +7,7 @@
 3. Chunks judged in one ``impl.run`` each; every trace compared whole with the reference.
 4. The first disagreement shrunk in bulk (ktc/judge/shrink.py) to a single minimal scenario.
 """
+
 from __future__ import annotations
 
 import random
@@ -46,8 +47,13 @@ def corpus(strategy, count: int, seed: int) -> list[History]:
     found: list[History] = []
 
     @hypothesis_seed(seed)
-    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def collect(history):
         found.append(history)
@@ -66,9 +72,10 @@ def mutate(history: History, rng: random.Random) -> History:
     j = rng.randrange(len(op.batch.records))
     record = op.batch.records[j]
     ts = nudge(record.timestamp, history.start_ms, rng)
-    records = op.batch.records[:j] + (replace(record, timestamp=ts),) + op.batch.records[j + 1:]
-    return replace(history, ops=history.ops[:i] + (replace(op, batch=replace(op.batch, records=records)),)
-                   + history.ops[i + 1:])
+    records = op.batch.records[:j] + (replace(record, timestamp=ts),) + op.batch.records[j + 1 :]
+    return replace(
+        history, ops=history.ops[:i] + (replace(op, batch=replace(op.batch, records=records)),) + history.ops[i + 1 :]
+    )
 
 
 def nudge(ts: int, now: int, rng: random.Random) -> int:
@@ -128,5 +135,6 @@ def run_bulk(impl, bases: list[History], profiles: list[str], total: int, chunk:
         report.counterexample = report.counterexample or check(impl, batch, report)
     if report.counterexample is not None:
         report.counterexample, report.shrink_rounds = shrink(
-            report.counterexample, lambda cs: [tuple(t) != reference.run(c) for c, t in zip(cs, impl.run(cs))])
+            report.counterexample, lambda cs: [tuple(t) != reference.run(c) for c, t in zip(cs, impl.run(cs))]
+        )
     return report

@@ -6,6 +6,7 @@ histories a bulk implementation has not judged yet, the per-call timeout, and th
 breaches already reported).  ``assert_conforms(impl, history)`` reads it from there; a caller that
 passes a bare implementation gets a fresh context of its own.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -5,6 +5,7 @@ its operation (``ANSWERS``).  The first broken answer is described in one line n
 implementation, the history, the operation and the expected type: a contract error, never a
 conformance verdict, and never a crash deep inside a check.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -31,8 +32,14 @@ from ktc.reference.types import (
 )
 
 ANSWERS: dict[type, type] = {
-    CreateTopic: CreateTopicResult, Produce: ProduceResult, Advance: Ack, StepClock: Ack, ElectLeader: Ack,
-    RetentionPass: RetentionResult, ListOffsets: ListOffsetsResult, Fetch: FetchResult,
+    CreateTopic: CreateTopicResult,
+    Produce: ProduceResult,
+    Advance: Ack,
+    StepClock: Ack,
+    ElectLeader: Ack,
+    RetentionPass: RetentionResult,
+    ListOffsets: ListOffsetsResult,
+    Fetch: FetchResult,
     DescribeLog: DescribeLogResult,
 }
 
@@ -63,5 +70,7 @@ def answer_problem(index: int, op, result) -> str | None:
     expected = ANSWERS[type(op)]
     if isinstance(result, expected):
         return None
-    return (f"operation {index} ({type(op).__name__}) answered {type(result).__name__}; "
-            f"expected reference.types.{expected.__name__}")
+    return (
+        f"operation {index} ({type(op).__name__}) answered {type(result).__name__}; "
+        f"expected reference.types.{expected.__name__}"
+    )

@@ -5,6 +5,7 @@ into the test's rows (ktc/plugin/rows.py) from those fields, never from a messag
 ``unittest.SkipTest``, so pytest shows the test as skipped (with ``str()`` of it) and Hypothesis, inside
 ``@given``, lets it through at once instead of treating it as a failure to shrink.
 """
+
 from __future__ import annotations
 
 import unittest

@@ -10,6 +10,7 @@ clause compares at its operation (a CreateTopics 40 where the model created the 
 UNKNOWN_TOPIC_OR_PARTITION on a produce) is an answer no clause decides: every clause of that
 history is ``error``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
@@ -30,14 +31,16 @@ from ktc.reference.types import (
 
 CLOCK_OPS = (Advance, StepClock, ElectLeader)  # answered by the harness, not by the implementation
 MODEL_ONLY_OPS = (RetentionPass, DescribeLog)  # an implementation may decline them (UNSUPPORTED_VERSION)
-NOT_JUDGED = frozenset({
-    (ProduceResult, "error_message"),     # free text, its own clause; no later answer depends on it
-    (RecordError, "message"),             # the same, per record
-    (ProduceResult, "warnings"),          # the broker's log, not its answer
-    (ProduceResult, "rolled"),            # the model's view of its segments; a broker's answer does not say
-    (ProduceResult, "log_start_offset"),  # no clause decides it
-    (SegmentInfo, "time_index"),          # sparse by design: its own clauses (KIP-33.time-index-*) judge it
-})
+NOT_JUDGED = frozenset(
+    {
+        (ProduceResult, "error_message"),  # free text, its own clause; no later answer depends on it
+        (RecordError, "message"),  # the same, per record
+        (ProduceResult, "warnings"),  # the broker's log, not its answer
+        (ProduceResult, "rolled"),  # the model's view of its segments; a broker's answer does not say
+        (ProduceResult, "log_start_offset"),  # no clause decides it
+        (SegmentInfo, "time_index"),  # sparse by design: its own clauses (KIP-33.time-index-*) judge it
+    }
+)
 
 
 def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> Divergence | None:
@@ -51,8 +54,11 @@ def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> D
 
 def answered(ops: Sequence, expected: Sequence, observed: Sequence) -> Iterator[tuple]:
     """(op index, op, expected, observed) of the operations the implementation itself answers."""
-    return ((i, op, want, got) for i, (op, want, got) in enumerate(zip(ops, expected, observed))
-            if not isinstance(op, CLOCK_OPS))
+    return (
+        (i, op, want, got)
+        for i, (op, want, got) in enumerate(zip(ops, expected, observed))
+        if not isinstance(op, CLOCK_OPS)
+    )
 
 
 def declined(op, got) -> bool:
@@ -113,6 +119,10 @@ def explained(verdict: Verdict, divergence: Divergence) -> Verdict:
     if verdict.mismatch.invariant:
         return replace(verdict, notes=(*verdict.notes, f"first divergence: {divergence.describe()}"))
     if verdict.mismatch.op_index > divergence.op_index:
-        return replace(verdict, validity=Validity.UNKNOWN, divergence=divergence,
-                       notes=(f"explained by an earlier divergence: {divergence.describe()}",))
+        return replace(
+            verdict,
+            validity=Validity.UNKNOWN,
+            divergence=divergence,
+            notes=(f"explained by an earlier divergence: {divergence.describe()}",),
+        )
     return replace(verdict, notes=(*verdict.notes, f"first divergence: {divergence.describe()}"), divergence=divergence)

@@ -3,6 +3,7 @@ of its clock interval), in which the broker's own ``Advance``/``StepClock`` ops 
 between operations, in place of the history's.  The verdicts then point at placed operations; this maps
 them back to the history the user gave, so that a counterexample, its replay and a hunt's reproducer name
 the operation that failed."""
+
 from __future__ import annotations
 
 import re
@@ -38,6 +39,7 @@ OP_REFERENCE = re.compile(r"op #(\d+)")  # how a check's text names another oper
 def moved(verdict: Verdict, index: list[int]) -> Verdict:
     def at(thing):
         return thing if thing is None else replace(thing, op_index=renamed(thing.op_index, index))
+
     mismatch = at(verdict.mismatch)
     if mismatch is not None:
         mismatch = replace(mismatch, what=OP_REFERENCE.sub(lambda m: f"op #{renamed(int(m[1]), index)}", mismatch.what))

@@ -4,6 +4,7 @@
 (examples, verdicts, the first failure) and raises ``ClauseViolation`` with a portable,
 replayable counterexample when a check fails.
 """
+
 from __future__ import annotations
 
 import functools
@@ -78,9 +79,13 @@ class ClauseViolation(AssertionError):
     def counterexample(self, clause: str | None = None) -> dict:
         verdict = self.of(clause)
         divergence = verdict.divergence
-        return {"clause": verdict.clause, "implementation": self.implementation, "history": to_data(self.history),
-                "first_divergence": divergence.as_data() if divergence is not None else None,
-                "mismatch": mismatch_data(verdict)}
+        return {
+            "clause": verdict.clause,
+            "implementation": self.implementation,
+            "history": to_data(self.history),
+            "first_divergence": divergence.as_data() if divergence is not None else None,
+            "mismatch": mismatch_data(verdict),
+        }
 
 
 def mismatch_data(verdict: Verdict) -> dict:
@@ -96,14 +101,17 @@ def mismatch_data(verdict: Verdict) -> dict:
         }
     if mismatch is None:
         return {"op_index": None, "what": "not judged", "expected": None, "observed": None}
-    return {"op_index": mismatch.op_index, "what": mismatch.what,
-            "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}
+    return {
+        "op_index": mismatch.op_index,
+        "what": mismatch.what,
+        "expected": repr(mismatch.expected),
+        "observed": repr(mismatch.observed),
+    }
 
 
-
-
-def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[str],
-          context: RunContext | None = None) -> list[list[Verdict]]:
+def judge(
+    impl: Implementation, histories: Sequence[History], clauses: Iterable[str], context: RunContext | None = None
+) -> list[list[Verdict]]:
     """Verdicts per history for the given clauses (a clause not exercised by a history is omitted)."""
     clauses, context = tuple(clauses), context or context_of(impl)
     observed = run_checked(impl, [own_copy(h) for h in histories], context)
@@ -203,8 +211,11 @@ def cut_verdicts(history: History, cut: Cut, clauses: tuple) -> list[Verdict]:
 def produce_clocks(history: History) -> list[tuple]:
     """(Produce op, its topic config, the leader clock it ran at), in order."""
     configs = {op.topic: op.config for op in history.ops if isinstance(op, CreateTopic)}
-    return [(op, configs.get(op.topic), state.leader_now(op.topic, op.partition))
-            for op, state in zip(history.ops, clock_states(history)) if isinstance(op, Produce)]
+    return [
+        (op, configs.get(op.topic), state.leader_now(op.topic, op.partition))
+        for op, state in zip(history.ops, clock_states(history))
+        if isinstance(op, Produce)
+    ]
 
 
 def boundary_inside(low: History, high: History) -> bool:
@@ -229,8 +240,13 @@ def interval_verdict(low: Verdict, high: Verdict, undecidable: bool) -> Verdict:
     """Both ends agree: that verdict.  They differ, or a boundary lies inside an interval: unknown."""
     if low.validity is high.validity and not undecidable:
         return low
-    return Verdict(low.clause, Validity.UNKNOWN, low.compared, low.mismatch or high.mismatch,
-                   ("the broker's clock interval cannot decide this example",))
+    return Verdict(
+        low.clause,
+        Validity.UNKNOWN,
+        low.compared,
+        low.mismatch or high.mismatch,
+        ("the broker's clock interval cannot decide this example",),
+    )
 
 
 def assert_conforms(impl: Implementation, history: History, *clauses: str) -> list[Verdict]:
@@ -268,6 +284,7 @@ def decline_if_cannot_run(impl: Implementation, history: History) -> None:
 class BulkBatch:
     """One test's buffered histories (under one profile), the recorder its rows read, and what it raised:
     its own body's exception, or after judging its smallest clause violation."""
+
     pending: list
     recorder: Recorder
     error: BaseException | None = None
@@ -318,10 +335,12 @@ def minimal_violation(impl: Implementation, history: History, seen: list[Verdict
     broker's failure can depend on its clock: one that does not fail again when re-run is reported
     on the history and verdicts it was first seen with."""
     from ktc.judge.shrink import shrink
+
     clauses = sorted({v.clause for v in seen})
 
     def still_fails(candidates):
         return [{v.clause for v in found if v.bad} >= set(clauses) for found in judge(impl, candidates, clauses)]
+
     smallest, _rounds = shrink(history, still_fails)
     failed = [v for v in judge(impl, [smallest], clauses)[0] if v.bad]
     if not failed:

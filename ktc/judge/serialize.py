@@ -3,6 +3,7 @@
 Every dataclass is written as an object with a ``"type"`` tag; bytes as ``{"hex": ...}``.
 Round-trips exactly: ``load_history(dump_history(h)) == h``.
 """
+
 from __future__ import annotations
 
 import dataclasses

@@ -1,4 +1,5 @@
 """Per-test statistics, keyed by clause id: examples, verdict counts, the first failure and notes."""
+
 from __future__ import annotations
 
 from collections import Counter, defaultdict

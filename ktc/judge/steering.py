@@ -1,4 +1,5 @@
 """Push Hypothesis towards the interesting edges with ``target()``: records near a bound."""
+
 from __future__ import annotations
 
 from hypothesis import target

@@ -4,6 +4,7 @@ What the broker's clock read at each Produce and which before/after bounds appli
 model's bookkeeping (leader changes, stepped clocks, profile defaults, the Long.MAX fallback);
 computing them here keeps ``reports/`` free of rules and the drawing free of guesses.
 """
+
 from __future__ import annotations
 
 from ktc.judge.serialize import FormatError, from_data
@@ -43,8 +44,11 @@ def timeline(counterexample: dict) -> dict | None:
             produces.append(produce_row(index, op, configs[op.topic], profile, snap.leader_now(op.topic, op.partition)))
     if not produces:
         return None
-    return {"produces": produces, "clock": clock_rows(history),
-            "mismatch_op": (counterexample.get("mismatch") or {}).get("op_index")}
+    return {
+        "produces": produces,
+        "clock": clock_rows(history),
+        "mismatch_op": (counterexample.get("mismatch") or {}).get("op_index"),
+    }
 
 
 def clock_rows(history) -> list[dict]:
@@ -55,9 +59,18 @@ def clock_rows(history) -> list[dict]:
     for index, (op, snap, result) in enumerate(zip(history.ops, clock_states(history), trace)):
         key = (getattr(op, "topic", None), getattr(op, "partition", 0))
         rolled, deleted = step_segments(op, result, segments.setdefault(key, [0]))
-        rows.append({"op_index": index, "kind": type(op).__name__, "at": snap.leader_now(*key) - history.start_ms
-                     if key[0] else snap.real_ms + snap.offsets[0] - history.start_ms,
-                     "segments": list(segments[key]) if key[0] else [], "rolled": rolled, "deleted": deleted})
+        rows.append(
+            {
+                "op_index": index,
+                "kind": type(op).__name__,
+                "at": snap.leader_now(*key) - history.start_ms
+                if key[0]
+                else snap.real_ms + snap.offsets[0] - history.start_ms,
+                "segments": list(segments[key]) if key[0] else [],
+                "rolled": rolled,
+                "deleted": deleted,
+            }
+        )
     moving = any(isinstance(op, (Advance, StepClock, ElectLeader, RetentionPass)) for op in history.ops)
     return rows if moving or any(r["rolled"] is not None for r in rows) else []
 
@@ -75,7 +88,12 @@ def step_segments(op, result, bases: list[int]) -> tuple[int | None, list[int]]:
 
 def produce_row(index: int, op: Produce, config, profile, now: int) -> dict:
     before, after = effective_limits(config, profile)
-    return {"op_index": index, "topic": op.topic, "now": now,
-            "before": None if before >= INT64_MAX else before, "after": None if after >= INT64_MAX else after,
-            "timestamps": [r.timestamp for r in op.batch.records],
-            "timestamp_type": config.timestamp_type.value}
+    return {
+        "op_index": index,
+        "topic": op.topic,
+        "now": now,
+        "before": None if before >= INT64_MAX else before,
+        "after": None if after >= INT64_MAX else after,
+        "timestamps": [r.timestamp for r in op.batch.records],
+        "timestamp_type": config.timestamp_type.value,
+    }

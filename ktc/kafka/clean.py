@@ -1,4 +1,5 @@
 """``ktc clean``'s work: delete the topics ktc's runs left on a broker, and only those (``topics.OWN_TOPIC``)."""
+
 from __future__ import annotations
 
 from .client import wire
@@ -18,6 +19,6 @@ def delete_all(client: wire.Client, names: list[str]) -> dict[str, int]:
     """DeleteTopics in chunks; the names that failed, with their error codes."""
     failed: dict[str, int] = {}
     for start in range(0, len(names), 500):
-        answers = client.delete_topics(names[start:start + 500])
+        answers = client.delete_topics(names[start : start + 500])
         failed.update({n: code for n, code in answers.items() if code not in (0, 3)})
     return failed

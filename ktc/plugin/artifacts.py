@@ -7,6 +7,7 @@ results document (schema 3), so every renderer in ``reports/`` reads results.jso
 
 The plugin's one call after a session is ``write_results(directory, rows, provenance)``.
 """
+
 from __future__ import annotations
 
 import json
@@ -27,9 +28,16 @@ def clause_info(ids: set[str] | None = None) -> dict:
     for order, c in enumerate(registry.all_clauses().values()):
         if ids is None or c.id in ids:
             kip = kips.get(c.kip)
-            found[c.id] = {"kip": c.kip, "kip_title": kip.title if kip else "", "kip_url": kip.url if kip else "",
-                           "status": c.status, "statement": c.statement, "quote": c.quote,
-                           "quote_url": c.quote_url, "order": order}
+            found[c.id] = {
+                "kip": c.kip,
+                "kip_title": kip.title if kip else "",
+                "kip_url": kip.url if kip else "",
+                "status": c.status,
+                "statement": c.statement,
+                "quote": c.quote,
+                "quote_url": c.quote_url,
+                "order": order,
+            }
     return found
 
 

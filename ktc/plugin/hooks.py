@@ -9,6 +9,7 @@ unsupported) ride on ``report.user_properties`` (which pytest-xdist carries to t
 ``ktc-verdict`` property each reaches JUnit XML (reports/junit.py); the controller merges them and
 writes results.json.
 """
+
 from __future__ import annotations
 
 import json
@@ -137,8 +138,9 @@ def show_violation_as_report(item, call, report) -> None:
     if found:
         violation = found[0]
         replay = replay_line(item, violation.history.profile, violation.implementation)
-        report.longrepr = "\n\n".join(failure_report.render(v, violation.history, violation.implementation, replay)
-                                       for v in violation.verdicts)
+        report.longrepr = "\n\n".join(
+            failure_report.render(v, violation.history, violation.implementation, replay) for v in violation.verdicts
+        )
         report.user_properties.append((HEADLINE_KEY, True))
 
 
@@ -150,8 +152,10 @@ def replay_line(item, profile: str, implementation: str) -> str:
     test = f"{item.path}::{item.nodeid.split('::', 1)[1]}" if "::" in item.nodeid else str(item.path)
     env = {"HYPOTHESIS_PROFILE": hypothesis_profiles.current(), **target_env(state, implementation)}
     prefix = " ".join(f"{k}={v}" for k, v in env.items())
-    return (f"{prefix} pytest '{test}' --impl {spec} --profile {profile} "
-            f"--hypothesis-seed={config.getoption('hypothesis_seed', None)}")
+    return (
+        f"{prefix} pytest '{test}' --impl {spec} --profile {profile} "
+        f"--hypothesis-seed={config.getoption('hypothesis_seed', None)}"
+    )
 
 
 def target_env(state: KtcState, implementation: str) -> dict:
@@ -165,8 +169,10 @@ def target_env(state: KtcState, implementation: str) -> dict:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     state = config.stash[STATE]
     seed = config.getoption("hypothesis_seed", None)
-    return [f"ktc: implementations {[i.name for i in state.impls]}, profiles {list(state.profiles)}",
-            f"ktc: hypothesis seed {seed} (replay any failure with --hypothesis-seed={seed})"]
+    return [
+        f"ktc: implementations {[i.name for i in state.impls]}, profiles {list(state.profiles)}",
+        f"ktc: hypothesis seed {seed} (replay any failure with --hypothesis-seed={seed})",
+    ]
 
 
 def close_implementations(state: KtcState) -> None:
@@ -223,17 +229,23 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     directory = config.getoption("ktc_report")
     if not directory:
         return
-    meta = {**provenance(state, config), "targets": timed_targets(state.collected),
-            "collection_errors": state.collected.collection_errors}
+    meta = {
+        **provenance(state, config),
+        "targets": timed_targets(state.collected),
+        "collection_errors": state.collected.collection_errors,
+    }
     from ktc.plugin.artifacts import write_results
+
     path = write_results(Path(directory), merged, meta)  # clause texts, timelines, replays joined in first
     config.stash[RESULT_PATH] = str(path)
 
 
 def timed_targets(collected) -> list[dict]:
     """Every target's record with the seconds its tests took (setup, call and teardown)."""
-    return [{**target, "duration_s": round(collected.seconds.get(name, 0.0), 2)}
-            for name, target in collected.targets.items()]
+    return [
+        {**target, "duration_s": round(collected.seconds.get(name, 0.0), 2)}
+        for name, target in collected.targets.items()
+    ]
 
 
 RESULT_PATH = pytest.StashKey[str]()
@@ -256,5 +268,8 @@ def pytest_terminal_summary(terminalreporter, config: pytest.Config) -> None:
     merged = config.stash[MERGED]
     counts = {v: sum(r["verdict"] == v for r in merged) for v in SHOWN}
     seed = config.getoption("hypothesis_seed", None)
-    terminalreporter.write_line(f"ktc: {len(merged)} clause rows: " + ", ".join(f"{n} {v}" for v, n in counts.items())
-                                + f"; seed {seed}; written to {config.stash[RESULT_PATH]}")
+    terminalreporter.write_line(
+        f"ktc: {len(merged)} clause rows: "
+        + ", ".join(f"{n} {v}" for v, n in counts.items())
+        + f"; seed {seed}; written to {config.stash[RESULT_PATH]}"
+    )

@@ -7,6 +7,7 @@ under the profiles the implementation is judged under).  The plugin decides noth
 afterwards that is not in the plan: setup (ktc/plugin/rows.py: ``declined_at_setup``) and the rows after
 the test (``rows.decide``) read it from the item's stash.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -32,11 +33,11 @@ class RowSpec:
 
 @dataclass(frozen=True)
 class Plan:
-    impl: UnderTest | None          # the test's ``impl`` parameter, or None
-    profile: str | None             # its ``profile`` parameter, or None
-    cited: tuple[str, ...]          # the clause ids it cites, in order, once each
-    holding: tuple[str, ...]        # those that hold in its profile (every one without a profile parameter)
-    rows: tuple[RowSpec, ...]       # the rows it contributes to
+    impl: UnderTest | None  # the test's ``impl`` parameter, or None
+    profile: str | None  # its ``profile`` parameter, or None
+    cited: tuple[str, ...]  # the clause ids it cites, in order, once each
+    holding: tuple[str, ...]  # those that hold in its profile (every one without a profile parameter)
+    rows: tuple[RowSpec, ...]  # the rows it contributes to
 
 
 PLAN = pytest.StashKey[Plan]()
@@ -57,9 +58,13 @@ def plan_of(item, state: KtcState) -> Plan:
     impl, profile, ids = given.get("impl"), given.get("profile"), cited(item)
     holding = tuple(c for c in ids if profile is None or holds(registry.get(c), profile))
     profiles = [profile] if profile is not None else list(state.profiles)
-    rows = tuple(RowSpec(c, clause.kip, clause.status, p) for c in ids if (clause := registry.get(c)) is not None
-                 for p in profiles if clause.holds_in(p) and not state.repeats_root(impl, p, [c])
-                 and state.judges(impl, p, item))
+    rows = tuple(
+        RowSpec(c, clause.kip, clause.status, p)
+        for c in ids
+        if (clause := registry.get(c)) is not None
+        for p in profiles
+        if clause.holds_in(p) and not state.repeats_root(impl, p, [c]) and state.judges(impl, p, item)
+    )
     return Plan(impl, profile, ids, holding, rows)
 
 

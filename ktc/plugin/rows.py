@@ -8,6 +8,7 @@ out of a message and no pytest report is rewritten: the hooks decide the rows wh
 call ends (``settle``), and carry them on the report (ktc/plugin/hooks.py).  A failed test whose every
 failing row is a known deviation ends as pytest's own xfail (``settle`` returns it to raise).
 """
+
 from __future__ import annotations
 
 import unittest
@@ -56,8 +57,9 @@ def declined_at_setup(item) -> tuple[Declined | None, tuple[str, ...]]:
     if profile is not None and profile not in caps.profiles and not foreign:
         return unsupported(f"{impl.name} does not implement profile {profile}"), supported
     if profile in caps.pinned_only and item.get_closest_marker("pinned") is None:
-        return unsupported(f"{impl.name} is judged under {profile} on pinned inputs only "
-                           "(suites/pinned, suites/deviations)"), supported
+        return unsupported(
+            f"{impl.name} is judged under {profile} on pinned inputs only (suites/pinned, suites/deviations)"
+        ), supported
     reasons = {caps.reason_unsupported(c) for c in supported} - {None}
     supported = tuple(c for c in supported if not caps.reason_unsupported(c))
     if plan.cited and not supported:
@@ -88,8 +90,14 @@ def decide(item, state: KtcState, raised: BaseException | None) -> list[Row]:
         found = outcome(spec.clause, plan.impl, raised, recorder, mark)
         if found.get("unknown") == Unknown.UNEXERCISED and state.held_to_release_only(plan.impl, spec.profile, item):
             continue  # a Kafka change pinned under a release's profile says nothing of clauses it missed
-        rows.append({**base_row(spec, plan.impl, item.nodeid), "seed": state.seed, **found,
-                     "features": features_of(spec.clause, found, recorder)})
+        rows.append(
+            {
+                **base_row(spec, plan.impl, item.nodeid),
+                "seed": state.seed,
+                **found,
+                "features": features_of(spec.clause, found, recorder),
+            }
+        )
     return rows
 
 
@@ -100,9 +108,15 @@ def features_of(clause_id: str, found: Row, recorder) -> dict[str, int]:
 
 
 def base_row(spec: RowSpec, impl, nodeid: str) -> Row:
-    return {"clause": spec.clause, "kip": spec.kip, "status": spec.status, "profile": spec.profile,
-            "implementation": impl.name if impl is not None else "reference",
-            "implementation_version": impl.version if impl is not None else None, "tests": [nodeid]}
+    return {
+        "clause": spec.clause,
+        "kip": spec.kip,
+        "status": spec.status,
+        "profile": spec.profile,
+        "implementation": impl.name if impl is not None else "reference",
+        "implementation_version": impl.version if impl is not None else None,
+        "tests": [nodeid],
+    }
 
 
 def outcome(clause_id: str, impl, raised: BaseException | None, recorder, xfail_mark=None) -> Row:
@@ -125,15 +139,23 @@ def raised_outcome(clause_id: str, raised: BaseException, stats, xfail_mark) -> 
         return declined(raised)
     if isinstance(raised, SKIPS) or xfail_mark is not None:
         said = xfail_mark.kwargs.get("reason") if xfail_mark is not None else None
-        return {"verdict": Validity.UNKNOWN, "unknown": Unknown.SKIPPED, "examples": 0,
-                "reason": said or str(raised) or "skipped"}
+        return {
+            "verdict": Validity.UNKNOWN,
+            "unknown": Unknown.SKIPPED,
+            "examples": 0,
+            "reason": said or str(raised) or "skipped",
+        }
     return failed_outcome(clause_id, raised, stats)
 
 
 def declined(raised: Declined) -> Row:
     if raised.unknown is Unknown.UNEXERCISED:
-        return {"verdict": Validity.UNKNOWN, "unknown": Unknown.UNEXERCISED, "examples": 0,
-                "reason": f"{UNEXERCISED} ({raised.reason})"}
+        return {
+            "verdict": Validity.UNKNOWN,
+            "unknown": Unknown.UNEXERCISED,
+            "examples": 0,
+            "reason": f"{UNEXERCISED} ({raised.reason})",
+        }
     return {"verdict": raised.validity, "examples": 0, "reason": str(raised)}
 
 
@@ -149,13 +171,18 @@ def passed_outcome(stats) -> Row:
         return {"verdict": verdict, "examples": stats.examples}
     if verdict is Validity.ERROR:
         return undecided(stats, verdict, "", "an example could not be judged")
-    return {**undecided(stats, Validity.UNKNOWN, "no example could be decided: ", "the broker's clock intervals"),
-            "unknown": Unknown.UNDECIDED}
+    return {
+        **undecided(stats, Validity.UNKNOWN, "no example could be decided: ", "the broker's clock intervals"),
+        "unknown": Unknown.UNDECIDED,
+    }
 
 
 def undecided(stats, verdict: Validity, prefix: str, default: str) -> Row:
-    row: Row = {"verdict": verdict, "examples": stats.examples,
-                "reason": prefix + "; ".join(stats.first_notes.get(verdict, (default,)))}
+    row: Row = {
+        "verdict": verdict,
+        "examples": stats.examples,
+        "reason": prefix + "; ".join(stats.first_notes.get(verdict, (default,))),
+    }
     divergence = stats.first_divergences.get(verdict)
     return {**row, "first_divergence": divergence} if divergence else row
 
@@ -166,16 +193,24 @@ def failed_outcome(clause_id: str, exc: BaseException, stats) -> Row:
     if found:
         counterexamples = [v.counterexample(clause_id) for v in found]
         signatures = [signature(c) for c in counterexamples]
-        return {"verdict": Validity.FAIL, "examples": examples, "counterexample": counterexamples[0],
-                "first_divergence": counterexamples[0]["first_divergence"],
-                "signature": signatures[0], "signatures": {s: signatures.count(s) for s in signatures},
-                "first_failure_at": stats.first_failure_at if stats else None,
-                "reason": found[0].describe(clause_id).splitlines()[0]}
+        return {
+            "verdict": Validity.FAIL,
+            "examples": examples,
+            "counterexample": counterexamples[0],
+            "first_divergence": counterexamples[0]["first_divergence"],
+            "signature": signatures[0],
+            "signatures": {s: signatures.count(s) for s in signatures},
+            "first_failure_at": stats.first_failure_at if stats else None,
+            "reason": found[0].describe(clause_id).splitlines()[0],
+        }
     if violations(exc):
         return passed_outcome(stats)
     if contract_error(exc) is not None:
         return {"verdict": Validity.ERROR, "examples": examples, "reason": contract_error(exc).reason}
     if isinstance(exc, AssertionError):
-        return {"verdict": Validity.FAIL, "examples": examples,
-                "reason": str(exc).splitlines()[0][:300] if str(exc) else "assertion failed"}
+        return {
+            "verdict": Validity.FAIL,
+            "examples": examples,
+            "reason": str(exc).splitlines()[0][:300] if str(exc) else "assertion failed",
+        }
     return {"verdict": Validity.ERROR, "examples": examples, "reason": f"{type(exc).__name__}: {exc}"[:300]}

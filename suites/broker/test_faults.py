@@ -12,6 +12,7 @@ The broker advertises the proxy's port on a listener of its own: Metadata names 
 leaders' advertised address and the pipeline routes operations there (``Creation.by_leader``,
 ``HistoryRun.address``), so with one advertised listener every operation would bypass the proxy.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -46,8 +47,8 @@ pytestmark = pytest.mark.xdist_group("broker")
 VERSION = os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
 HISTORIES = int(os.environ.get("KTC_FAULT_HISTORIES", "300"))
 SEED = 20240607
-PROBABILITY = 0.04   # per request frame
-MAX_FAULTS = 45      # about 15 of each kind
+PROBABILITY = 0.04  # per request frame
+MAX_FAULTS = 45  # about 15 of each kind
 MIN_PER_KIND = 3
 
 
@@ -97,6 +98,7 @@ def implementation(bootstrap: str, worker: str):
 
 # ---- judging ---------------------------------------------------------------------------------
 
+
 def validities(history: History, trace, clauses: tuple, expected: dict) -> dict[str, str]:
     """clause -> pass/fail/unknown, or the cut's unknown/error for every clause ``expected`` has."""
     cut = getattr(trace, "cut", None)
@@ -118,8 +120,11 @@ def transition(was: str, now: str) -> str:
 
 
 def transitions(baseline: list[dict], faulted: list[dict]) -> Counter:
-    return Counter(transition(was, after.get(clause, "missing"))
-                   for before, after in zip(baseline, faulted, strict=True) for clause, was in before.items())
+    return Counter(
+        transition(was, after.get(clause, "missing"))
+        for before, after in zip(baseline, faulted, strict=True)
+        for clause, was in before.items()
+    )
 
 
 def tally(verdicts: list[dict]) -> Counter:
@@ -136,6 +141,7 @@ def pipeline_counts(impl) -> dict:
 
 
 # ---- random faults at volume -----------------------------------------------------------------
+
 
 def test_random_faults_cut_or_resend_but_never_flip_a_verdict_or_make_it_an_error(network):
     broker, proxy = network
@@ -158,12 +164,14 @@ def test_random_faults_cut_or_resend_but_never_flip_a_verdict_or_make_it_an_erro
         counts = pipeline_counts(faulted)
 
     moved = transitions(baseline, seen)
-    print(f"\nktc faults: {len(corpus)} histories of {profile} on Kafka {VERSION}; faults {dict(proxy.faults)} "
-          f"({proxy.resets} by RST) over {proxy.requests} requests on {proxy.connections} proxied connections; "
-          f"{counts['resent']} requests resent, {counts['reopened']} connections reopened; "
-          f"{sum(t.cut is not None for t in traces)} histories cut {dict(cuts(traces))}; "
-          f"verdicts fault-free {dict(tally(baseline))}, with faults {dict(tally(seen))}; "
-          f"decided verdicts {dict(moved)}; wall {direct_s:.1f} s fault-free, {faulted_s:.1f} s with faults")
+    print(
+        f"\nktc faults: {len(corpus)} histories of {profile} on Kafka {VERSION}; faults {dict(proxy.faults)} "
+        f"({proxy.resets} by RST) over {proxy.requests} requests on {proxy.connections} proxied connections; "
+        f"{counts['resent']} requests resent, {counts['reopened']} connections reopened; "
+        f"{sum(t.cut is not None for t in traces)} histories cut {dict(cuts(traces))}; "
+        f"verdicts fault-free {dict(tally(baseline))}, with faults {dict(tally(seen))}; "
+        f"decided verdicts {dict(moved)}; wall {direct_s:.1f} s fault-free, {faulted_s:.1f} s with faults"
+    )
     assert all(proxy.faults[kind] >= MIN_PER_KIND for kind in KINDS), proxy.faults
     assert moved["flipped"] == moved["error"] == 0, moved
     assert not [t.cut for t in traces if t.cut is not None and t.cut.validity == "error"]
@@ -236,6 +244,7 @@ def test_an_admin_request_whose_connection_breaks_is_sent_again(planned, api):
 
 # ---- the proxy itself, on a stand-in broker that answers every frame with its body twice -----
 
+
 @pytest.fixture
 def echo():
     """(address, frames seen): a framed echo server on loopback."""
@@ -296,11 +305,18 @@ def test_the_proxy_breaks_the_second_request_the_way_it_was_told(echo, kind):
 
 # ---- bugs these tests found (each was a strict xfail until fixed) ---------------------------------
 
+
 def mid_history_create(profile: str) -> History:
     records = Batch(tuple(Record(NOW - 1000 * i) for i in range(3)))
     later = TopicConfig(after_max_ms=3_600_000)
-    ops = (CreateTopic("t", TopicConfig()), Produce("t", records), CreateTopic("u", later), Produce("u", records),
-           Fetch("u"), ListOffsets("u", -1))
+    ops = (
+        CreateTopic("t", TopicConfig()),
+        Produce("t", records),
+        CreateTopic("u", later),
+        Produce("u", records),
+        Fetch("u"),
+        ListOffsets("u", -1),
+    )
     return History(profile, ops, NOW)
 
 

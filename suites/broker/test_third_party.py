@@ -2,6 +2,7 @@
 expectations outside ktc, registered through a distribution's ``ktc.plugins`` entry point, run by ``ktc run
 --impl kfake-again`` on kfake as built by ``./run setup``.  Its failures are explained by its own expectations
 file, found beside its declaration; without that file the same run fails on them."""
+
 from __future__ import annotations
 
 import json
@@ -22,6 +23,7 @@ SELECTION = ("--", "suites/kip937/test_validation.py", "-k", "after_bound")
 @pytest.fixture(scope="module")
 def built():
     from ktc.implementations.kafka.processes.kfake import KfakeError, build
+
     try:
         build()
     except KfakeError as error:
@@ -32,9 +34,26 @@ def ktc_run(folder: Path, report: Path) -> tuple[subprocess.CompletedProcess, li
     """``ktc run --impl kfake-again`` with the third party's folder on the path (and no other change)."""
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", "PYTHONPATH": str(folder)}
     env.pop("KTC_RUN_ID", None)
-    proc = subprocess.run([sys.executable, "-m", "ktc", "run", "--impl", third_party.NAME, "--workers", "0",
-                           "--report", str(report), *SELECTION], cwd=ROOT, capture_output=True, text=True, env=env,
-                          timeout=900)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ktc",
+            "run",
+            "--impl",
+            third_party.NAME,
+            "--workers",
+            "0",
+            "--report",
+            str(report),
+            *SELECTION,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
     results = report / "latest" / "results.json"
     rows = json.loads(results.read_text())["rows"] if results.exists() else []
     return proc, rows

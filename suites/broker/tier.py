@@ -6,14 +6,17 @@ A plug-in of the clone's pytest configuration (the root ``conftest.py``), not a 
 Otherwise every test here is skipped *with the reason*, and the reason is repeated once in the
 terminal summary so a run without the tier never looks like a run that passed it.
 """
+
 from __future__ import annotations
 
 import os
 
 import pytest
 
-SKIP_REASON = ("broker tier off: set KTC_BROKER_TESTS=1 or pass --impl kafka to start real Kafka brokers "
-               "(needs Java 17+ and Maven with access to Maven Central)")
+SKIP_REASON = (
+    "broker tier off: set KTC_BROKER_TESTS=1 or pass --impl kafka to start real Kafka brokers "
+    "(needs Java 17+ and Maven with access to Maven Central)"
+)
 
 
 def enabled(config: pytest.Config) -> bool:
@@ -40,6 +43,7 @@ def clocked_kafka():
     from ktc.implementations.kafka.adapter import BrokerAdapter
     from ktc.implementations.kafka.settings import Started
     from ktc.kafka.processes import provision
+
     impl = BrokerAdapter(KAFKA, Started(provision.DEFAULT_VERSIONS[0], clock="controlled"))
     try:
         impl.address()

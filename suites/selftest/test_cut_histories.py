@@ -1,4 +1,5 @@
 """A history an implementation could not run to its end is judged unknown or error, never pass or fail."""
+
 from __future__ import annotations
 
 import pytest

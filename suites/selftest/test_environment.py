@@ -6,6 +6,7 @@ on any mapping named ``environ``), an option's ``env="X"`` default, and any ``KT
 or in the documents beside it (the C preload reads ``KTC_CLOCK_FILE`` with getenv; a README tells a user to set
 one).  A few ``KTC_`` names are not variables; they are listed below with what they are.
 """
+
 from __future__ import annotations
 
 import ast
@@ -29,8 +30,12 @@ NAMED = re.compile(r"\bKTC_[A-Z0-9_]*[A-Z0-9]\b")
 
 
 def files(folders, suffixes) -> list[Path]:
-    return sorted(p for folder in folders for p in (ROOT / folder).rglob("*")
-                  if p.suffix in suffixes and p.is_file() and "latest" not in p.parts)
+    return sorted(
+        p
+        for folder in folders
+        for p in (ROOT / folder).rglob("*")
+        if p.suffix in suffixes and p.is_file() and "latest" not in p.parts
+    )
 
 
 def environ_reads(tree: ast.AST) -> set[str]:
@@ -67,8 +72,13 @@ def read_by_the_product() -> dict[str, list[str]]:
 
 def named_anywhere() -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
-    for path in [*files(EVERYWHERE, {".py", ".c", ".go", ".md", ".toml"}), ROOT / "run", ROOT / "README.md",
-                 ROOT / "ARCHITECTURE.md", ROOT / "conftest.py"]:
+    for path in [
+        *files(EVERYWHERE, {".py", ".c", ".go", ".md", ".toml"}),
+        ROOT / "run",
+        ROOT / "README.md",
+        ROOT / "ARCHITECTURE.md",
+        ROOT / "conftest.py",
+    ]:
         for name in set(NAMED.findall(path.read_text(errors="replace"))):
             found.setdefault(name, []).append(str(path.relative_to(ROOT)))
     return found
@@ -80,8 +90,11 @@ def test_every_variable_the_product_reads_is_in_the_table():
 
 
 def test_every_ktc_name_in_the_code_and_documents_is_in_the_table_or_is_not_a_variable():
-    missing = {name: where[:3] for name, where in named_anywhere().items()
-               if name not in environment.by_name() and name not in NOT_VARIABLES}
+    missing = {
+        name: where[:3]
+        for name, where in named_anywhere().items()
+        if name not in environment.by_name() and name not in NOT_VARIABLES
+    }
     assert not missing, f"named but not in ktc/environment.py: {missing}"
 
 
@@ -94,8 +107,10 @@ def test_every_row_is_a_variable_the_code_reads_or_names():
 
 def test_the_scan_sees_each_way_of_reading():
     """The reader above is itself checked: each form it claims to see, it sees."""
-    code = ("import os\nos.environ.get('A'); os.environ['B']; os.getenv('C'); 'D' in os.environ\n"
-            "def f(environ): return environ.get('E')\nos.environ['F'] = '1'\n")
+    code = (
+        "import os\nos.environ.get('A'); os.environ['B']; os.getenv('C'); 'D' in os.environ\n"
+        "def f(environ): return environ.get('E')\nos.environ['F'] = '1'\n"
+    )
     assert environ_reads(ast.parse(code)) == {"A", "B", "C", "D", "E"}
 
 
@@ -105,8 +120,13 @@ def test_each_row_has_a_kind_and_a_meaning_and_each_name_is_listed_once():
 
 
 def test_ktc_help_points_to_ktc_env_which_lists_every_row_and_what_is_set():
-    run = lambda *args: subprocess.run([sys.executable, "-m", "ktc", *args], capture_output=True, text=True,  # noqa: E731
-                                       cwd=ROOT, env={"KTC_KFAKE_VERSION": "newest", "PATH": "/usr/bin:/bin"})
+    run = lambda *args: subprocess.run(
+        [sys.executable, "-m", "ktc", *args],
+        capture_output=True,
+        text=True,  # noqa: E731
+        cwd=ROOT,
+        env={"KTC_KFAKE_VERSION": "newest", "PATH": "/usr/bin:/bin"},
+    )
     helped, listed = run("--help"), run("env")
     assert helped.returncode == listed.returncode == 0, helped.stderr + listed.stderr
     assert "ktc env" in helped.stdout

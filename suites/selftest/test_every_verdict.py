@@ -1,5 +1,6 @@
 """Every verdict kind of reports/verdicts.py, from a plug-in (suites/selftest/verdict_kinds.py) through a real
 ``ktc run``, found in results.json, summary.txt, JUnit XML and the HTML page, merged in the one order in each."""
+
 from __future__ import annotations
 
 import functools
@@ -27,8 +28,21 @@ def run() -> tuple[Path, str]:
     """The report directory of one ``ktc run`` of the double, and what the run printed."""
     out = scratch()
     (out / "exp.toml").write_text(EXPECTATIONS)
-    done = ktc("run", "--impl", DOUBLE, "--profile", "kafka-4", "--workers", "0", "--report", out / "report",
-               "--expectations", out / "exp.toml", "--", "suites/selftest/verdict_kinds.py")
+    done = ktc(
+        "run",
+        "--impl",
+        DOUBLE,
+        "--profile",
+        "kafka-4",
+        "--workers",
+        "0",
+        "--report",
+        out / "report",
+        "--expectations",
+        out / "exp.toml",
+        "--",
+        "suites/selftest/verdict_kinds.py",
+    )
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]  # its fails and errors are unexpected
     return out / "report" / "latest", done.stdout
 
@@ -62,8 +76,9 @@ def test_junit_carries_each_tests_verdicts_and_merged_they_are_the_results_rows(
     cases = list(ET.parse(run()[0] / "junit.xml").iter("testcase"))
     carried = [row for case in cases for row in junit.rows_of(case)]
     merged = {r["clause"]: r for r in results.merge_rows(carried)}
-    assert {c: (r["verdict"], r.get("unknown")) for c, r in merged.items()} == \
-        {c: (r["verdict"], r.get("unknown")) for c, r in rows().items()}
+    assert {c: (r["verdict"], r.get("unknown")) for c, r in merged.items()} == {
+        c: (r["verdict"], r.get("unknown")) for c, r in rows().items()
+    }
     for clause, (parts, _merged) in MERGES.items():
         assert sorted((r["verdict"], r.get("unknown")) for r in carried if r["clause"] == clause) == sorted(parts)
     xfailed = next(c for c in cases if c.get("name") == "test_fails_as_expected[every-verdict]")
@@ -96,7 +111,7 @@ def test_the_html_headline_counts_what_the_terminal_table_counts():
     doc = json.loads((directory / "results.json").read_text())
     lines = printed.splitlines()
     line = lines[next(n for n, x in enumerate(lines) if x.startswith("target ")) + 1]  # the one target's row
-    terminal = [int(n) for n in line.split()[-len(COLUMNS) - 1:-1]]
+    terminal = [int(n) for n in line.split()[-len(COLUMNS) - 1 : -1]]
     assert terminal == [targets(doc)[0]["counts"][c] for c in COLUMNS], line
     headline = re.search(r'<p class="headline">(.*?)</p>', (directory / "index.html").read_text()).group(1)
     chips = dict(re.findall(r'<span class="chip [^"]*">([^<:]+): (\d+)</span>', headline))

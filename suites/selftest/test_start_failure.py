@@ -1,5 +1,6 @@
 """A broker ktc starts that fails to start is started once per worker: every later test meets the same error at
 once (a broker that never answers would otherwise cost its ready timeout, 60 s, in every test)."""
+
 from dataclasses import replace
 
 import pytest

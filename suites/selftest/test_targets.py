@@ -3,6 +3,7 @@ subclasses ``BrokerAdapter``, every built-in broker is a ``BrokerTarget`` the re
 party declares a broker in one file plus its expectations, found through the ``ktc.plugins`` entry points (or
 named as ``module:ATTR``) without a line of ktc changed (suites/third_party.py).  No broker is started here:
 suites/broker/test_third_party.py runs the third party's on kfake."""
+
 from __future__ import annotations
 
 import ast
@@ -27,8 +28,11 @@ BROKERS = ("kafka", "kafka-3.9", "kafka-4", "kfake", "tansu", "kafka-container",
 
 def every_class_of_the_implementations() -> list[type]:
     package = importlib.import_module("ktc.implementations")
-    modules = [importlib.import_module(m.name) for m in pkgutil.walk_packages(package.__path__, "ktc.implementations.")
-               if not m.name.endswith("__main__")]
+    modules = [
+        importlib.import_module(m.name)
+        for m in pkgutil.walk_packages(package.__path__, "ktc.implementations.")
+        if not m.name.endswith("__main__")
+    ]
     return [cls for module in modules for _, cls in inspect.getmembers(module, inspect.isclass)]
 
 
@@ -42,10 +46,13 @@ def test_no_class_of_the_implementations_subclasses_the_broker_adapter():
 def test_no_class_in_the_tree_names_the_broker_adapter_as_its_base():
     """Beyond what is imported: the suites, benchmarks and tools too (a test double that subclasses it
     would hide that the adapter cannot be composed)."""
-    found = [f"{path.relative_to(ROOT)}:{node.lineno}" for folder in ("ktc", "implementations", "suites", "benchmarks",
-                                                                        "mutation", "examples")
-             for path in (ROOT / folder).rglob("*.py") for node in ast.walk(ast.parse(path.read_text()))
-             if isinstance(node, ast.ClassDef) and any("BrokerAdapter" in ast.unparse(b) for b in node.bases)]
+    found = [
+        f"{path.relative_to(ROOT)}:{node.lineno}"
+        for folder in ("ktc", "implementations", "suites", "benchmarks", "mutation", "examples")
+        for path in (ROOT / folder).rglob("*.py")
+        for node in ast.walk(ast.parse(path.read_text()))
+        if isinstance(node, ast.ClassDef) and any("BrokerAdapter" in ast.unparse(b) for b in node.bases)
+    ]
     assert found == []
 
 
@@ -62,8 +69,11 @@ def test_kafka_is_the_started_broker_unless_an_address_is_given_then_the_broker_
     started, by_address = implementations.load("kafka"), implementations.load("kafka", {"kafka_bootstrap": "h:9092"})
     assert started.declaration is kafka.KAFKA and not started.external and started.name.startswith("kafka-3.")
     assert by_address.declaration is bootstrap.TARGET and by_address.external and by_address.probes
-    assert (by_address.name, by_address.version, by_address.describe()) == ("kafka", "external h:9092",
-                                                                              "a broker at h:9092")
+    assert (by_address.name, by_address.version, by_address.describe()) == (
+        "kafka",
+        "external h:9092",
+        "a broker at h:9092",
+    )
 
 
 def test_a_release_by_its_pattern_is_the_started_kafka_at_that_version():
@@ -73,8 +83,9 @@ def test_a_release_by_its_pattern_is_the_started_kafka_at_that_version():
 
 
 def test_a_declaration_s_settings_are_read_once_from_the_options_and_the_environment():
-    impl = kafka.KAFKA.implementation({"kafka_version": "3.8.1", "kafka_clock": "host"},
-                                      {"KTC_KAFKA_CHUNK": "7", "KTC_KAFKA_BROKER_CONFIG": "a=1"})
+    impl = kafka.KAFKA.implementation(
+        {"kafka_version": "3.8.1", "kafka_clock": "host"}, {"KTC_KAFKA_CHUNK": "7", "KTC_KAFKA_BROKER_CONFIG": "a=1"}
+    )
     assert (impl.settings.version, impl.settings.clock, impl.settings.tuning.chunk) == ("3.8.1", "host", 7)
     assert dict(impl.settings.broker_config) == {"a": "1"} and impl.launcher.settings is impl.settings
     with pytest.raises(ValueError, match="KTC_KAFKA_DEPTH='0': expected a positive whole number"):
@@ -123,11 +134,14 @@ def entry_point(folder: Path, name: str, module: str, source: str) -> None:
     (dist / "entry_points.txt").write_text(f"[ktc.plugins]\n{name} = {module}:PLUGIN\n")
 
 
-@pytest.mark.parametrize("source, said", [
-    ("raise RuntimeError('half-written')", "cannot be loaded: RuntimeError: half-written"),
-    ("PLUGIN = 42", "is not a ktc.implementations.Plugin"),
-    ("from ktc.implementations.families.kfake import PLUGIN", "declares kfake, a name already taken"),
-])
+@pytest.mark.parametrize(
+    "source, said",
+    [
+        ("raise RuntimeError('half-written')", "cannot be loaded: RuntimeError: half-written"),
+        ("PLUGIN = 42", "is not a ktc.implementations.Plugin"),
+        ("from ktc.implementations.families.kfake import PLUGIN", "declares kfake, a name already taken"),
+    ],
+)
 def test_a_plug_in_that_breaks_or_takes_a_name_is_one_line_and_exit_2(tmp_path, monkeypatch, capsys, source, said):
     entry_point(tmp_path, "broken", "ktc_broken_plugin", source)
     monkeypatch.syspath_prepend(str(tmp_path))

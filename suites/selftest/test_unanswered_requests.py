@@ -3,6 +3,7 @@
 A listener that accepts and never answers stands in for a broker that holds a request: the words name
 each request still waiting, oldest first, with its broker and how long it has waited.
 """
+
 from __future__ import annotations
 
 import re

@@ -15,6 +15,7 @@ Each clause below has one role: a single kind (``KINDS``: the verdict, the unkno
 expectations file names it), or two tests contributing two neighbouring verdicts of the one order
 (``MERGES``: what each contributes, and the merged row).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -73,8 +74,11 @@ class EveryVerdict:
     name, version = "every-verdict", "double"
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(profiles=frozenset({"kafka-4"}), unsupported={TIERED: "the double has no tiered storage"},
-                            cannot_run=cannot_run)
+        return Capabilities(
+            profiles=frozenset({"kafka-4"}),
+            unsupported={TIERED: "the double has no tiered storage"},
+            cannot_run=cannot_run,
+        )
 
     def run(self, histories: Sequence[History]):
         return [answer(h) for h in histories]
@@ -103,8 +107,9 @@ def changed(result, mode: str):
     if mode == "accepts" and isinstance(result, ProduceResult) and result.error_code:
         return replace(result, error_code=0)
     if mode == "restamps" and isinstance(result, FetchResult):
-        late = tuple(replace(b, records=tuple(replace(r, timestamp=r.timestamp + 1) for r in b.records))
-                     for b in result.batches)
+        late = tuple(
+            replace(b, records=tuple(replace(r, timestamp=r.timestamp + 1) for r in b.records)) for b in result.batches
+        )
         return replace(result, batches=late)
     return result
 
@@ -117,8 +122,12 @@ def kept(name: str) -> History:
 
 def refused(name: str) -> History:
     """A batch the model refuses (a record two hours ahead of a one-hour after bound)."""
-    ops = (CreateTopic(name, TopicConfig(after_max_ms=3_600_000)), Produce(name, batch(NOW, NOW + 7_200_000)),
-           Fetch(name), DescribeLog(name))
+    ops = (
+        CreateTopic(name, TopicConfig(after_max_ms=3_600_000)),
+        Produce(name, batch(NOW, NOW + 7_200_000)),
+        Fetch(name),
+        DescribeLog(name),
+    )
     return History("kafka-4", ops, NOW)
 
 
@@ -147,8 +156,9 @@ def test_errs(impl):
     assert_conforms(impl, kept("crash"))
 
 
-@pytest.mark.clause("KIP-32.batch-max-timestamp", "KIP-33.time-index-running-max",
-                    "KIP-33.time-index-strictly-increasing")
+@pytest.mark.clause(
+    "KIP-32.batch-max-timestamp", "KIP-33.time-index-running-max", "KIP-33.time-index-strictly-increasing"
+)
 def test_decides_nothing(impl):
     assert_conforms(impl, kept("lost"))
 

@@ -10,6 +10,7 @@ is judged by the narrower tests.  Its skip is no declaration about a clause (the
 capabilities are: ktc/plugin/rows.py decides those first), so it declines as ``unexercised``
 (ktc/judge/declined.py): the row is ``unknown`` (unexercised) unless another test reached the clause.
 """
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -35,5 +36,6 @@ def require_every_clause(impl) -> None:
 def test_generated_histories_agree_with_the_reference_on_every_clause(impl, profile, data):
     require_every_clause(impl)
     brokers = data.draw(st.integers(1, 3), label="brokers")
-    assert_conforms(impl, data.draw(histories(profile=profile, brokers=brokers, max_ops=16,
-                                              skew_ms=SKEW_MS if brokers > 1 else 0)))
+    assert_conforms(
+        impl, data.draw(histories(profile=profile, brokers=brokers, max_ops=16, skew_ms=SKEW_MS if brokers > 1 else 0))
+    )

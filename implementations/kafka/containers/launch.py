@@ -16,6 +16,7 @@ the host's clock, and clauses that need a clock ktc sets are unsupported.
 With no engine and none that ktc can start, every clause is ``unsupported`` with the reason (never a
 silent skip): the report says this tier could not run and why.
 """
+
 from __future__ import annotations
 
 from ktc.kafka.client.security import PLAINTEXT
@@ -95,8 +96,10 @@ class Container:
     def started(self) -> str:
         where = self.engine.describe() if self.engine is not None else "a Docker engine"
         how = f"; image {self.image_how}" if self.image_how else ""
-        return (f"Apache Kafka {self.version} in a container of {self.image or images.LOCAL + ':?'} "
-                f"under testcontainers, host network, on {where}{how}")
+        return (
+            f"Apache Kafka {self.version} in a container of {self.image or images.LOCAL + ':?'} "
+            f"under testcontainers, host network, on {where}{how}"
+        )
 
     def describe(self) -> str:
         return self.started()

@@ -8,6 +8,7 @@ of every partition it produced to: a log start offset above 0 means the broker d
 point of the history, and nothing the history read from that log can be judged — it is cut as
 ``unknown`` with the offsets.  (A history with a RetentionPass is undecidable anyway: not probed.)
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence

