@@ -24,6 +24,21 @@ class Expected(TypedDict, total=False):
     inherited: str  # the older version whose file a version nobody wrote one for was held to
 
 
+Scalar = bool | int | str | None  # a compared value as results.json keeps it (anything else: its short repr)
+
+
+class FirstDivergence(TypedDict, total=False):
+    """Where a history first departs from the model (ktc/checks/verdicts.py: Divergence)."""
+
+    op_index: int
+    op_kind: str
+    field: str
+    expected: Scalar
+    observed: Scalar
+    text: str
+    cause: str
+
+
 class Row(TypedDict, total=False):
     """One clause x implementation x profile: its verdict and the evidence for it."""
 
@@ -42,7 +57,7 @@ class Row(TypedDict, total=False):
     reason: str | None
     counterexample: dict | None
     first_failure_at: int | None
-    first_divergence: dict | str | None
+    first_divergence: FirstDivergence | str | None
     signature: str | None
     signatures: dict[str, int]
     features: dict[str, int]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ktc.checks.common import CT, exempt, fetches_of, flagged, stamps
 from ktc.checks.registry import Compare, check
-from ktc.checks.scenario import Scenario
+from ktc.checks.scenario import ProduceView, Scenario
 from ktc.reference.configs import rebuilds
 from ktc.reference.types import (
     INT64_MIN,
@@ -38,7 +38,7 @@ def no_timestamp_conformance(s: Scenario, c: Compare) -> None:
         )
 
 
-def has_negative(s: Scenario, view) -> bool:
+def has_negative(s: Scenario, view: ProduceView) -> bool:
     return any(r.timestamp < 0 and not exempt(s, r.timestamp) for r in view.batch.records)
 
 

@@ -16,9 +16,12 @@ from ktc.checks.registry import Compare, check
 from ktc.checks.scenario import Scenario
 from ktc.reference.model import Model
 from ktc.reference.types import (
+    Ack,
     DescribeLog,
+    DescribeLogResult,
     ElectLeader,
     RetentionPass,
+    RetentionResult,
 )
 
 
@@ -89,7 +92,7 @@ def monotonic_log_append_time_conformance(s: Scenario, c: Compare) -> None:
 
 @check("KIP-32.followers-keep-log-append-time")
 def follower_log_append_time_conformance(s: Scenario, c: Compare) -> None:
-    elections = [i for i, *_ in s.ops_of(ElectLeader)]
+    elections = [i for i, *_ in s.ops_of(ElectLeader, Ack)]
     final = {(topic, p): obs for _i, topic, p, _exp, obs in s.last_fetches()}
     for view in s.produces():
         fetch = final.get((view.op.topic, view.op.partition))
@@ -150,7 +153,7 @@ def batch_max_conformance(s: Scenario, c: Compare) -> None:
 def rolling_conformance(s: Scenario, c: Compare) -> None:
     for view in s.produces():  # a refused append rolls nothing
         c.eq(view.index, "append rolled a new segment", view.expected.rolled, view.observed.rolled)
-    for i, _op, exp, obs in s.ops_of(DescribeLog):
+    for i, _op, exp, obs in s.ops_of(DescribeLog, DescribeLogResult):
         c.eq(i, "segment base offsets", [g.base_offset for g in exp.segments], [g.base_offset for g in obs.segments])
 
 
@@ -173,7 +176,7 @@ def retention_future_conformance(s: Scenario, c: Compare) -> None:
 def retention_prefix_conformance(s: Scenario, c: Compare) -> None:
     """Deleted segments are the oldest ones, in order, and the log start moves to the first kept one."""
     model = Model.for_history(s.history)
-    for i, op, exp, obs in s.ops_of(RetentionPass):
+    for i, op, exp, obs in s.ops_of(RetentionPass, RetentionResult):
         partition = model.partition(model.replay(s.history, i), op.topic, op.partition)
         if partition is None:
             continue
@@ -187,7 +190,8 @@ def retention_prefix_conformance(s: Scenario, c: Compare) -> None:
 def append_times(s: Scenario) -> dict[int, int]:
     """Per accepted append (op index), its append time from the leader clocks alone: the clock, or under a
     profile that keeps LogAppendTime monotonic the running max of the partition's append clocks."""
-    times, last = {}, {}
+    times: dict[int, int] = {}
+    last: dict[tuple[str, int], int] = {}
     for view in s.produces():
         if view.observed.error_code == 0 and view.on_log_append_time_topic:
             key = where(view.op)
@@ -217,7 +221,7 @@ def read_log_append_time_conformance(s: Scenario, c: Compare) -> None:
 
 @check("KIP-32.read-timestamp-stable")
 def read_timestamp_stable_conformance(s: Scenario, c: Compare) -> None:
-    first: dict = {}
+    first: dict[tuple[str, int, int], tuple[int, int]] = {}
     for i, op, obs in fetches(s):
         for offset, ts, _batch in records(obs):
             seen = first.setdefault((*where(op), offset), (ts, i))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from ktc.checks.common import LAT
 from ktc.checks.reads import lookups, same_state, segment_of
 from ktc.checks.registry import Compare, check
@@ -10,8 +12,13 @@ from ktc.reference.configs import rebuilds
 from ktc.reference.types import (
     LIST_OFFSETS_MAX_VERSION,
     DescribeLog,
+    DescribeLogResult,
     ListOffsets,
+    ListOffsetsResult,
     RetentionPass,
+    RetentionResult,
+    SegmentInfo,
+    StoredBatch,
 )
 
 
@@ -21,7 +28,7 @@ def time_index_conformance(s: Scenario, c: Compare) -> None:
     index ends with its max.  The index is sparse: which entries it keeps is not judged (an entry every
     index.interval.bytes; even at 0 Kafka's first append to a segment adds none).  Each segment's
     largest timestamp, which a complete index ends with, is judged here too."""
-    for i, _op, exp, obs in s.ops_of(DescribeLog):
+    for i, _op, exp, obs in s.ops_of(DescribeLog, DescribeLogResult):
         c.eq(
             i,
             "largest timestamp per segment",
@@ -36,14 +43,14 @@ def time_index_conformance(s: Scenario, c: Compare) -> None:
         )
 
 
-def paired(first, second) -> list:
+def paired(first: DescribeLogResult, second: DescribeLogResult) -> list[tuple[SegmentInfo, SegmentInfo | None, bool]]:
     """(segment of first, same-base segment of second or None, whether it is rolled), in first's order."""
     bases = {g.base_offset: g for g in second.segments}
     last = len(first.segments) - 1
     return [(g, bases.get(g.base_offset), n < last) for n, g in enumerate(first.segments)]
 
 
-def kept_entries(expected, observed, rolled: bool) -> list:
+def kept_entries(expected: SegmentInfo, observed: SegmentInfo | None, rolled: bool) -> list[tuple[int, int]]:
     """The model's entries that the observed index kept, and a rolled segment's last entry."""
     seen = set(observed.time_index) if observed is not None else set()
     final = expected.time_index[-1:] if rolled else ()
@@ -52,7 +59,7 @@ def kept_entries(expected, observed, rolled: bool) -> list:
 
 @check("KIP-33.time-index-strictly-increasing")
 def time_index_order_conformance(s: Scenario, c: Compare) -> None:
-    for i, _op, _exp, obs in s.ops_of(DescribeLog):
+    for i, _op, _exp, obs in s.ops_of(DescribeLog, DescribeLogResult):
         for g in obs.segments:
             times = [ts for ts, _ in g.time_index]
             c.holds(
@@ -65,15 +72,17 @@ def time_index_order_conformance(s: Scenario, c: Compare) -> None:
 
 @check("KIP-33.time-index-skips-no-timestamp")
 def time_index_negative_conformance(s: Scenario, c: Compare) -> None:
-    for i, _op, _exp, obs in s.ops_of(DescribeLog):
+    for i, _op, _exp, obs in s.ops_of(DescribeLog, DescribeLogResult):
         for g in obs.segments:
             c.holds(
                 i, f"no entry <= -1 in segment {g.base_offset}", all(ts >= 0 for ts, _ in g.time_index), g.time_index
             )
 
 
-def list_offsets_where(s: Scenario, c: Compare, keep, what: str) -> None:
-    for i, op, exp, obs in s.ops_of(ListOffsets):
+def list_offsets_where(
+    s: Scenario, c: Compare, keep: Callable[[ListOffsets, ListOffsetsResult], bool], what: str
+) -> None:
+    for i, op, exp, obs in s.ops_of(ListOffsets, ListOffsetsResult):
         if keep(op, exp):
             c.eq(
                 i,
@@ -96,7 +105,7 @@ def list_offsets_missing_conformance(s: Scenario, c: Compare) -> None:
 @check("KIP-33.list-offsets-first-segment-only")
 def list_offsets_segments_conformance(s: Scenario, c: Compare) -> None:
     rolled = any(v.expected.rolled for v in s.produces()) or any(
-        r.deleted_base_offsets for *_, r, _o in s.ops_of(RetentionPass)
+        r.deleted_base_offsets for *_, r, _o in s.ops_of(RetentionPass, RetentionResult)
     )
     list_offsets_where(s, c, lambda op, exp: rolled and op.target >= 0, "ListOffsets over several segments")
 
@@ -207,7 +216,7 @@ def max_timestamp_where(s: Scenario, c: Compare, kind: str) -> None:
     )
 
 
-def holder_kind(s: Scenario, op: ListOffsets, exp) -> str:
+def holder_kind(s: Scenario, op: ListOffsets, exp: ListOffsetsResult) -> str:
     """How the batch holding the expected answer was written: 'log-append-time' (the topic's type),
     'compressed' (a codec, or rebuilt into the topic's), else 'uncompressed' (also when nothing is found)."""
     view = next(
@@ -242,7 +251,7 @@ def read_max_holder_conformance(s: Scenario, c: Compare) -> None:
             )
 
 
-def client_log_append_time(s: Scenario, op) -> bool:
+def client_log_append_time(s: Scenario, op: ListOffsets) -> bool:
     """Whether the partition was sent a LogAppendTime-typed batch while its topic was CreateTime: Kafka 3.6+
     stores it as a CreateTime batch with the header max it was sent and its records' own timestamps, so its
     MAX_TIMESTAMP names a record a consumer may read below the max, or none (KIP-33.read-max-timestamp-holder's
@@ -256,7 +265,7 @@ def client_log_append_time(s: Scenario, op) -> bool:
     )
 
 
-def scope(s: Scenario, i: int, offset: int, batch) -> tuple[int, int] | None:
+def scope(s: Scenario, i: int, offset: int, batch: StoredBatch) -> tuple[int, int]:
     """The offsets before ``offset`` that a lookup answering it must have found nothing in: the whole log
     (kip), its segment (from a DescribeLog of the same state), or at least its batch."""
     if s.profile.list_offsets_scope == "all-segments":
@@ -319,5 +328,5 @@ def read_log_start_conformance(s: Scenario, c: Compare) -> None:
 
 def same_state_latest(s: Scenario, i: int) -> int | None:
     """The answer of a LATEST ListOffsets of op ``i``'s partition and log state, if the history asks one."""
-    paired = same_state(s, i, ListOffsets, lambda op: target_kind(op) == "latest")
+    paired = same_state(s, i, ListOffsets, ListOffsetsResult, lambda op: target_kind(op) == "latest")
     return None if paired is None else paired[1].offset

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from ktc.checks.common import (
     CT,
@@ -22,6 +22,7 @@ from ktc.reference.types import (
     INT64_MIN,
     INVALID_TIMESTAMP,
     RetentionPass,
+    RetentionResult,
 )
 
 
@@ -49,7 +50,9 @@ def overflows(scenario: Scenario, now: int, ts: int) -> bool:
     return not fits_int64(diff) or diff == INT64_MIN
 
 
-def records_where(scenario: Scenario, keep, fallback: bool = False) -> Iterator[tuple[ProduceView, int, int]]:
+def records_where(
+    scenario: Scenario, keep: Callable[[ProduceView, int], bool], fallback: bool = False
+) -> Iterator[tuple[ProduceView, int, int]]:
     """(view, index, timestamp) for validated records that are neither exempt nor overflowing.
 
     Records judged through the Long.MAX fallback are only seen with ``fallback=True``.
@@ -63,7 +66,7 @@ def records_where(scenario: Scenario, keep, fallback: bool = False) -> Iterator[
                 yield view, i, ts
 
 
-def compare_flags(compare: Compare, rows, what: str) -> None:
+def compare_flags(compare: Compare, rows: Iterable[tuple[ProduceView, int, int]], what: str) -> None:
     for view, i, ts in rows:
         compare.eq(
             view.index,
@@ -178,7 +181,7 @@ def whole_batch_conformance(s: Scenario, c: Compare) -> None:
     refused = [v for v in s.produces() if v.observed.error_code != 0]
     for view in refused:
         c.eq(view.index, "base_offset of a refused batch", -1, view.observed.base_offset)
-    if refused and not any(True for _ in s.ops_of(RetentionPass)):
+    if refused and not any(True for _ in s.ops_of(RetentionPass, RetentionResult)):
         for i, topic, partition, _exp, obs in s.last_fetches():
             kept = sum(
                 len(v.batch.records)

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from ktc.checks.scenario import Scenario
 from ktc.checks.verdicts import Mismatch, Validity, Verdict
@@ -32,13 +32,13 @@ class Compare:
         self.first: Mismatch | None = None
         self.mismatched_ops: set[int] = set()  # every op index at which this check found a difference
 
-    def eq(self, op_index: int, what: str, expected, observed, invariant: bool = False) -> None:
+    def eq(self, op_index: int, what: str, expected: object, observed: object, invariant: bool = False) -> None:
         self.count += 1
         if expected != observed:
             self.mismatched_ops.add(op_index)
             self.first = self.first or Mismatch(op_index, what, expected, observed, invariant)
 
-    def holds(self, op_index: int, what: str, ok: bool, observed) -> None:
+    def holds(self, op_index: int, what: str, ok: bool, observed: object) -> None:
         """An invariant of the observation alone: no earlier divergence from the model can explain it away."""
         self.eq(op_index, what, "invariant holds", "invariant holds" if ok else observed, invariant=True)
 
@@ -52,10 +52,10 @@ def run_check(clause_id: str, scenario: Scenario) -> Verdict | None:
     return Verdict(clause_id, validity, compare.count, compare.first)
 
 
-def owner_at(scenario: Scenario, op_index: int, clause_ids) -> str | None:
+def owner_at(scenario: Scenario, op_index: int, clause_ids: Iterable[str]) -> str | None:
     """The first of ``clause_ids`` whose check finds a difference at ``op_index``: the clause that
     owns what the implementation answered there (ktc/judge/divergence.py), or None."""
-    tried: set = set()
+    tried: set[Check] = set()
     for clause_id in clause_ids:
         fn = CHECKS[clause_id]
         if fn not in tried:

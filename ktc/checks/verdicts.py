@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ktc.reports.schema import FirstDivergence, Scalar
 from ktc.reports.verdicts import Validity
 
 __all__ = ["Divergence", "Mismatch", "Validity", "Verdict", "render_mismatch"]
@@ -61,7 +62,7 @@ class Divergence:
         offsets or timestamps): ``Produce.error_code: expected 32, observed 0``."""
         return f"{self.op_kind}.{INDEX.sub('[]', self.field)}: {shape(self.field, self.expected, self.observed)}"
 
-    def as_data(self) -> dict:
+    def as_data(self) -> FirstDivergence:
         return {
             "op_index": self.op_index,
             "op_kind": self.op_kind,
@@ -82,7 +83,7 @@ def short(value: Any, limit: int = 160) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def json_safe(value: Any) -> Any:
+def json_safe(value: object) -> Scalar:
     value = plain(value)
     return value if value is None or isinstance(value, (bool, int, str)) else short(value)
 
