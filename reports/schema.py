@@ -39,6 +39,59 @@ class FirstDivergence(TypedDict, total=False):
     cause: str
 
 
+class MismatchData(TypedDict, total=False):
+    """A counterexample's mismatch: the operation, what was compared, both values as their repr."""
+
+    op_index: int | None
+    what: str
+    expected: str | None
+    observed: str | None
+
+
+class Counterexample(TypedDict, total=False):
+    """A failing example, portable (ktc/judge/harness.py: ClauseViolation.counterexample)."""
+
+    clause: str
+    implementation: str
+    history: object  # the history as ktc/judge/serialize.py writes it
+    first_divergence: FirstDivergence | None
+    mismatch: MismatchData
+    schema_version: int  # counterexample.json's own (reports/loading.py: COUNTEREXAMPLE_SCHEMA)
+    profile: str  # counterexample.json: for ktc replay
+    implementation_spec: str  # counterexample.json: the --impl it was found on
+
+
+class ProduceMark(TypedDict):
+    """A Produce on a counterexample's timeline: the leader's clock and the bounds that applied (None: unbounded)."""
+
+    op_index: int
+    topic: str
+    now: int
+    before: int | None
+    after: int | None
+    timestamps: list[int]
+    timestamp_type: str
+
+
+class ClockRow(TypedDict):
+    """An operation on a counterexample's timeline: the leader's clock and its partition's segments after it."""
+
+    op_index: int
+    kind: str
+    at: int
+    segments: list[int]
+    rolled: int | None
+    deleted: list[int]
+
+
+class Timeline(TypedDict):
+    """The numbers a counterexample's timeline is drawn from (ktc/judge/timeline.py)."""
+
+    produces: list[ProduceMark]
+    clock: list[ClockRow]
+    mismatch_op: int | None
+
+
 class Row(TypedDict, total=False):
     """One clause x implementation x profile: its verdict and the evidence for it."""
 
@@ -55,14 +108,14 @@ class Row(TypedDict, total=False):
     seed: int | None
     duration: float
     reason: str | None
-    counterexample: dict | None
+    counterexample: Counterexample | None
     first_failure_at: int | None
     first_divergence: FirstDivergence | str | None
     signature: str | None
     signatures: dict[str, int]
     features: dict[str, int]
     expected: Expected
-    timeline: dict | None  # schema 3: the counterexample's clocks and bounds, for the HTML drawing
+    timeline: Timeline | None  # schema 3: the counterexample's clocks and bounds, for the HTML drawing
     replay: str  # schema 3: fail/error rows: the command that replays it (paths relative to the report)
 
 

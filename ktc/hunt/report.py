@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import platform
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import hypothesis
 
@@ -18,7 +18,7 @@ from ktc.plugin.artifacts import attach
 from ktc.reports import results
 from ktc.reports.files import write_atomically
 from ktc.reports.loading import COUNTEREXAMPLE_SCHEMA
-from ktc.reports.schema import Document, Row, Target
+from ktc.reports.schema import Counterexample, Document, Row, Target
 from ktc.reports.verdicts import Unknown, Validity, strongest
 
 
@@ -34,7 +34,7 @@ class FindingDoc(TypedDict):
     script: str
     sketch: str
     javap: str  # whether javap found the method the sketch tests
-    counterexample: dict[str, Any]  # counterexample.json
+    counterexample: Counterexample  # counterexample.json
 
 
 class Explained(TypedDict):
@@ -112,7 +112,7 @@ def row(hunt, key, counts, why, finding) -> Row:
     return out
 
 
-def attach_finding(rows_: list[Row], finding, counterexample: dict[str, Any]) -> None:
+def attach_finding(rows_: list[Row], finding, counterexample: Counterexample) -> None:
     for r in rows_:
         if r["verdict"] == "fail" and r["clause"] in {v.clause for v in finding.verdicts} and "expected" not in r:
             r["counterexample"], r["reason"] = counterexample, finding.verdicts[0].clause + " (a hunt finding)"
@@ -124,7 +124,7 @@ def write_finding(directory: Path, hunt, finding, observed, spec: str = "") -> F
 
     folder = directory / "findings" / finding.verdicts[0].clause
     folder.mkdir(parents=True, exist_ok=True)
-    counterexample = {
+    counterexample: Counterexample = {
         **ClauseViolation(finding.verdicts, finding.history, hunt.impl.name).counterexample(),
         "schema_version": COUNTEREXAMPLE_SCHEMA,
         "profile": finding.history.profile,  # for ktc replay

@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ktc.checks import CHECKS
-from ktc.checks.verdicts import Validity
+from ktc.checks.verdicts import Validity, Verdict
+from ktc.implementations.protocol import Implementation
 from ktc.judge import bulk
 from ktc.judge.harness import ClauseViolation, judge_one, minimal_violation
 from ktc.reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
@@ -37,7 +38,7 @@ class IntervalReport:
     scenarios: int = 0
     unknown: int = 0  # scenarios with at least one unknown verdict
     failed: int = 0  # scenarios with at least one fail verdict
-    verdicts: Counter = field(default_factory=Counter)
+    verdicts: Counter[str] = field(default_factory=Counter)
     run_seconds: float = 0.0
     judge_seconds: float = 0.0
     violation: ClauseViolation | None = None  # the first failure, shrunk
@@ -76,7 +77,7 @@ def scenarios(profile: str, total: int, seed: int, bases: int = 300) -> list[His
     return out
 
 
-def clauses_for(impl, profile: str) -> list[str]:
+def clauses_for(impl: Implementation, profile: str) -> list[str]:
     """Every clause with a check that holds in ``profile`` and that ``impl`` does not declare unsupported."""
     caps, registry = impl.capabilities(), all_clauses()
     return sorted(
@@ -84,7 +85,9 @@ def clauses_for(impl, profile: str) -> list[str]:
     )
 
 
-def check(impl, histories: list[History], clauses: list[str], report: IntervalReport) -> tuple | None:
+def check(
+    impl: Implementation, histories: list[History], clauses: list[str], report: IntervalReport
+) -> tuple[History, list[Verdict]] | None:
     """Run and judge one chunk; the first (history, its failing verdicts), if any."""
     started = time.monotonic()
     traces = impl.run(histories)
@@ -100,7 +103,7 @@ def check(impl, histories: list[History], clauses: list[str], report: IntervalRe
     return first
 
 
-def tally(verdicts: list, report: IntervalReport) -> list:
+def tally(verdicts: list[Verdict], report: IntervalReport) -> list[Verdict]:
     report.verdicts.update(v.validity.value for v in verdicts)
     report.unknown += any(v.validity is Validity.UNKNOWN for v in verdicts)
     report.failed += any(v.validity is Validity.FAIL for v in verdicts)
@@ -108,7 +111,7 @@ def tally(verdicts: list, report: IntervalReport) -> list:
 
 
 def run_intervals(
-    impl, histories: list[History], clauses: list[str], chunk: int, warmup: Sequence[History] = ()
+    impl: Implementation, histories: list[History], clauses: list[str], chunk: int, warmup: Sequence[History] = ()
 ) -> IntervalReport:
     """Judge every history in chunks of one ``impl.run`` each, after an uncounted run of ``warmup``
     (a JVM compiles its request path as it goes); the first failure is shrunk through ``impl.run``

@@ -24,6 +24,7 @@ from ktc.reference.types import (
     History,
     ListOffsets,
     ListOffsetsResult,
+    Op,
     Produce,
     ProduceResult,
     RetentionPass,
@@ -44,7 +45,7 @@ ANSWERS: dict[type, type] = {
 }
 
 
-def traces_problem(histories: Sequence[History], traces) -> str | None:
+def traces_problem(histories: Sequence[History], traces: object) -> str | None:
     if not isinstance(traces, Sequence) or isinstance(traces, (str, bytes)):
         return f"returned {type(traces).__name__}; expected a sequence with one trace per history"
     if len(traces) != len(histories):
@@ -56,7 +57,7 @@ def traces_problem(histories: Sequence[History], traces) -> str | None:
     return None
 
 
-def trace_problem(history: History, trace) -> str | None:
+def trace_problem(history: History, trace: object) -> str | None:
     if not isinstance(trace, (tuple, list)):
         return f"trace is {type(trace).__name__}; expected a tuple with one result per operation"
     if JudgedTrace.of(trace).cut is not None:  # a history the implementation could not run to its end
@@ -66,7 +67,7 @@ def trace_problem(history: History, trace) -> str | None:
     return next(filter(None, (answer_problem(i, op, r) for i, (op, r) in enumerate(zip(history.ops, trace)))), None)
 
 
-def answer_problem(index: int, op, result) -> str | None:
+def answer_problem(index: int, op: Op, result: object) -> str | None:
     expected = ANSWERS[type(op)]
     if isinstance(result, expected):
         return None

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import fields, is_dataclass, replace
+from typing import TYPE_CHECKING
 
 from ktc.checks.verdicts import Divergence, Validity, Verdict
 from ktc.reference.types import (
@@ -22,12 +23,19 @@ from ktc.reference.types import (
     Advance,
     DescribeLog,
     ElectLeader,
+    Op,
     ProduceResult,
     RecordError,
+    Result,
     RetentionPass,
     SegmentInfo,
     StepClock,
 )
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Difference = tuple[str, object, object]  # (field path, expected, observed)
 
 CLOCK_OPS = (Advance, StepClock, ElectLeader)  # answered by the harness, not by the implementation
 MODEL_ONLY_OPS = (RetentionPass, DescribeLog)  # an implementation may decline them (UNSUPPORTED_VERSION)
@@ -43,7 +51,7 @@ NOT_JUDGED = frozenset(
 )
 
 
-def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> Divergence | None:
+def first_divergence(ops: Sequence[Op], expected: Sequence[Result], observed: Sequence[Result]) -> Divergence | None:
     """The first answered operation whose result differs from the model's, at its first differing field."""
     for ordinal, (index, op, want, got) in enumerate(answered(ops, expected, observed)):
         found = None if declined(op, got) else differs(want, got)
@@ -52,7 +60,9 @@ def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> D
     return None
 
 
-def answered(ops: Sequence, expected: Sequence, observed: Sequence) -> Iterator[tuple]:
+def answered(
+    ops: Sequence[Op], expected: Sequence[Result], observed: Sequence[Result]
+) -> Iterator[tuple[int, Op, Result, Result]]:
     """(op index, op, expected, observed) of the operations the implementation itself answers."""
     return (
         (i, op, want, got)
@@ -61,11 +71,11 @@ def answered(ops: Sequence, expected: Sequence, observed: Sequence) -> Iterator[
     )
 
 
-def declined(op, got) -> bool:
+def declined(op: Op, got: Result) -> bool:
     return isinstance(op, MODEL_ONLY_OPS) and getattr(got, "error_code", None) == UNSUPPORTED_VERSION
 
 
-def differs(want, got, path: str = "") -> tuple[str, object, object] | None:
+def differs(want: object, got: object, path: str = "") -> Difference | None:
     """(field path, expected, observed) of the first difference between two results, or None."""
     if is_dataclass(want) and is_dataclass(got):
         if type(want) is not type(got):
@@ -78,7 +88,7 @@ def differs(want, got, path: str = "") -> tuple[str, object, object] | None:
     return None if want == got else (path, want, got)
 
 
-def judged(result) -> list[str]:
+def judged(result: DataclassInstance | type[DataclassInstance]) -> list[str]:
     return [f.name for f in fields(result) if (type(result), f.name) not in NOT_JUDGED]
 
 
@@ -86,7 +96,7 @@ def joined(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def first(found: Iterator) -> tuple | None:
+def first(found: Iterator[Difference | None]) -> Difference | None:
     return next((f for f in found if f is not None), None)
 
 

@@ -14,7 +14,9 @@ from ktc.reference.types import (
     INT64_MIN,
     Batch,
     CreateTopic,
+    History,
     ListOffsets,
+    Op,
     Produce,
     TimestampType,
     header_max,
@@ -23,14 +25,14 @@ from ktc.reference.types import (
 SPECIAL_TARGETS = {-1: "latest", -2: "earliest", -3: "max-timestamp", -4: "earliest-local", -5: "latest-tiered"}
 
 
-def features(history) -> frozenset[str]:
+def features(history: History) -> frozenset[str]:
     found: set[str] = set()
     for op in history.ops:
         found |= of_op(op)
     return frozenset(found)
 
 
-def of_op(op) -> set[str]:
+def of_op(op: Op) -> set[str]:
     if isinstance(op, Produce):
         return of_batch(op.batch)
     if isinstance(op, ListOffsets):

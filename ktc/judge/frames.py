@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TypeVar
 
-from ktc.checks.verdicts import Verdict
+from ktc.checks.verdicts import Divergence, Mismatch, Verdict
 from ktc.reference.types import Advance, History, StepClock
 
 CLOCK_OPS = (Advance, StepClock)
+
+
+Placed = TypeVar("Placed", Mismatch, Divergence)  # what names an operation by its index
 
 
 def frame_map(placed: History, original: History) -> list[int] | None:
@@ -37,7 +41,7 @@ OP_REFERENCE = re.compile(r"op #(\d+)")  # how a check's text names another oper
 
 
 def moved(verdict: Verdict, index: list[int]) -> Verdict:
-    def at(thing):
+    def at(thing: Placed | None) -> Placed | None:
         return thing if thing is None else replace(thing, op_index=renamed(thing.op_index, index))
 
     mismatch = at(verdict.mismatch)

@@ -17,7 +17,7 @@ from ktc.reference.types import CreateTopic, History, Produce
 MAX_ROUNDS = 40
 
 
-def size(h: History) -> tuple:
+def size(h: History) -> tuple[int, int, int]:
     records = sum(len(op.batch.records) for op in h.ops if isinstance(op, Produce))
     spread = sum(abs(r.timestamp - h.start_ms) for op in h.ops if isinstance(op, Produce) for r in op.batch.records)
     return (len(h.ops), records, spread)
