@@ -10,12 +10,12 @@ from __future__ import annotations
 import datetime as dt
 import json
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .dedupe import text_signature
 from .files import SCHEMA_VERSION, write_atomically
-from .schema import Row
+from .schema import Document, Row
 from .verdicts import BAD, Validity, stronger
 
 
@@ -77,7 +77,7 @@ def git_sha(root: Path) -> str | None:
     return out.stdout.strip() or None
 
 
-def document(rows: list[dict], provenance: dict) -> dict:
+def document(rows: list[Row], provenance: Mapping[str, object]) -> Document:
     return {
         "schema_version": SCHEMA_VERSION,
         "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
@@ -86,7 +86,12 @@ def document(rows: list[dict], provenance: dict) -> dict:
     }
 
 
-def write(directory: Path, rows: list[dict], provenance: dict, attach=None) -> Path:
+def write(
+    directory: Path,
+    rows: list[Row],
+    provenance: Mapping[str, object],
+    attach: Callable[[Document], object] | None = None,
+) -> Path:
     """Write results.json and summary.txt into ``directory``; return the results path.  ``attach(doc)``
     joins in what only upper layers know (clause texts, timelines, replays) before anything is written."""
     doc = document(rows, provenance)
@@ -95,7 +100,7 @@ def write(directory: Path, rows: list[dict], provenance: dict, attach=None) -> P
     return write_document(directory, doc)
 
 
-def write_document(directory: Path, doc: dict) -> Path:
+def write_document(directory: Path, doc: Document) -> Path:
     """results.json, then summary.txt rendered from it (reports/summary.py; imported here, not at the top, so
     that the readers of this module, the ``ktc`` command among them, do not load every format on start)."""
     from .registry import Context

@@ -9,6 +9,7 @@ documented in reports/README.md.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TypedDict
 
 READABLE = (2, 3)  # schema versions the readers accept; 2 lacks "clauses" and rows' timeline/replay
@@ -149,6 +150,6 @@ class ClauseInfo(TypedDict, total=False):
 class Document(TypedDict, total=False):
     schema_version: int
     generated_at: str
-    provenance: dict
+    provenance: Mapping[str, object]  # the run's: its targets (Target), seed, versions, command
     clauses: dict[str, ClauseInfo]
     rows: list[Row]

@@ -195,13 +195,9 @@ def write(directory: Path, hunt, outcome, finding_doc: FindingDoc | None, second
     if outcome.finding is not None and finding_doc:
         attach_finding(found_rows, outcome.finding, finding_doc["counterexample"])
     script_path = finding_doc["script"] if finding_doc else None
-    # reports.results and plugin.artifacts take and give plain dicts: the rows and documents they read are these
     return results.write(
-        directory,
-        found_rows,
-        provenance(hunt, spec, seconds),  # type: ignore[arg-type]
-        attach=lambda d: replays(attach(d), script_path),
-    )  # type: ignore[arg-type]
+        directory, found_rows, provenance(hunt, spec, seconds), attach=lambda d: replays(attach(d), script_path)
+    )
 
 
 def replays(doc: Document, script_path: str | None) -> Document:

@@ -18,6 +18,7 @@ from ktc.judge.timeline import timeline
 from ktc.reports import counterexamples, render, results
 from ktc.reports.counterexamples import REPLAYED, replay_line
 from ktc.reports.registry import Context
+from ktc.reports.schema import Document
 from ktc.specs import clauses as registry
 
 
@@ -41,7 +42,7 @@ def clause_info(ids: set[str] | None = None) -> dict:
     return found
 
 
-def attach(doc: dict) -> dict:
+def attach(doc: Document) -> Document:
     """Join clause texts (``clauses``), each counterexample's ``timeline`` and each failure's ``replay``
     (its counterexample path relative to the report directory) into ``doc``; returns it."""
     prov = doc.get("provenance") or {}
