@@ -12,10 +12,12 @@ from __future__ import annotations
 from . import rootcause
 from .outcomes import UNKNOWN, counted, outcome, unexpected_pass
 from .registry import Context, renderer
+from .rootcause import RootCause
+from .schema import Document, Row
 
 
 @renderer("github")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     lines = [cause_error(g) for g in rootcause.groups(doc, context.report_dir)]
     lines += [pass_error(r) for r in doc["rows"] if unexpected_pass(r)]
     lines += unknown_warnings(doc)
@@ -34,7 +36,7 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def cause_error(group: dict) -> str:
+def cause_error(group: RootCause) -> str:
     clauses = group["clauses"]
     more = f" (+{len(clauses) - 1})" if len(clauses) > 1 else ""
     title = f"ktc {group['implementation']} fails {clauses[0]}{more}"
@@ -45,7 +47,7 @@ def cause_error(group: dict) -> str:
     return command("error", title, message)
 
 
-def pass_error(row: dict) -> str:
+def pass_error(row: Row) -> str:
     expected = row["expected"]
     return command(
         "error",
@@ -55,7 +57,7 @@ def pass_error(row: dict) -> str:
     )
 
 
-def unknown_warnings(doc: dict) -> list[str]:
+def unknown_warnings(doc: Document) -> list[str]:
     """Per implementation, the clauses no example decided (evidence missing, not a failure)."""
     found: dict[str, list[str]] = {}
     for row in doc["rows"]:

@@ -17,11 +17,11 @@ from html import escape
 from pathlib import Path
 
 from .counterexamples import REPLAYED, located, replay_of
-from .html_data import by_kip, details, grid, own_view, percent
+from .html_data import OwnView, ShownTarget, by_kip, details, grid, own_view, percent
 from .html_parts import SYMBOL, deviations, failures_table, headline, legend, linked, meta, rootcause_table
 from .outcomes import EXPECTED, label, outcome, worst
 from .registry import Context, renderer
-from .schema import Row
+from .schema import ClauseInfo, Document, Expected, Provenance, Row, provenance_of
 from .svg import timeline_svg
 
 STATUSES = ("accepted", "draft", "abandoned", "under-discussion")
@@ -29,7 +29,7 @@ ASSETS = Path(__file__).with_name("assets")
 
 
 @renderer("html")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     """The page; its details go to ``context.files`` as ``<side_name>.details.js``."""
     view, side = own_view(doc), f"{context.side_name}.details.js"
     context.files[side] = details_script(doc, context)
@@ -53,21 +53,21 @@ def render(doc: dict, context: Context) -> str:
     )
 
 
-def script_json(data) -> str:
+def script_json(data: object) -> str:
     """JSON that cannot end the <script> element it sits in."""
     return json.dumps(data, separators=(",", ":")).replace("</", "<\\/")
 
 
-def head(view: dict) -> str:
+def head(view: OwnView) -> str:
     return "".join(target_head(t) for t in view["targets"])
 
 
-def target_head(t: dict) -> str:
+def target_head(t: ShownTarget) -> str:
     version = escape(str(t.get("version") or ""))
-    if t.get("not_run"):
+    if not_run := t.get("not_run"):
         return (
             f'<th class="tgt notrun" data-target="{escape(t["implementation"])}">{escape(t["implementation"])}'
-            f"<br><small>{version}</small><br><small>not run: {escape(t['not_run'])}</small></th>"
+            f"<br><small>{version}</small><br><small>not run: {escape(not_run)}</small></th>"
         )
     note = " (its profiles aggregated)" if t["profile"] == "every profile" else ""
     evidence = f' title="{escape(t["evidence"])}"' if t.get("evidence") else ""
@@ -79,7 +79,7 @@ def target_head(t: dict) -> str:
     )
 
 
-def body(doc: dict, view: dict) -> str:
+def body(doc: Document, view: OwnView) -> str:
     clauses, out = doc.get("clauses") or {}, []
     for kip, ids in by_kip(doc).items():
         title = (clauses.get(ids[0]) or {}).get("kip_title", "")
@@ -93,12 +93,12 @@ def body(doc: dict, view: dict) -> str:
     return "".join(out)
 
 
-def kip_count(target: dict, kip: str) -> str:
+def kip_count(target: ShownTarget, kip: str) -> str:
     passed, applicable = target["kips"].get(kip, (0, 0))
     return f"{passed}/{applicable}" if applicable else "–"
 
 
-def clause_rows(cid: str, clause: dict, view: dict, rows: list[dict]) -> str:
+def clause_rows(cid: str, clause: ClauseInfo, view: OwnView, rows: list[Row]) -> str:
     """The clause's row (one cell per target) and, hidden until its name is clicked, its quote."""
     status, width = clause.get("status", "accepted"), len(view["targets"])
     cells = "".join(own_cell(cid, t, view, rows) for t in view["targets"])
@@ -111,7 +111,7 @@ def clause_rows(cid: str, clause: dict, view: dict, rows: list[dict]) -> str:
     )
 
 
-def quote(clause: dict) -> str:
+def quote(clause: ClauseInfo) -> str:
     if not clause:
         return "<p>(not in the clause registry)</p>"
     url = clause.get("quote_url") or clause.get("kip_url")
@@ -123,7 +123,7 @@ def quote(clause: dict) -> str:
     )
 
 
-def own_cell(cid: str, target: dict, view: dict, rows: list[dict]) -> str:
+def own_cell(cid: str, target: ShownTarget, view: OwnView, rows: list[Row]) -> str:
     found = view["cells"].get((cid, target["implementation"]))
     if not found:
         return '<td class="cell v-none" title="no row under this profile (or the target did not run)">·</td>'
@@ -143,15 +143,15 @@ def cell_html(indexes: list[int], rows: list[Row], cid: str, impl: str) -> str:
     )
 
 
-def details_script(doc: dict, context: Context) -> str:
-    prov = doc.get("provenance") or {}
+def details_script(doc: Document, context: Context) -> str:
+    prov = provenance_of(doc)
     data = details(doc, lambda row: markup(row, prov, context.report_dir))
     return f"window.KTC_DETAILS = {script_json(data)};\n"
 
 
-def markup(row: dict, provenance: dict, report_dir: str | None) -> dict:
+def markup(row: Row, provenance: Provenance, report_dir: str | None) -> dict[str, str]:
     """A row's HTML fragments for the side file: its known deviation, its counterexample and replay."""
-    found = {}
+    found: dict[str, str] = {}
     if row.get("expected"):
         found["expected_html"] = expected_html(row["expected"])
     if row.get("counterexample") or row["verdict"] in REPLAYED:
@@ -159,7 +159,7 @@ def markup(row: dict, provenance: dict, report_dir: str | None) -> dict:
     return found
 
 
-def expected_html(entry: dict) -> str:
+def expected_html(entry: Expected) -> str:
     return (
         f'<p class="exp">expected deviation ({escape(entry.get("file") or "")}): '
         f"{escape(entry.get('verdict') or '')}"
@@ -167,9 +167,9 @@ def expected_html(entry: dict) -> str:
     )
 
 
-def counterexample_html(row: dict, provenance: dict, report_dir: str | None) -> str:
+def counterexample_html(row: Row, provenance: Provenance, report_dir: str | None) -> str:
     """The minimal counterexample (mismatch, timeline, history) and the command that replays the row."""
-    parts = []
+    parts: list[str] = []
     cx = row.get("counterexample")
     if cx:
         m = cx.get("mismatch") or {}

@@ -9,34 +9,69 @@ passed).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypedDict
+
 from .outcomes import EXPECTED, NOT_APPLICABLE, PASS, by_implementation, label, outcome, own_rows, targets
-from .schema import Row
+from .schema import Document, Row, Target
 
 CODES = {"pass": "p", "fail": "f", "error": "e", "unknown": "u", "unsupported": "s"}
+Score = tuple[int, int]  # (passed, applicable)
 
 
-def clause_ids(doc: dict) -> list[str]:
+class ShownTarget(Target):
+    """A column of the own-profile view: the target, its score and its score per KIP."""
+
+    score: Score
+    kips: dict[str, Score]
+
+
+class OwnView(TypedDict):
+    """The own-profile view: its columns, and each cell's rows (indexes into the document's rows)."""
+
+    targets: list[ShownTarget]
+    cells: dict[tuple[str, str], list[int]]
+
+
+class Grid(TypedDict):
+    """Every implementation x profile, compact: each row as [clause, column, verdict code, expected?]."""
+
+    clauses: list[str]
+    columns: list[list[str]]
+    cells: list[list[int | str]]
+
+
+class Details(TypedDict):
+    """The side file's data: the test ids once, and each row's facts and HTML fragments."""
+
+    tests: list[str]
+    rows: list[dict[str, object]]
+
+
+def clause_ids(doc: Document) -> list[str]:
     """The clauses the rows name, in the registry's order (KIP by KIP), unknown ones last."""
     info = doc.get("clauses") or {}
     seen = {r["clause"] for r in doc["rows"]}
     return sorted(seen, key=lambda c: (c not in info, (info.get(c) or {}).get("order", 0), c))
 
 
-def kip_of(doc: dict, clause: str) -> str:
+def kip_of(doc: Document, clause: str) -> str:
     return ((doc.get("clauses") or {}).get(clause) or {}).get("kip") or clause.split(".")[0]
 
 
-def by_kip(doc: dict) -> dict[str, list[str]]:
+def by_kip(doc: Document) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {}
     for clause in clause_ids(doc):
         found.setdefault(kip_of(doc, clause), []).append(clause)
     return found
 
 
-def own_view(doc: dict) -> dict:
+def own_view(doc: Document) -> OwnView:
     """{"targets": [target + score + kips], "cells": {(clause, implementation): [row index]}}."""
     index = {id(row): n for n, row in enumerate(doc["rows"])}
-    rows, cells, shown = by_implementation(doc), {}, []
+    rows = by_implementation(doc)
+    cells: dict[tuple[str, str], list[int]] = {}
+    shown: list[ShownTarget] = []
     for target in targets(doc):
         own = own_rows(target, rows.get(target["implementation"], []))
         for row in own:
@@ -46,7 +81,7 @@ def own_view(doc: dict) -> dict:
     return {"targets": shown, "cells": cells}
 
 
-def score(rows: list[Row]) -> tuple[int, int]:
+def score(rows: list[Row]) -> Score:
     """(passed, applicable): expected deviations count as not passing; unsupported rows not at all."""
     outcomes = [outcome(r) for r in rows]
     return outcomes.count(PASS), len(outcomes) - outcomes.count(NOT_APPLICABLE)
@@ -56,12 +91,12 @@ def percent(passed: int, applicable: int) -> str:
     return f"{100 * passed / applicable:.1f}%" if applicable else "–"
 
 
-def grid(doc: dict) -> dict:
+def grid(doc: Document) -> Grid:
     """Every row as [clause, column, verdict code, expected?], indexes into ``clauses`` and ``columns``."""
     clauses = clause_ids(doc)
     columns = sorted({(r["implementation"], r["profile"]) for r in doc["rows"]})
     at, col = {c: n for n, c in enumerate(clauses)}, {c: n for n, c in enumerate(columns)}
-    cells = [
+    cells: list[list[int | str]] = [
         [
             at[r["clause"]],
             col[(r["implementation"], r["profile"])],
@@ -73,7 +108,7 @@ def grid(doc: dict) -> dict:
     return {"clauses": clauses, "columns": [list(c) for c in columns], "cells": cells}
 
 
-def details(doc: dict, markup) -> dict:
+def details(doc: Document, markup: Callable[[Row], dict[str, str]]) -> Details:
     """The side file's data: test ids once, and per row its facts and ``markup(row)`` (a dict of HTML
     fragments: the counterexample, the expected deviation)."""
     tests: dict[str, int] = {}
@@ -81,8 +116,8 @@ def details(doc: dict, markup) -> dict:
     return {"tests": list(tests), "rows": rows}
 
 
-def row_detail(row: Row, tests: dict[str, int]) -> dict:
-    facts = {
+def row_detail(row: Row, tests: dict[str, int]) -> dict[str, object]:
+    facts: dict[str, object] = {
         "clause": row["clause"],
         "implementation": row["implementation"],
         "profile": row["profile"],

@@ -22,6 +22,8 @@ from .outcomes import (
     matched,
     targets,
 )
+from .rootcause import RootCause
+from .schema import Document, Row, provenance_of
 from .terminal import conforms_line
 from .verdicts import Validity
 
@@ -43,8 +45,8 @@ CHIP = {
 }  # a column's colours: those of the cells it counts
 
 
-def meta(doc: dict) -> str:
-    p = doc.get("provenance") or {}
+def meta(doc: Document) -> str:
+    p = provenance_of(doc)
     impls = ", ".join(f"{i.get('name')} {i.get('version')}" for i in p.get("implementations", []))
     hyp = p.get("hypothesis") or {}
     return escape(
@@ -54,7 +56,7 @@ def meta(doc: dict) -> str:
     )
 
 
-def headline(doc: dict) -> str:
+def headline(doc: Document) -> str:
     """What the terminal says at the end of the run: its answer, and its table's columns summed over the
     targets (reports/outcomes.py: ``counts``); a known deviation is counted as expected, not as a failure."""
     found = targets(doc)
@@ -94,7 +96,7 @@ def linked(source: str | None) -> str:
     return "".join(out) + escape(text[at:])
 
 
-def deviations(doc: dict) -> str:
+def deviations(doc: Document) -> str:
     """Every row an expectations entry names, with its reason and source."""
     rows = [r for r in doc["rows"] if r.get("expected")]
     if not rows:
@@ -112,7 +114,7 @@ def deviations(doc: dict) -> str:
     )
 
 
-def rootcause_table(doc: dict, report_dir: str | None) -> str:
+def rootcause_table(doc: Document, report_dir: str | None) -> str:
     found = rootcause.groups(doc, report_dir)
     if not found:
         return "<p>No unexpected failures.</p>"
@@ -122,7 +124,7 @@ def rootcause_table(doc: dict, report_dir: str | None) -> str:
     )
 
 
-def rootcause_row(g: dict) -> str:
+def rootcause_row(g: RootCause) -> str:
     explains = f"<br><small>made unknown: {escape(', '.join(g['explains']))}</small>" if g["explains"] else ""
     return (
         f"<tr><td>{g['rows']}</td><td>{escape(g['implementation'])}</td><td><code>{escape(g['cause'])}</code>"
@@ -131,7 +133,7 @@ def rootcause_row(g: dict) -> str:
     )
 
 
-def failures_table(rows: list[dict]) -> str:
+def failures_table(rows: list[Row]) -> str:
     found = groups(rows)
     if not found:
         return "<p>No failures.</p>"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import rootcause, terminal
 from .outcomes import UNEXPECTED, conforms, counted, targets, unexpected_pass
 from .registry import Context, renderer
+from .schema import Document
 
 HEADERS = (
     "target",
@@ -22,12 +23,12 @@ SHOWN = 10  # root causes listed in a comment; the rest are in summary.txt
 
 
 @renderer("markdown")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     lines = [f"### {headline(doc)}", "", table(doc)]
     return "\n".join(lines + causes(doc, context) + [""])
 
 
-def headline(doc: dict) -> str:
+def headline(doc: Document) -> str:
     passes = sum(map(unexpected_pass, doc["rows"]))
     if conforms(doc):
         return f"ktc: {len(targets(doc))} targets conform (every failure is expected)"
@@ -35,7 +36,7 @@ def headline(doc: dict) -> str:
     return f"ktc: {failing} unexpected failures, {passes} unexpected passes"
 
 
-def table(doc: dict) -> str:
+def table(doc: Document) -> str:
     """One row per target; a target that did not run says why in the profile column."""
     rows = [[escape(c) for c in cells] + [""] * (len(HEADERS) - len(cells)) for cells in terminal.cells(doc)]
     head = [f"| {' | '.join(HEADERS)} |", "|" + "---|" * 3 + "--:|" * (len(HEADERS) - 3)]
@@ -46,7 +47,7 @@ def escape(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
-def causes(doc: dict, context: Context) -> list[str]:
+def causes(doc: Document, context: Context) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     if not found:
         return []

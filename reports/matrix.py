@@ -10,8 +10,10 @@ from __future__ import annotations
 import html
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
+from xml.etree.ElementTree import Element
 
 from ktc.specs import versions
 
@@ -32,6 +34,34 @@ SYMBOL = {
     "expected": "exp",
     "missing": " ",
 }
+
+
+class MatrixVersion(TypedDict):
+    """A release's column in matrix.json: its run's facts (the cells are in the rows)."""
+
+    version: str
+    profile: str
+    wall_s: float
+    clauses: None
+    changes: None
+    problem: str | None
+
+
+class MatrixRow(TypedDict):
+    """A clause's or a Kafka change's row: its cell per version, and a note where a cell changes."""
+
+    kind: str  # clauses | changes
+    row: str
+    notes: dict[str, str]
+    cells: dict[str, str]
+
+
+class MatrixTable(TypedDict):
+    """matrix.json: the versions, the rows, and how many fail/error cells no expectations file explains."""
+
+    versions: list[MatrixVersion]
+    rows: list[MatrixRow]
+    unexplained: int
 
 
 @dataclass
@@ -74,7 +104,7 @@ def change_cells(junit: Path) -> dict[str, str]:
     return cells
 
 
-def case_cell(case) -> str:
+def case_cell(case: Element) -> str:
     """The worst row the test case carries; without one (no row was decided: its setup broke, say), how pytest
     ended it, and unknown when it did not fail."""
     rows = junit.rows_of(case)
@@ -104,7 +134,7 @@ def rows_of(columns: list[Column]) -> tuple[list[str], list[str]]:
 
 def notes(columns: list[Column], kind: str, row: str) -> dict[str, str]:
     """Per version whose cell differs from its left neighbour: the changes in between that name the row."""
-    out = {}
+    out: dict[str, str] = {}
     for left, right in zip(columns, columns[1:]):
         a, b = (getattr(col, kind).get(row, "missing") for col in (left, right))
         if a != b and a in DECIDED and b in DECIDED:
@@ -120,13 +150,13 @@ def notes(columns: list[Column], kind: str, row: str) -> dict[str, str]:
     return out
 
 
-def build(columns: list[Column]) -> dict:
+def build(columns: list[Column]) -> MatrixTable:
     """The matrix as data: versions, then per row its cells and the notes where a cell changes."""
     clauses, changes = rows_of(columns)
-    table = {"versions": [asdict(c) | {"clauses": None, "changes": None} for c in columns], "rows": []}
+    rows: list[MatrixRow] = []
     for kind, names in (("changes", changes), ("clauses", clauses)):
         for name in names:
-            table["rows"].append(
+            rows.append(
                 {
                     "kind": kind,
                     "row": name,
@@ -134,14 +164,29 @@ def build(columns: list[Column]) -> dict:
                     "cells": {col.version: getattr(col, kind).get(name, "missing") for col in columns},
                 }
             )
-    table["unexplained"] = sum(1 for r in table["rows"] for v in r["cells"].values() if v in ("fail", "error"))
-    return table
+    return {
+        "versions": [version_of(c) for c in columns],
+        "rows": rows,
+        "unexplained": sum(1 for r in rows for v in r["cells"].values() if v in ("fail", "error")),
+    }
+
+
+def version_of(column: Column) -> MatrixVersion:
+    """The column's facts in matrix.json, in its fields' order (the cells are the rows')."""
+    return {
+        "version": column.version,
+        "profile": column.profile,
+        "wall_s": column.wall_s,
+        "clauses": None,
+        "changes": None,
+        "problem": column.problem,
+    }
 
 
 # ---- rendering -----------------------------------------------------------------------------------
 
 
-def text(table: dict) -> str:
+def text(table: MatrixTable) -> str:
     versions_ = [v["version"] for v in table["versions"]]
     width = max([len(r["row"]) for r in table["rows"]] + [10])
     head = " " * width + "  " + " ".join(f"{v:>7}" for v in versions_)
@@ -161,7 +206,7 @@ def text(table: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def page(table: dict) -> str:
+def page(table: MatrixTable) -> str:
     """A static HTML page: the grid, changed cells outlined with their note as a tooltip."""
     head = "".join(
         f"<th>{html.escape(v['version'])}<br><small>{html.escape(v['profile'])}</small></th>" for v in table["versions"]
@@ -173,7 +218,7 @@ def page(table: dict) -> str:
     )
 
 
-def page_row(row: dict, versions_: list[str]) -> str:
+def page_row(row: MatrixRow, versions_: list[str]) -> str:
     cells = "".join(
         f"<td class='{row['cells'][v]}{' changed' if v in row['notes'] else ''}' "
         f"title='{html.escape(row['notes'].get(v, ''))}'>{SYMBOL[row['cells'][v]]}</td>"
@@ -190,17 +235,17 @@ STYLE = (
 
 
 @renderer("matrix")
-def render_text(table: dict, context: Context) -> str:
+def render_text(table: MatrixTable, context: Context) -> str:
     """The table as text (a matrix.json document, not a results document)."""
     return text(table)
 
 
 @renderer("matrix-html")
-def render_page(table: dict, context: Context) -> str:
+def render_page(table: MatrixTable, context: Context) -> str:
     return page(table)
 
 
-def write(directory: Path, table: dict) -> list[Path]:
+def write(directory: Path, table: MatrixTable) -> list[Path]:
     """matrix.json, matrix.txt and matrix.html in ``directory``."""
     outputs = {"matrix.json": json.dumps(table, indent=1), "matrix.txt": text(table), "matrix.html": page(table)}
     for name, content in outputs.items():

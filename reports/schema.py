@@ -10,19 +10,34 @@ documented in reports/README.md.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import TypedDict
+from typing import TypedDict, cast
 
 READABLE = (2, 3)  # schema versions the readers accept; 2 lacks "clauses" and rows' timeline/replay
+
+
+Key = tuple[str, str, str]  # a row's (clause, implementation, profile)
 
 
 class Expected(TypedDict, total=False):
     """An expectations file's entry that names the row (a known deviation)."""
 
+    clause: str
+    profile: str
     verdict: str
     reason: str
     source: str
     file: str
+    undecided: bool  # a partial selection cannot decide the entry (reports/expectations.py)
     inherited: str  # the older version whose file a version nobody wrote one for was held to
+
+
+class ExpectationsFile(TypedDict, total=False):
+    """An expectations file (reports/expectations.py): the implementation (and version) its entries are for."""
+
+    schema_version: int
+    implementation: str
+    version: str
+    expect: list[Expected]
 
 
 Scalar = bool | int | str | None  # a compared value as results.json keeps it (anything else: its short repr)
@@ -60,6 +75,11 @@ class Counterexample(TypedDict, total=False):
     schema_version: int  # counterexample.json's own (reports/loading.py: COUNTEREXAMPLE_SCHEMA)
     profile: str  # counterexample.json: for ktc replay
     implementation_spec: str  # counterexample.json: the --impl it was found on
+    implementation_version: str | None  # counterexample.json: the row's
+    seed: int | None  # counterexample.json: the row's
+    signature: str | None  # counterexample.json: the row's
+    tests: list[str]  # counterexample.json: the row's
+    target: Target | None  # counterexample.json: where the row was observed, for ktc replay
 
 
 class ProduceMark(TypedDict):
@@ -132,6 +152,8 @@ class Target(TypedDict, total=False):
     duration_s: float
     duration_summed: bool  # read back (reports/outcomes.py: targets): the time is the rows' summed test time
     counts: dict[str, int]  # read back: its rows per column (reports/outcomes.py: counts)
+    requested_profile: str | None  # the --profile it was given, if any
+    not_sent: dict[str, str]  # input feature -> why the target never sends it (reports/coverage.py)
 
 
 class ClauseInfo(TypedDict, total=False):
@@ -153,3 +175,45 @@ class Document(TypedDict, total=False):
     provenance: Mapping[str, object]  # the run's: its targets (Target), seed, versions, command
     clauses: dict[str, ClauseInfo]
     rows: list[Row]
+
+
+class Implementation(TypedDict, total=False):
+    """An implementation as ``provenance.implementations`` names it (--impl, in the order given)."""
+
+    name: str
+    version: str | None
+    spec: str  # the --impl value it was run with
+
+
+class CollectionError(TypedDict):
+    """A test file pytest could not collect: its tests judged nothing."""
+
+    path: str
+    error: str
+
+
+class Provenance(TypedDict, total=False):
+    """What the renderers read of a run's provenance (each writer adds its own fields besides)."""
+
+    targets: list[Target]
+    implementations: list[Implementation]
+    collection_errors: list[CollectionError]
+    hypothesis: HypothesisRun
+    ktc_git_sha: str | None
+    profiles: list[str]
+
+
+class HypothesisRun(TypedDict, total=False):
+    """The run's Hypothesis settings as its provenance records them."""
+
+    seed: int | None
+    profile: str
+    version: str
+
+
+def provenance_of(doc: Document) -> Provenance:
+    """The document's provenance, as the renderers read it ({} where it has none).  Document.provenance is a
+    plain mapping (each writer adds its own fields); its ``targets``, ``implementations`` and
+    ``collection_errors`` are the plugin's, of the shapes above: a TypedDict cannot be checked at run time,
+    so the one cast of the schema is here."""
+    return cast(Provenance, doc.get("provenance") or {})

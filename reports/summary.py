@@ -10,20 +10,21 @@ from __future__ import annotations
 
 from . import coverage, rootcause, terminal
 from .registry import Context, renderer
+from .schema import Document, Row, provenance_of
 from .verdicts import SHOWN
 
 
 @renderer("summary")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     lines = terminal.table_lines(doc, context) + terminal.passes_lines(doc, context)
     lines += rootcause.text(doc, context.report_dir) + blocks(doc)
-    lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(doc.get("provenance") or {}))
+    lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(provenance_of(doc)))
     return "\n".join(lines) + "\n"
 
 
-def blocks(doc: dict) -> list[str]:
+def blocks(doc: Document) -> list[str]:
     """Clauses x verdict, one block per implementation and profile; counts first."""
-    found: dict[tuple, list[dict]] = {}
+    found: dict[tuple[str, str], list[Row]] = {}
     for row in doc["rows"]:
         found.setdefault((row["implementation"], row["profile"]), []).append(row)
     lines = []
@@ -35,7 +36,7 @@ def blocks(doc: dict) -> list[str]:
     return lines
 
 
-def summary_line(row: dict) -> str:
+def summary_line(row: Row) -> str:
     """One row: its verdict (``*``: an expectations file names it), clause, examples and why; an unknown row
     says its kind (reports/verdicts.py: ``Unknown``) before its reason."""
     expected = row.get("expected")
@@ -46,7 +47,7 @@ def summary_line(row: dict) -> str:
     return f"  {verdict:<11} {row['clause']:<48} {row.get('examples') or 0:>6} ex" + (f"  ({note})" if note else "")
 
 
-def unsupported_lines(rows: list[dict]) -> list[str]:
+def unsupported_lines(rows: list[Row]) -> list[str]:
     """Unsupported rows folded by reason: one line each, with how many clauses it covers."""
     reasons: dict[str, int] = {}
     for row in rows:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from html import escape
 
+from .schema import ClockRow, ProduceMark, Timeline
+
 WIDTH, LEFT, RIGHT, ROW, TOP = 640, 150, 24, 40, 26
 PLOT = WIDTH - LEFT - RIGHT
 TEN_YEARS_MS = 315_576_000_000
@@ -34,7 +36,7 @@ def side_scale(bounds: list[int], deltas: list[int]) -> float | None:
     return 1.25 * max(base, max([d for d in deltas if d <= 4 * base], default=0), 1)
 
 
-def scale(produces: list[dict]) -> tuple[float, float]:
+def scale(produces: list[ProduceMark]) -> tuple[float, float]:
     """(past extent, future extent): each half of the axis has its own scale, because the past
     bound (days) and the future bound (an hour) differ by orders of magnitude."""
     past = side_scale(
@@ -55,7 +57,7 @@ def _x(delta: float, half: tuple[float, float]) -> tuple[float, bool]:
     return clamped, clamped != x
 
 
-def _bounds(p: dict, y: int, half: float) -> list[str]:
+def _bounds(p: ProduceMark, y: int, half: tuple[float, float]) -> list[str]:
     lo = _x(-p["before"], half)[0] if p["before"] is not None else LEFT
     hi = _x(p["after"], half)[0] if p["after"] is not None else LEFT + PLOT
     lat = p["timestamp_type"] == "LogAppendTime"
@@ -71,7 +73,7 @@ def _bounds(p: dict, y: int, half: float) -> list[str]:
     return out
 
 
-def _records(p: dict, y: int, half: float, hit: bool) -> list[str]:
+def _records(p: ProduceMark, y: int, half: tuple[float, float], hit: bool) -> list[str]:
     out = []
     for i, ts in enumerate(p["timestamps"]):
         delta = ts - p["now"]
@@ -94,7 +96,7 @@ def _records(p: dict, y: int, half: float, hit: bool) -> list[str]:
     return out
 
 
-def timeline_svg(timeline: dict | None) -> str:
+def timeline_svg(timeline: Timeline | None) -> str:
     """The whole drawing; a short note instead when the counterexample has no Produce."""
     if not timeline:
         return '<p class="note">No Produce in this counterexample: nothing to draw.</p>'
@@ -104,7 +106,7 @@ def timeline_svg(timeline: dict | None) -> str:
 CHIP, CHIPS = 64, 6  # segment chips: width, and how many are drawn before the oldest are elided
 
 
-def clock_svg(rows: list[dict], mismatch_op) -> str:
+def clock_svg(rows: list[ClockRow], mismatch_op: int | None) -> str:
     """Each operation with the broker clock it ran at (after the history's start) and its partition's
     segments after it: the one it rolled filled, the ones retention deleted struck through."""
     if not rows:
@@ -128,7 +130,7 @@ def clock_svg(rows: list[dict], mismatch_op) -> str:
     return "".join(parts) + "</svg>"
 
 
-def _chips(row: dict, y: int) -> list[str]:
+def _chips(row: ClockRow, y: int) -> list[str]:
     shown = [(b, "seg deleted") for b in row["deleted"]] + [
         (b, "seg rolled" if b == row["rolled"] else "seg") for b in row["segments"]
     ]
@@ -145,7 +147,7 @@ def _chips(row: dict, y: int) -> list[str]:
     return out
 
 
-def bounds_svg(timeline: dict) -> str:
+def bounds_svg(timeline: Timeline) -> str:
     """Each Produce's record timestamps against the broker's now and the bounds in force."""
     produces, half = timeline["produces"], scale(timeline["produces"])
     height = TOP + ROW * len(produces) + 24

@@ -8,9 +8,13 @@ in summary.txt, which opens with this same table (reports/summary.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from . import outcomes, rootcause
 from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, conforms, counted, human_seconds, targets, unexpected_pass
 from .registry import Context, renderer
+from .rootcause import RootCause
+from .schema import Document, provenance_of
 
 HEADERS = ("target", "version", "profile (evidence)", "pass", "unexp.fail", "expected", "unknown", "n/a", "time")
 NUMERIC = len(HEADERS) - 3  # the counts and the time, right-aligned
@@ -19,14 +23,13 @@ BLOCK = 3  # lines per root cause: what, where it first diverged, how to replay 
 
 
 @renderer("terminal")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     table = table_lines(doc, context)
     return "\n".join(table + answer_lines(doc, context, context.max_lines - len(table))) + "\n"
 
 
-def title(doc: dict) -> str:
-    prov = doc.get("provenance") or {}
-    hyp = prov.get("hypothesis") or {}
+def title(doc: Document) -> str:
+    hyp = provenance_of(doc).get("hypothesis") or {}
     count = len(targets(doc))
     return (
         f"ktc results: {counted(count, 'target')}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
@@ -43,9 +46,9 @@ def short_version(version: str) -> str:
     return version
 
 
-def cells(doc: dict) -> list[list[str]]:
+def cells(doc: Document) -> list[list[str]]:
     """One list of cells per target, in HEADERS order; a target that did not run has three."""
-    out = []
+    out: list[list[str]] = []
     for t in targets(doc):
         head = [t["implementation"], short_version(t.get("version") or "-")]
         if t.get("not_run"):
@@ -57,7 +60,7 @@ def cells(doc: dict) -> list[list[str]]:
     return out
 
 
-def table_lines(doc: dict, context: Context) -> list[str]:
+def table_lines(doc: Document, context: Context) -> list[str]:
     """The title, the header and one line per target, fitted to ``context.width``."""
     rows = cells(doc)
     widths = column_widths(rows, context.width)
@@ -81,7 +84,7 @@ def column_widths(rows: list[list[str]], width: int) -> list[int]:
     return widths
 
 
-def line(row, widths: list[int], width: int) -> str:
+def line(row: Sequence[str], widths: list[int], width: int) -> str:
     """Cells padded (counts right-aligned) and cut with an ellipsis; a not-run row's reason takes the rest."""
     out = [fit(row[0], widths[0]), fit(row[1], widths[1])]
     if len(row) == 3:
@@ -95,7 +98,7 @@ def fit(text: str, width: int) -> str:
     return (text if len(text) <= width else text[: width - 1] + "…").ljust(width)
 
 
-def answer_lines(doc: dict, context: Context, budget: int) -> list[str]:
+def answer_lines(doc: Document, context: Context, budget: int) -> list[str]:
     """Conforms (and how many expected deviations), or the root causes that fit in ``budget`` lines."""
     lines = passes_lines(doc, context) + uncollected_lines(doc, context)
     if conforms(doc):
@@ -105,7 +108,7 @@ def answer_lines(doc: dict, context: Context, budget: int) -> list[str]:
     return lines + cause_lines(doc, context, budget - len(lines))
 
 
-def conforms_line(doc: dict) -> str:
+def conforms_line(doc: Document) -> str:
     """Yes, with how many known deviations; a target that did not run is no evidence, and is named."""
     found = targets(doc)
     expected, idle = sum(t["counts"][EXPECTED] for t in found), [t["implementation"] for t in found if t.get("not_run")]
@@ -115,7 +118,7 @@ def conforms_line(doc: dict) -> str:
     return f"conforms where it ran: {said}; not run: {', '.join(idle)}" if idle else f"conforms: {said}"
 
 
-def uncollected_lines(doc: dict, context: Context) -> list[str]:
+def uncollected_lines(doc: Document, context: Context) -> list[str]:
     """Test files pytest could not collect: one line for the first, with its error, and how many more."""
     found = outcomes.collection_errors(doc)
     if not found:
@@ -124,7 +127,7 @@ def uncollected_lines(doc: dict, context: Context) -> list[str]:
     return [fit(f"not collected, so not judged: {found[0]['path']}: {found[0]['error']}{more}", context.width).rstrip()]
 
 
-def passes_lines(doc: dict, context: Context) -> list[str]:
+def passes_lines(doc: Document, context: Context) -> list[str]:
     """Expected deviations that passed (strict: each fails the run), on one line."""
     found = [f"{r['clause']} on {r['implementation']}/{r['profile']}" for r in doc["rows"] if unexpected_pass(r)]
     changed = [
@@ -157,7 +160,7 @@ def passes_lines(doc: dict, context: Context) -> list[str]:
     return [fit(line, context.width).rstrip() for line in lines]
 
 
-def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
+def cause_lines(doc: Document, context: Context, budget: int) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     failing = sum(t["counts"][UNEXPECTED] for t in targets(doc))
     shown = found[: max(1, (budget - 2) // BLOCK)]
@@ -169,7 +172,7 @@ def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
     return lines
 
 
-def cause_block(n: int, group: dict, width: int) -> list[str]:
+def cause_block(n: int, group: RootCause, width: int) -> list[str]:
     where = f"{n:>2}. {group['implementation']}, {counted(group['rows'], 'row')}: "
     example = (group["example"] or group["cause"]).splitlines()[0] if (group["example"] or group["cause"]) else ""
     return [
