@@ -6,7 +6,8 @@
 The module's source is copied from the Go module cache (``go mod download``) into a scratch directory, made
 writable, the test file added, and franz-go required at v1.22.0 (kfake's own go.mod names v1.21.7, which does not
 compile it).  Writes ``go-test-on-<version>.txt`` (the commands and their output; the test fails on a kfake with
-the finding, passes on one without).
+the finding, passes on one without), and ``go-test-on-<version>-with-fix.txt``: the same with the folder's
+``fix.patch`` applied first (``patch -p3``: its paths are franz-go's, pkg/kfake/...).
 """
 from __future__ import annotations
 
@@ -31,7 +32,7 @@ def go(args: list[str], cwd: Path) -> tuple[int, str]:
     return done.returncode, f"$ go {' '.join(args)}\n{done.stdout}{done.stderr}(exit {done.returncode})\n"
 
 
-def on(version: str) -> str:
+def on(version: str, fix: bool = False) -> str:
     code, listing = go(["mod", "download", "-json", f"{MODULE}@{version}"], HERE)
     if code != 0:
         return listing
@@ -42,6 +43,12 @@ def on(version: str) -> str:
             path.chmod(0o755 if path.is_dir() else 0o644)
         shutil.copy(TEST_FILE, module)
         out = f"kfake {version}, {TEST_FILE.name} added\n"
+        if fix:
+            done = subprocess.run(["patch", "-p3", "-i", str(HERE / "fix.patch")], cwd=module, capture_output=True,
+                                  text=True)
+            out += f"$ patch -p3 -i fix.patch\n{done.stdout}{done.stderr}(exit {done.returncode})\n"
+            if done.returncode != 0:
+                return out
         for args in (["get", "github.com/twmb/franz-go@v1.22.0"], ["vet", "."],
                      ["test", "-count=1", "-run", f"^{TEST_NAME}$", "."]):
             code, text = go(args, module)
@@ -55,9 +62,10 @@ def main(argv: list[str]) -> int:
     newest = newest_version()
     versions = argv or [KFAKE_VERSION] + ([newest] if newest and newest != KFAKE_VERSION else [])
     for version in versions:
-        text = on(version)
-        (HERE / f"go-test-on-{version}.txt").write_text(text)
-        print(f"{TEST_NAME} on kfake {version}: {text.strip().splitlines()[-1]}", flush=True)
+        for fix, suffix in ((False, ""), (True, "-with-fix")):
+            text = on(version, fix)
+            (HERE / f"go-test-on-{version}{suffix}.txt").write_text(text)
+            print(f"{TEST_NAME} on kfake {version}{suffix}: {text.strip().splitlines()[-1]}", flush=True)
     return 0
 
 
