@@ -30,6 +30,11 @@ a broker that answers as Apache Kafka does prints NOT REPRODUCED), its output on
 (`triage.json`), and a draft in the project's own form (a JIRA for Kafka, a GitHub issue with a Go test for kfake,
 a GitHub issue with a Rust test or steps for tansu), which says what was searched upstream before calling it new.
 
+Reproducers are run by a script of their folder: for Kafka, `python -m ktc.hunt.triage findings/<folder> VERSION ...`
+(or the folder's `outputs.py`) on releases started from Maven Central's jars; for kfake and tansu, the folder's
+`outputs.py` on each version ktc can build or install and on Apache Kafka 4.4.0 as the control
+(`findings/targets.py`).
+
 Each folder's `manifest.toml` lists every file in it and what produces it; this table is generated from the
 manifests and the `triage.json` files (`.venv/bin/python findings/table.py`; `suites/selftest/test_findings.py`
 fails when it is stale or when a folder holds a file its manifest does not list).  Departures that are design
