@@ -117,12 +117,16 @@ def run(script: Path, bootstrap: str) -> tuple[int, str]:
     return done.returncode, done.stdout + done.stderr
 
 
-def write_outputs(folder: Path, project: str) -> int:
-    """reproduce.py on every target of ``project`` and on the Kafka control; outputs and triage.json written."""
+def write_outputs(folder: Path, project: str, also: tuple[str, ...] = ()) -> int:
+    """reproduce.py on every target of ``project`` and on the Kafka control; outputs and triage.json written.
+    Each script of ``also`` runs on the same broker after it, into ``<script>-on-<target>-<version>.txt``."""
     verdicts = {}
     for label, stem, broker in [*PROJECTS[project](folder), *kafka_targets()]:
         with broker() as started_broker:
             code, output = run(folder / "reproduce.py", started_broker.bootstrap)
+            for script in also:
+                name = Path(script).stem.replace("_", "-")
+                (folder / f"{name}-on-{stem}.txt").write_text(run(folder / script, started_broker.bootstrap)[1])
         (folder / f"on-{stem}.txt").write_text(output)
         verdicts[label] = verdict(code, output)
         print(f"{folder.name} on {label}: {verdicts[label]}", flush=True)

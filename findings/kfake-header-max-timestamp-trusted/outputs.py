@@ -1,5 +1,6 @@
 """This folder's outputs: reproduce.py on each kfake ktc can run and on Apache Kafka 4.4.0 (the control), one
-broker at a time -> on-<target>-<version>.txt and triage.json (findings/targets.py says which targets).
+broker at a time -> on-<target>-<version>.txt and triage.json (findings/targets.py says which targets); on the same
+brokers negative_header.py -> negative-header-on-<target>-<version>.txt.
 
     .venv/bin/python findings/kfake-header-max-timestamp-trusted/outputs.py
 """
@@ -12,4 +13,4 @@ sys.path.insert(0, str(HERE.parent))  # findings/ is not a package
 from targets import write_outputs  # noqa: E402
 
 if __name__ == "__main__":
-    sys.exit(write_outputs(HERE, "kfake"))
+    sys.exit(write_outputs(HERE, "kfake", also=("negative_header.py",)))

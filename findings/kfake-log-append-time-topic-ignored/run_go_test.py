@@ -7,7 +7,8 @@ The module's source is copied from the Go module cache (``go mod download``) int
 writable, the test file added, and franz-go required at v1.22.0 (kfake's own go.mod names v1.21.7, which does not
 compile it).  Writes ``go-test-on-<version>.txt`` (the commands and their output; the test fails on a kfake with
 the finding, passes on one without), and ``go-test-on-<version>-with-fix.txt``: the same with the folder's
-``fix.patch`` applied first (``patch -p3``: its paths are franz-go's, pkg/kfake/...).
+``fix.patch`` applied first (``patch -p3``: its paths are franz-go's, pkg/kfake/...), and kfake's own tests
+whose names match NEIGHBOURS run after it.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION, MODULE, new
 
 HERE = Path(__file__).resolve().parent
 TEST_FILE = next(HERE.glob("*_test.go"))
+NEIGHBOURS = "ListOffsets|Timestamp|Produce|Compact|Retention|LogAppend"  # kfake's tests near the fix, run with it
 TEST_NAME = next(line.split("(")[0].removeprefix("func ") for line in TEST_FILE.read_text().splitlines()
                  if line.startswith("func Test"))
 
@@ -49,8 +51,9 @@ def on(version: str, fix: bool = False) -> str:
             out += f"$ patch -p3 -i fix.patch\n{done.stdout}{done.stderr}(exit {done.returncode})\n"
             if done.returncode != 0:
                 return out
+        neighbours = [["test", "-count=1", "-run", NEIGHBOURS, "."]] if fix else []
         for args in (["get", "github.com/twmb/franz-go@v1.22.0"], ["vet", "."],
-                     ["test", "-count=1", "-run", f"^{TEST_NAME}$", "."]):
+                     ["test", "-count=1", "-run", f"^{TEST_NAME}$", "."], *neighbours):
             code, text = go(args, module)
             out += text
             if code != 0 and args[0] != "test":

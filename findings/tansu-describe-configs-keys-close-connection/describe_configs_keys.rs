@@ -4,13 +4,10 @@
 // decoder treats each element as nullable too, reads no length before it, and fails with
 // Error::StringWithoutLength; the broker then closes the connection.
 
-use common::init_tracing;
 use nisshi_sans_io::{
     Frame, Header, Result,
     describe_configs_request::{DescribeConfigsRequest, DescribeConfigsResource},
 };
-
-pub mod common;
 
 fn expected(api_version: i16, size: i32) -> Frame {
     Frame {
@@ -37,8 +34,6 @@ fn expected(api_version: i16, size: i32) -> Frame {
 
 #[test]
 fn describe_configs_request_v3_configuration_keys() -> Result<()> {
-    let _guard = init_tracing()?;
-
     let v = [
         0, 0, 0, 56, 0, 32, 0, 3, 0, 0, 0, 7, 0, 13, 97, 100, 109, 105, 110, 99, 108, 105, 101,
         110, 116, 45, 49, 0, 0, 0, 1, 2, 0, 4, 116, 101, 115, 116, 0, 0, 0, 1, 0, 14, 99, 108,
@@ -51,8 +46,6 @@ fn describe_configs_request_v3_configuration_keys() -> Result<()> {
 
 #[test]
 fn describe_configs_request_v4_configuration_keys() -> Result<()> {
-    let _guard = init_tracing()?;
-
     let v = [
         0, 0, 0, 51, 0, 32, 0, 4, 0, 0, 0, 7, 0, 13, 97, 100, 109, 105, 110, 99, 108, 105, 101,
         110, 116, 45, 49, 0, 2, 2, 5, 116, 101, 115, 116, 2, 15, 99, 108, 101, 97, 110, 117, 112,

@@ -3,19 +3,22 @@
     .venv/bin/python findings/tansu-describe-configs-keys-close-connection/run_rust_test.py SOURCE_DIR LABEL [--fix]
 
 SOURCE_DIR: a checkout of github.com/nisshi-io/nisshi (or of tansu-io/tansu at a commit before the rename), e.g.
-``git archive`` of a commit.  The test file is copied into its ``*-sans-io/tests/`` (the crate's name put in for
-``nisshi_sans_io`` when the checkout is tansu's), run with ``cargo test -p <crate> --test describe_configs_keys``
-under the checkout's own rust-toolchain channel (``RUSTUP_TOOLCHAIN``, when rustup has it as ``<channel>.0``), and
-removed again.  Writes ``rust-test-on-<LABEL>.txt``: the command and cargo's output, without the compile lines.
+``git archive`` of a commit, or the nisshi-sans-io crate as published (a copy of cargo's registry source).  The test
+file is put into the crate's tests (the crate's name put in for ``nisshi_sans_io`` when it is tansu's; a module of
+``tests/it`` when the crate has that single test target), run with ``cargo test`` under the checkout's own
+rust-toolchain channel (``RUSTUP_TOOLCHAIN``, when rustup has it as ``<channel>.0``), and removed again.
+Writes ``rust-test-on-<LABEL>.txt``: the command and cargo's output, without the compile lines.
 With ``--fix``, the folder's ``fix.patch`` (nisshi's paths) is applied first and taken out after, the crate's own
 ``decode`` and ``encode`` tests run too, and the output goes to ``rust-test-on-<LABEL>-with-fix.txt``.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -23,10 +26,40 @@ TEST = HERE / "describe_configs_keys.rs"
 
 
 def crate_dir(source: Path) -> Path:
+    """The sans-io crate: SOURCE itself when it is the crate as published, else the workspace's member."""
+    if (source / "tests" / "it" / "main.rs").exists() and source.name.startswith(("nisshi-sans-io", "tansu-sans-io")):
+        return source
     found = [p for p in (source / "nisshi-sans-io", source / "tansu-sans-io") if p.is_dir()]
     if not found:
         raise SystemExit(f"run_rust_test.py: {source} holds neither nisshi-sans-io nor tansu-sans-io")
     return found[0]
+
+
+def crate_name(crate: Path) -> str:
+    return "nisshi-sans-io" if crate.name.startswith("nisshi-sans-io") else "tansu-sans-io"
+
+
+@contextlib.contextmanager
+def test_placed(crate: Path) -> Iterator[list[str]]:
+    """The test put into the crate, and the cargo arguments that run it: a file of ``tests/`` (a workspace
+    checkout), or a module of ``tests/it/`` (the crate as published, whose one test target is ``it``)."""
+    text = TEST.read_text().replace("nisshi_sans_io", crate_name(crate).replace("-", "_"))
+    single = (crate / "tests" / "it" / "main.rs")
+    if not single.exists():
+        (crate / "tests" / TEST.name).write_text(text)
+        try:
+            yield ["-p", crate_name(crate), "--test", TEST.stem]
+        finally:
+            (crate / "tests" / TEST.name).unlink()
+        return
+    main_rs = single.read_text()
+    (crate / "tests" / "it" / TEST.name).write_text(text)
+    single.write_text(main_rs + f"\nmod {TEST.stem};\n")
+    try:
+        yield ["--test", "it", TEST.stem]
+    finally:
+        single.write_text(main_rs)
+        (crate / "tests" / "it" / TEST.name).unlink()
 
 
 def toolchain(source: Path) -> dict[str, str]:
@@ -60,23 +93,21 @@ def main(argv: list[str]) -> int:
         return 2
     source, label = Path(argv[0]).resolve(), argv[1] + ("-with-fix" if fix else "")
     crate = crate_dir(source)
-    target = crate / "tests" / TEST.name
-    target.write_text(TEST.read_text().replace("nisshi_sans_io", crate.name.replace("-", "_")))
-    tests = [TEST.stem, *(["decode", "encode"] if fix else [])]
-    text, codes = f"{label}: {crate.name}{', fix.patch applied' if fix else ''}\n", []
+    text, codes = f"{label}: {crate_name(crate)}{', fix.patch applied' if fix else ''}\n", []
     try:
         if fix:
             patch(source, reverse=False)
-        for test in tests:
-            code, output = cargo(["cargo", "test", "-p", crate.name, "--test", test], source)
-            codes.append(code)
-            text += output
+        with test_placed(crate) as args:
+            own = [["-p", crate_name(crate), "--test", name] for name in ("decode", "encode")] if fix else []
+            for run in [args, *own]:
+                code, output = cargo(["cargo", "test", *run], source)
+                codes.append(code)
+                text += output
     finally:
-        target.unlink()
         if fix:
             patch(source, reverse=True)
     (HERE / f"rust-test-on-{label}.txt").write_text(text)
-    print(f"{' '.join(tests)} on {label}: exit {codes}")
+    print(f"{TEST.stem} on {label}: exit {codes}")
     return 0
 
 
