@@ -1,6 +1,7 @@
 """The shape of ktc's own code, measured on the formatter's layout: small functions (median <= 8 lines,
-p90 <= 16, docstrings not counted), no module over 400 lines, ruff's lint clean and ruff's format unchanged.  ARCHITECTURE.md states these rules; this file is
-what keeps them true (no import circle: the contracts of pyproject.toml's [tool.importlinter], test_contracts.py)."""
+p90 <= 16, docstrings not counted), no module over 400 lines, ruff's lint clean and ruff's format unchanged.
+ARCHITECTURE.md states these rules; this file is what keeps them true (no import circle: the contracts of
+pyproject.toml's [tool.importlinter], test_contracts.py)."""
 
 import ast
 import shutil
