@@ -5,7 +5,7 @@ to answer).  pipeline.py schedules them; this module says what they are on the w
 
 from __future__ import annotations
 
-from ktc.kafka.client import messages, wire
+from ktc.kafka.client import admin, messages, wire
 from ktc.kafka.topics import kafka_configs
 from ktc.reference.types import (
     CreateTopic,
@@ -60,6 +60,6 @@ def operation(
         version = list_offsets_version if op.version is None else op.version
         answers = yield messages.list_offsets([(topic, op.partition, op.target)], int(op.read_committed), version)
         return list_result(answers[(topic, op.partition)]), None
-    new = messages.NewTopic(topic, configs(op.config), op.config.partitions)
-    results = yield from messages.create_and_wait([new], wait_s, exists_ok=exists_ok)
+    new = admin.NewTopic(topic, configs(op.config), op.config.partitions)
+    results = yield from admin.create_and_wait([new], wait_s, exists_ok=exists_ok)
     return CreateTopicResult(results[topic][0]), None

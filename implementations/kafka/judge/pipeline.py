@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ktc.kafka.client import messages
+from ktc.kafka.client import admin, messages
 from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost, Multiplexer, Slot
 from ktc.kafka.processes.clock import HostClock
@@ -204,7 +204,7 @@ class Session:
         if self.doomed:
             names, self.doomed = self.doomed, []
             self.deleting += 1
-            self.pipeline.call(messages.delete_topics(names), lambda answer, received: self.deleted(names, answer))
+            self.pipeline.call(admin.delete_topics(names), lambda answer, received: self.deleted(names, answer))
 
     def deleted(self, names: list[str], answer) -> None:
         self.deleting -= 1
