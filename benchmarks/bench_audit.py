@@ -82,7 +82,7 @@ def file_round(spark, path: str, n: int, planted: dict) -> list[str]:
 
 def produce_topic(client, topic: str, n: int, seed: int) -> int:
     """n records in batches of 1000 over 4 partitions, ~1 % two hours ahead; returns how many are ahead."""
-    from ktc.kafka.client import messages, wire
+    from ktc.kafka.client import admin, wire
     from ktc.reference.types import Batch, Record
 
     rng, now, ahead = np.random.default_rng(seed), wire.now_ms(), 0
@@ -94,7 +94,7 @@ def produce_topic(client, topic: str, n: int, seed: int) -> int:
         ahead += int(future.sum())
         out = client.produce(topic, Batch(tuple(Record(int(t)) for t in stamps)), partition=(start // 1000) % 4)
         assert out.error_code == 0, out
-    assert client.call(messages.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
+    assert client.call(admin.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
     return ahead
 
 

@@ -47,9 +47,9 @@ def now_ms() -> int:
 
 
 def partitions_of(client, topic: str) -> list[int]:
-    from ktc.kafka.client import messages
+    from ktc.kafka.client import admin
 
-    view = client.call(messages.metadata([topic]))
+    view = client.call(admin.metadata([topic]))
     error, leaders = view.topics.get(topic, (3, {}))
     if error:
         raise SourceError(f"topic {topic!r}: Metadata answered error {error} (3: no such topic)")

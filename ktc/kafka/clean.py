@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from .client import wire
+from .client import admin, wire
 from .topics import OWN_TOPIC
 
 
 def delete_own(bootstrap: str, dry_run: bool = False) -> tuple[int, int, dict[str, int]]:
     """(ktc's topics found, other topics left alone, {name: DeleteTopics error} of those not deleted)."""
     with wire.Client(bootstrap, timeout_s=30.0) as client:
-        names = sorted(client.call(wire.messages.metadata(None)).topics)
+        names = sorted(client.call(admin.metadata(None)).topics)
         own = [n for n in names if OWN_TOPIC.match(n)]
         failed = {} if dry_run else delete_all(client, own)
     return len(own), len(names) - len(own), failed

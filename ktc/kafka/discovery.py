@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from ktc.specs import versions
 from ktc.specs.profiles import names
 
-from .client import wire
+from .client import admin, wire
 
 AFTER = "log.message.timestamp.after.max.ms"
 BEFORE = "log.message.timestamp.before.max.ms"
@@ -103,7 +103,7 @@ def discover(client: wire.Client) -> Discovery:
     """Ask the broker behind ``client``: Metadata, ApiVersions, and one real broker's configs, each
     question optional (``Questions``)."""
     ask = Questions(client)
-    view = ask("Metadata", lambda c: c.call(wire.messages.metadata([])))
+    view = ask("Metadata", lambda c: c.call(admin.metadata([])))
     supported = ask("ApiVersions", lambda c: c.supported_versions()) or {}
     api_max = {api: supported[wire.API_KEYS[api]][1] for api in SHOWN_APIS if wire.API_KEYS[api] in supported}
     brokers, controller = (view.brokers, view.controller) if view is not None else ({}, -1)
@@ -210,7 +210,7 @@ def own_node(brokers: dict[int, tuple[str, int]], address: tuple[str, int], cont
 
 def broker_limits(client: wire.Client, node: int, version: int | None = None) -> dict[str, str]:
     """The broker's timestamp-limit configs that exist, with their values (as text)."""
-    call = wire.messages.describe_configs(wire.RESOURCE_BROKER, str(node), list(LIMIT_KEYS.values()))
+    call = admin.describe_configs(admin.RESOURCE_BROKER, str(node), list(LIMIT_KEYS.values()))
     code, _message, entries = client.call(call if version is None else replace(call, at=version))
     if code != 0:
         return {}

@@ -24,7 +24,7 @@ pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install 
 pytest.importorskip("pyspark", reason="ktc audit needs the spark extra (pip install 'ktc[spark]')")
 
 from ktc.implementations.kafka.judge.clocked import Echo  # noqa: E402
-from ktc.kafka.client import messages, wire  # noqa: E402
+from ktc.kafka.client import admin, wire  # noqa: E402
 from ktc.kafka.processes import clock_shim, provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.processes.clock import ControlledClock  # noqa: E402
@@ -71,7 +71,7 @@ class Planted:
     def alter(self, topic: str, key: str, value) -> None:
         """IncrementalAlterConfigs, then DescribeConfigs until the broker reads the new value (it answers the
         alter when the controller has it, which can be before the broker applies it)."""
-        assert self.client.call(messages.alter_topic_config(topic, key, value))[0] == 0
+        assert self.client.call(admin.alter_topic_config(topic, key, value))[0] == 0
         deadline = time.monotonic() + 30
         while self.client.describe_topic_configs(topic, [key])[2][key].value != str(value):
             assert time.monotonic() < deadline, f"{topic}: {key} never read {value}"

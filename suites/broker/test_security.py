@@ -24,7 +24,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.kafka.client import messages, wire  # noqa: E402
+from ktc.kafka.client import admin, wire  # noqa: E402
 from ktc.kafka.client.connection import Connection  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT, PROPERTIES, AuthenticationError, open_socket  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
@@ -100,7 +100,7 @@ def test_a_pipelined_non_blocking_connection_works_over_tls_and_scram(broker):
     try:
         for _ in range(3):  # pipelined: three requests in flight at once
             connection.send(
-                messages.api_versions(),
+                admin.api_versions(),
                 lambda answer, ms: answers.append(answer),
                 lambda maybe, reason: answers.append(reason),
             )
@@ -259,7 +259,7 @@ def test_ktc_audit_reads_a_topic_over_tls_and_scram_with_spark_s_kafka_source(br
     with wire.Client(broker.secure_bootstrap, security=security) as client:
         assert client.create_topic(topic, {"message.timestamp.after.max.ms": INT64_MAX})[0] == 0
         assert client.produce(topic, Batch((Record(now), Record(now + 2 * HOUR), Record(-1)))).error_code == 0
-        assert client.call(messages.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
+        assert client.call(admin.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
     config = properties_file(security, tmp_path / "client.properties")
     done = subprocess.run(
         [

@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.kafka.client import wire  # noqa: E402
+from ktc.kafka.client import admin, wire  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.topics import OWN_TOPIC  # noqa: E402
@@ -39,7 +39,7 @@ def broker():
 
 def topics(bootstrap: str) -> list[str]:
     with wire.Client(bootstrap) as client:
-        return sorted(client.call(wire.messages.metadata(None)).topics)
+        return sorted(client.call(admin.metadata(None)).topics)
 
 
 def ktc(*args: str, **popen) -> subprocess.Popen:

@@ -128,7 +128,7 @@ def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
     ],
 )
 def test_a_selection_narrower_than_the_suites_is_partial(args, narrower):
-    from ktc.cli.commands import partial
+    from ktc.cli.run_command import partial
     from ktc.paths import suites_dir
 
     assert partial(args, suites_dir()) is narrower

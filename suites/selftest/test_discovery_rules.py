@@ -105,14 +105,14 @@ class Connection:
         self.address, self.timeout_s, self.security = ("127.0.0.1", 9092), 10.0, None
 
     def call(self, call):
-        from ktc.kafka.client import wire
+        from ktc.kafka.client import admin, wire
 
         if call.api == "Metadata":
-            return wire.messages.ClusterView({111: ("127.0.0.1", 9092)}, 111, {})
+            return admin.ClusterView({111: ("127.0.0.1", 9092)}, 111, {})
         self.broker.asked.append((call.version, self.number))
         if call.version > self.broker.parses:
             raise wire.WireError("127.0.0.1:9092 closed the connection")
-        return 0, None, {k: wire.ConfigEntry(k, v, 5, False, ()) for k, v in self.broker.limits.items()}
+        return 0, None, {k: admin.ConfigEntry(k, v, 5, False, ()) for k, v in self.broker.limits.items()}
 
     def supported_versions(self):
         return {0: (0, self.broker.produce_max), 1: (0, 17), 2: (0, 9), 32: (0, 4)}

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ktc import checks
+from ktc.cli.catalog import registry_problems
 from ktc.cli.citations import citations
-from ktc.cli.commands import registry_problems
 from ktc.specs import clauses as registry
 from ktc.specs.clauses import TEXTS
 

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker client needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.kafka.client import messages  # noqa: E402
+from ktc.kafka.client import admin  # noqa: E402
 from ktc.kafka.client.multiplex import Multiplexer  # noqa: E402
 
 
@@ -32,6 +32,6 @@ def test_requests_a_broker_holds_are_named_oldest_first_with_their_broker(silent
     pipeline = Multiplexer(silent_broker)
     host, port = silent_broker
     for topic in ("a", "b", "c", "d"):
-        pipeline.call(messages.metadata([topic]), lambda answer, received: None)
+        pipeline.call(admin.metadata([topic]), lambda answer, received: None)
     one = rf"Metadata to {re.escape(host)}:{port} for \d+ s"
     assert re.fullmatch(rf"waiting on {one}, {one}, {one} and 1 more", pipeline.unanswered())

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from ktc.kafka.client import messages
+from ktc.kafka.client import admin, messages
 from ktc.kafka.client.multiplex import Lost
 
 from .observe import Cut
@@ -28,7 +28,7 @@ class Creation:
     def __init__(self, session, runs: list):
         self.session, self.pipeline, self.waiting = session, session.pipeline, runs
         self.topics = [
-            messages.NewTopic(run.names[op.topic], self.pipeline.creation_configs(op.config), op.config.partitions)
+            admin.NewTopic(run.names[op.topic], self.pipeline.creation_configs(op.config), op.config.partitions)
             for run in runs
             for op in run.prefix
         ]
@@ -44,7 +44,7 @@ class Creation:
         if not self.topics:
             return self.created({}, self.sent)
         self.pipeline.live_topics |= {t.name for t in self.topics}
-        self.pipeline.call(messages.create_topics(self.topics), self.created)
+        self.pipeline.call(admin.create_topics(self.topics), self.created)
 
     def created(self, results, received: int) -> None:
         self.session.committed()
@@ -52,7 +52,7 @@ class Creation:
             validity = "unknown" if isinstance(results, Lost) else "error"
             return self.give_up(f"CreateTopics: {results.reason}", received, validity=validity)
         self.results = {
-            name: (0, None) if code == messages.TOPIC_ALREADY_EXISTS else (code, message)
+            name: (0, None) if code == admin.TOPIC_ALREADY_EXISTS else (code, message)
             for name, (code, message) in results.items()
         }
         self.pending = {
@@ -68,7 +68,7 @@ class Creation:
         unled = sorted({name for (name, p) in self.pending if (name, p) not in self.leaders})
         if unled:
             self.inflight = 1
-            return self.pipeline.call(messages.metadata(unled), self.described)
+            return self.pipeline.call(admin.metadata(unled), self.described)
         groups = self.by_leader()
         self.inflight = len(groups)
         for address, keys in groups.items():
@@ -82,7 +82,7 @@ class Creation:
         return out
 
     def described(self, view, received: int) -> None:
-        if isinstance(view, messages.ClusterView):
+        if isinstance(view, admin.ClusterView):
             self.brokers.update(view.brokers)
             for name, (_code, partitions) in view.topics.items():
                 for p, leader in partitions.items():
@@ -131,7 +131,7 @@ class Creation:
         if not asked:
             return self.session.released(runs)
         keys = self.pipeline.probed.describe_keys  # False: the broker cannot parse named keys, so all are asked
-        call = messages.describe_topics_configs(
+        call = admin.describe_topics_configs(
             [(name, list(configs) if keys else None) for name, configs in asked.items()]
         )
         self.pipeline.call(call, lambda answer, received: self.verified(runs, asked, answer))

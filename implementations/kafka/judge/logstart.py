@@ -28,7 +28,7 @@ def partitions_to_probe(history: History, names: dict[str, str]) -> list[tuple[s
 
 
 def probe(partitions: Sequence[tuple[str, int]]):
-    """The one request of the probe (a generator, as ``pipeline.operation``); returns the answers."""
+    """The one request of the probe (a generator, as ``operations.operation``); returns the answers."""
     answers = yield messages.list_offsets([(t, p, messages.EARLIEST_TIMESTAMP) for t, p in partitions])
     return answers
 

@@ -26,7 +26,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ktc.kafka.client import messages, wire
+from ktc.kafka.client import admin, messages
 from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost, Multiplexer, Slot
 from ktc.kafka.processes.clock import HostClock
@@ -35,10 +35,7 @@ from ktc.reference.types import (
     CreateTopic,
     CreateTopicResult,
     DescribeLog,
-    Fetch,
     History,
-    ListOffsets,
-    ListOffsetsResult,
     Produce,
     RetentionPass,
     clock_states,
@@ -47,19 +44,16 @@ from ktc.reference.types import (
 from . import logstart
 from .creation import Creation
 from .observe import (
-    UNSUPPORTED_VERSION,
     Cut,
     JudgedTrace,
     Observed,
-    fetch_result,
     judged,
-    list_result,
     local,
     produce_observed,
-    produce_result,
     rebase,
     with_rolled,
 )
+from .operations import leading_creates, operation, skipped
 from .probe import Probed
 from .retention import held_configs
 
@@ -210,7 +204,7 @@ class Session:
         if self.doomed:
             names, self.doomed = self.doomed, []
             self.deleting += 1
-            self.pipeline.call(messages.delete_topics(names), lambda answer, received: self.deleted(names, answer))
+            self.pipeline.call(admin.delete_topics(names), lambda answer, received: self.deleted(names, answer))
 
     def deleted(self, names: list[str], answer) -> None:
         self.deleting -= 1
@@ -360,48 +354,3 @@ class HistoryRun:
 
     def trace(self) -> JudgedTrace:
         return judged(self.history, self.executed, self.observed, self.names, self.cut)
-
-
-def skipped(op, probed) -> Observed | None:
-    """A ListOffsets the broker was probed not to answer (it closed the connection): not sent, and the
-    history judged without it (observe.placed); the clauses resting on it are unsupported."""
-    if probed.refuses(op) is None:
-        return None
-    now = wire.now_ms()
-    return Observed(ListOffsetsResult(-1, -1, UNSUPPORTED_VERSION), now, now, skipped=True)
-
-
-def leading_creates(history: History) -> list[CreateTopic]:
-    """The CreateTopic operations a history starts with (each topic once): safe to create together."""
-    out: list[CreateTopic] = []
-    for op in history.ops:
-        if not isinstance(op, CreateTopic) or any(op.topic == o.topic for o in out):
-            break
-        out.append(op)
-    return out
-
-
-def operation(
-    op,
-    topic: str,
-    exists_ok: bool = False,
-    wait_s: float = 60.0,
-    configs=kafka_configs,
-    list_offsets_version: int | None = None,
-    fetch_wait_ms: int = 0,
-):
-    """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
-    ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
-    can only be our own resent request."""
-    if isinstance(op, Produce):
-        out = yield messages.produce(topic, wire.encode_batch(op.batch), partition=op.partition)
-        return produce_result(out), out
-    if isinstance(op, Fetch):
-        return fetch_result((yield from messages.fetch_all(topic, op.partition, fetch_wait_ms))), None
-    if isinstance(op, ListOffsets):
-        version = list_offsets_version if op.version is None else op.version
-        answers = yield messages.list_offsets([(topic, op.partition, op.target)], int(op.read_committed), version)
-        return list_result(answers[(topic, op.partition)]), None
-    new = messages.NewTopic(topic, configs(op.config), op.config.partitions)
-    results = yield from messages.create_and_wait([new], wait_s, exists_ok=exists_ok)
-    return CreateTopicResult(results[topic][0]), None

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ktc.kafka.client import messages, wire
+from ktc.kafka.client import admin, messages, wire
 from ktc.reference.types import Batch, ListOffsets, Record
 
 # A special ListOffsets target and the request version that introduced it (KIP-734, KIP-405, KIP-1005,
@@ -108,7 +108,7 @@ class Asker:
 def probe(connect: Callable[[], wire.Client], topic: str, advertised: dict[str, int]) -> Probed:
     """Ask the broker behind ``connect`` everything a run needs, once, on the scratch ``topic``."""
     found, asker = Probed(advertised=dict(advertised)), Asker(connect)
-    created, failed = asker.perform(messages.create_and_wait([messages.NewTopic(topic)], 10.0))
+    created, failed = asker.perform(admin.create_and_wait([admin.NewTopic(topic)], 10.0))
     if failed or created[topic][0] != 0:
         found.notes.append(f"no scratch topic to probe on ({failed or f'CreateTopics error {created[topic][0]}'})")
         return found
@@ -121,7 +121,7 @@ def probe(connect: Callable[[], wire.Client], topic: str, advertised: dict[str, 
         probe_describe(asker, topic, found)
         probe_fetch(asker, topic, found)
     finally:
-        asker.ask(messages.delete_topics([topic]))
+        asker.ask(admin.delete_topics([topic]))
     return found
 
 
@@ -169,10 +169,10 @@ def refused_target(asker: Asker, topic: str, found: Probed, target: int, since: 
 
 def probe_describe(asker: Asker, topic: str, found: Probed) -> None:
     """DescribeConfigs of a topic for named keys; for all keys when the broker cannot parse named ones."""
-    _, failed = asker.ask(messages.describe_topics_configs([(topic, ["message.timestamp.type"])]))
+    _, failed = asker.ask(admin.describe_topics_configs([(topic, ["message.timestamp.type"])]))
     if not failed:
         return
-    _, again = asker.ask(messages.describe_topics_configs([(topic, None)]))
+    _, again = asker.ask(admin.describe_topics_configs([(topic, None)]))
     found.describe_keys = again is not None
     found.notes.append(
         f"DescribeConfigs(topic) with configuration_keys: {failed}; "

@@ -24,7 +24,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from ktc.kafka.client import messages, wire
+from ktc.kafka.client import admin, messages, wire
 from ktc.kafka.client.records import WireError
 from ktc.kafka.processes.broker import BrokerError
 from ktc.reference.types import Batch, Record, RetentionResult, TopicConfig
@@ -96,7 +96,7 @@ def earliest_past(topic: str, offset: int):
 
 
 def described(topic: str, wanted):
-    answers = yield messages.describe_topics_configs([(topic, [RETENTION])])
+    answers = yield admin.describe_topics_configs([(topic, [RETENTION])])
     code, values = answers[topic]
     return code != 0 or wanted(values.get(RETENTION))
 
@@ -112,7 +112,7 @@ def until(probe, awaited: str, patience_s: float = PATIENCE_S):
 
 def set_retention(topic: str, value: int | None):
     """Set (or, with None, drop) the topic's retention.ms; wait until DescribeConfigs shows it."""
-    code, message = yield messages.alter_topic_config(topic, RETENTION, value)
+    code, message = yield admin.alter_topic_config(topic, RETENTION, value)
     if code == 0:
         wanted = (lambda seen: seen != str(HELD)) if value is None else (lambda seen: seen == str(value))
         yield from until(lambda: described(topic, wanted), f"{RETENTION} of {topic} to read {value}")

@@ -2,7 +2,7 @@
 
 Request and response *framing* (headers, flexible versions, tagged fields) comes from
 kafka-python's protocol classes, which are generated from Kafka's own JSON message schemas
-(requests as data: messages.py).  The *record batch* is written and read by hand (records.py),
+(requests as data: messages.py, admin.py).  The *record batch* is written and read by hand (records.py),
 because a conformance suite must send what no well-behaved producer would: any int64 timestamp
 (``-1``, ``Long.MIN``, ``Long.MAX``), any attribute bits, a header MaxTimestamp that disagrees with
 the records, and must read back the stored batch exactly as the broker keeps it (header max,
@@ -22,21 +22,18 @@ from dataclasses import replace
 
 from ktc.reference.types import INT64_MAX, INT64_MIN, Batch
 
-from . import messages
+from . import admin, messages
+from .admin import RESOURCE_BROKER, RESOURCE_TOPIC, ConfigEntry, NewTopic
 from .messages import (  # noqa: F401
     API_KEYS,
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     LIST_OFFSETS_MAX,
     MAX_TIMESTAMP,
-    RESOURCE_BROKER,
-    RESOURCE_TOPIC,
     VERSIONS,
     Call,
-    ConfigEntry,
     FetchOutcome,
     ListOffsetsOutcome,
-    NewTopic,
     Pause,
     ProduceOutcome,
 )
@@ -150,7 +147,7 @@ class Client:
         return call.parse(self.request(request_cls, response_cls, self.version(call.api, call.at), **call.fields))
 
     def perform(self, steps):
-        """Run a multi-request operation of messages.py (a generator of Call / Pause) to its result."""
+        """Run a multi-request operation of messages.py or admin.py (a generator of Call / Pause) to its result."""
         answer = None
         try:
             while True:
@@ -163,7 +160,7 @@ class Client:
 
     # -- APIs
     def api_versions(self) -> dict[int, tuple[int, int]]:
-        self._versions = self.call(messages.api_versions())
+        self._versions = self.call(admin.api_versions())
         return dict(self._versions)
 
     def supported_versions(self) -> dict[int, tuple[int, int]]:
@@ -184,12 +181,12 @@ class Client:
         wait_s: float = 10.0,
     ) -> tuple[int, str | None]:
         """CreateTopics; on success, wait (up to ``wait_s``) until every partition answers ListOffsets
-        on this connection (see messages.create_and_wait)."""
+        on this connection (see admin.create_and_wait)."""
         topic = NewTopic(name, dict(configs), partitions, replication_factor)
-        return self.perform(messages.create_and_wait([topic], wait_s, timeout_ms))[name]
+        return self.perform(admin.create_and_wait([topic], wait_s, timeout_ms))[name]
 
     def delete_topics(self, names: Iterable[str], timeout_ms: int = 30_000) -> dict[str, int]:
-        return self.call(messages.delete_topics(names, timeout_ms))
+        return self.call(admin.delete_topics(names, timeout_ms))
 
     def produce_raw(
         self,
@@ -246,7 +243,7 @@ class Client:
     def describe_configs(
         self, resource_type: int, name: str, keys: Sequence[str] | None = None
     ) -> tuple[int, str | None, dict[str, ConfigEntry]]:
-        return self.call(messages.describe_configs(resource_type, name, keys))
+        return self.call(admin.describe_configs(resource_type, name, keys))
 
     def describe_topic_configs(self, topic: str, keys: Iterable[str] | None = None):
         return self.describe_configs(RESOURCE_TOPIC, topic, None if keys is None else list(keys))
