@@ -35,7 +35,8 @@ class Mutant:
         return f"{self.module}:{self.operator}:{self.occurrence}"
 
     def mutated_source(self) -> str | None:
-        return mutate_code(Path(self.path).read_text(), get_operator(self.operator)(), self.occurrence)
+        operator = in_place(get_operator(self.operator)())
+        return mutate_code(Path(self.path).read_text(), operator, self.occurrence)
 
     def diff(self) -> str:
         """The one-line change as a unified diff against the reference module."""
@@ -46,6 +47,26 @@ class Mutant:
                 before.splitlines(True), after.splitlines(True), self.module, f"{self.module} (mutant)", n=0
             )
         )
+
+
+def in_place(operator):
+    """``operator``, its replacement node keeping the replaced node's prefix (the whitespace before it).
+
+    Some of cosmic-ray's operators build the new node with a prefix of their own (NumberReplacer: ``" -1"``), which
+    drops a line break the formatter put before an argument and joins two lines; the mutant then changes one token,
+    not the layout."""
+    mutate = operator.mutate
+
+    def keeping_prefix(node, index):
+        new = mutate(node, index)
+        if new is not None and hasattr(new, "prefix") and hasattr(node, "prefix"):
+            if hasattr(new, "value") and isinstance(new.value, str):
+                new.value = new.value.lstrip()
+            new.prefix = node.prefix
+        return new
+
+    operator.mutate = keeping_prefix
+    return operator
 
 
 @dataclass(frozen=True)
