@@ -37,6 +37,7 @@ TARGET = BrokerTarget(
     kip="every",
     claims=CLAIMS,
     elsewhere=ELSEWHERE,
+    bulk=False,  # each history halts and restarts brokers: judged one at a time, as drawn
 )
 
 PLUGIN = Plugin(

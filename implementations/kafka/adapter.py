@@ -26,10 +26,9 @@ from .judge.probe import Probed, probe
 class BrokerAdapter:
     """A declared broker target (``declaration``) with its ``settings``, as an implementation under test."""
 
-    bulk = True  # the harness hands run() every history of a test at once
-
     def __init__(self, declaration, settings):
         self.declaration, self.settings = declaration, settings  # target.py's BrokerTarget, its settings
+        self.bulk = declaration.bulk  # the harness hands run() every history of a test at once
         self.launcher = declaration.launcher(settings)
         self.name = declaration.name.format(version=self.launcher.version)
         self.requested_profile, self.profile_given = None, False  # --profile (override_profile, retarget)

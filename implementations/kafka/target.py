@@ -99,6 +99,8 @@ class BrokerTarget:
     ``unsupported``: clause -> why, beyond what no broker can be judged on.  ``claims``: when given, the only
     clauses it is judged on; every other is unsupported with ``elsewhere``.  ``runs``: the executor of its
     histories (running.py: the pipeline; cluster_run.py: leader changes).  ``xdist_group``: default its name.
+    ``bulk``: the harness hands ``run()`` every history of a test at once and shrinks a failure by running again
+    (False where one run is costly, as the cluster's halts and restarts are: Hypothesis shrinks as it draws).
     """
 
     name: str
@@ -114,6 +116,7 @@ class BrokerTarget:
     elsewhere: str = ""
     runs: Callable | str = PIPELINE
     xdist_group: str | None = None
+    bulk: bool = True
 
     def __post_init__(self):
         if self.kip not in KIP_POLICIES:
