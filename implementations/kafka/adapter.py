@@ -26,6 +26,8 @@ from .judge.probe import Probed, probe
 class BrokerAdapter:
     """A declared broker target (``declaration``) with its ``settings``, as an implementation under test."""
 
+    bulk = True  # the default; each adapter takes its declaration's (BrokerTarget.bulk)
+
     def __init__(self, declaration, settings):
         self.declaration, self.settings = declaration, settings  # target.py's BrokerTarget, its settings
         self.bulk = declaration.bulk  # the harness hands run() every history of a test at once
