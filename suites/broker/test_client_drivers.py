@@ -134,7 +134,9 @@ def produce(driver: Driver, broker, topic: str, records: list[dict], compression
 
 def consume(driver: Driver, broker, topic: str, count: int, offset: int = 0) -> dict:
     request = {"op": "consume", "bootstrap": broker.bootstrap, "topic": topic, "partition": "0"}
-    return driver.ask({**request, "offset": str(offset), "count": count, "timeout_ms": 15000})
+    answer = driver.ask({**request, "offset": str(offset), "count": count, "timeout_ms": 60000})
+    assert answer["ok"] is True and len(answer["records"]) == count, (answer, driver.log_tail())
+    return answer
 
 
 def test_hello_names_the_library_its_version_and_language(driver):

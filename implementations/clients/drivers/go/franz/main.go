@@ -110,8 +110,9 @@ func produce(req request) answer {
 	}
 	cl, err := kgo.NewClient(kgo.SeedBrokers(req.Bootstrap), kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.DisableIdempotentWrite(), kgo.ProducerBatchCompression(codec), kgo.ProducerLinger(time.Minute),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(16<<20),
-		kgo.RecordDeliveryTimeout(time.Duration(req.TimeoutMs)*time.Millisecond))
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.ProducerBatchMaxBytes(16<<20))
+	// No RecordDeliveryTimeout: kgo counts it from each record's Timestamp, so a record the application dated
+	// in the past would time out before it is sent. The request's context bounds the wait instead.
 	if err != nil {
 		return failure(err, nil)
 	}
