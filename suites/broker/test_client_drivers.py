@@ -105,7 +105,8 @@ def driver(request):
 
 def new_topic(admin: wire.Client, **configs) -> str:
     name = f"drivers{os.getpid()}x{next(_TOPICS)}"
-    code, message = admin.create_topic(name, configs)
+    # retention.ms=-1: records dated years ago would otherwise be deleted by time retention before they are read
+    code, message = admin.create_topic(name, {"retention.ms": -1, **configs})
     assert code == 0, (code, message)
     return name
 
@@ -156,7 +157,7 @@ def test_an_unknown_op_is_a_local_error(driver):
 def test_create_topic_applies_its_configs(driver, broker, admin):
     _, started = driver
     name = f"drivers{os.getpid()}x{next(_TOPICS)}"
-    configs = {"message.timestamp.type": "LogAppendTime"}
+    configs = {"message.timestamp.type": "LogAppendTime", "retention.ms": "-1"}
     answer = started.ask(
         {"op": "create_topic", "bootstrap": broker.bootstrap, "topic": name, "partitions": 1, "configs": configs}
     )
