@@ -29,14 +29,14 @@ SARAMA = Library(
     name="sarama",
     language="go",
     default_version="v1.61.1",
-    versions=("v1.20.1", "v1.21.0", "v1.61.1"),  # v1.20.1: the last without the LogAppendTime fix; v1.21.0: the first
+    versions=("v1.20.1", "v1.21.0", "v1.45.0", "v1.45.1", "v1.61.1"),  # either side of two fixes: sources.toml
     launcher=f"{DRIVERS}.golang:launch",
 )
 KAFKAJS = Library(
     name="kafkajs",
     language="javascript",
     default_version="2.2.4",
-    versions=("1.12.0", "1.13.0", "2.2.4"),  # 1.12.0: the last without the LogAppendTime fix; 1.13.0: the first
+    versions=("1.12.0", "1.13.0", "2.2.4"),  # either side of the LogAppendTime fix: sources.toml
     launcher=f"{DRIVERS}.node:launch",
 )
 

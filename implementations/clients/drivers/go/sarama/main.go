@@ -1,7 +1,7 @@
 // ktc's driver for Sarama (github.com/IBM/sarama; github.com/Shopify/sarama before v1.40.0, the launcher rewrites
 // the import path): JSON lines on stdin, one JSON answer per line on stdout (implementations/clients/README.md).
 // It uses Sarama's SyncProducer, Consumer, Client and ClusterAdmin as an application would and judges nothing;
-// every error the library returns is answered as ok:false. The code uses only API that Sarama 1.20 already had.
+// every error the library returns is answered as ok:false. It uses only library API that Sarama 1.20 already had.
 //
 // Sarama hands the application a time.Time. Its zero value is Sarama's "no timestamp" (it decodes a negative
 // timestamp as the zero time): the driver reports it as "-1"; every other time as its Unix milliseconds.
@@ -135,7 +135,7 @@ func produce(req request) answer {
 			if err != nil {
 				return failure(err, &i)
 			}
-			msg.Timestamp = time.Unix(0, 0).Add(time.Duration(ms) * time.Millisecond)
+			msg.Timestamp = time.UnixMilli(ms) // whole int64 range: no Duration overflow
 		}
 		messages[i] = msg
 	}
@@ -144,9 +144,9 @@ func produce(req request) answer {
 		return failure(err, nil)
 	}
 	defer producer.Close()
-	sent := time.Now().UnixNano() / 1e6
+	sent := time.Now().UnixMilli()
 	err = producer.SendMessages(messages)
-	acked := time.Now().UnixNano() / 1e6
+	acked := time.Now().UnixMilli()
 	if err != nil {
 		return producerFailure(err, messages)
 	}
@@ -251,7 +251,7 @@ func millis(t time.Time) string {
 	if t.IsZero() {
 		return "-1"
 	}
-	return strconv.FormatInt(t.UnixNano()/1e6, 10)
+	return strconv.FormatInt(t.UnixMilli(), 10)
 }
 
 func bytesOf(b64 *string) sarama.Encoder {
