@@ -187,6 +187,8 @@ def test_records_produced_with_and_without_timestamps_are_read_back(driver, brok
     assert stamps[:2] + stamps[3:] == [1600000000000, 1600000005000, 1599999999000], read
     assert int64(produced["sent_ms"]) <= stamps[2] <= int64(produced["acked_ms"]), (stamps, produced)
     assert {r["timestamp_type"] for r in read["records"]} <= {"CreateTime", None}, read
+    tail = consume(started, broker, name, 2, offset=2)  # a seek past the first records
+    assert [(int64(r["offset"]), r["key"]) for r in tail["records"]] == [(2, sent[2]["key"]), (3, sent[3]["key"])]
 
 
 def test_a_gzip_batch_is_read_back(driver, broker, admin):
