@@ -14,7 +14,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ktc.hunt import go_test, java_test, sketch, steps
+from ktc.hunt import go_test, java_test, steps
+from ktc.hunt.under_test import under_test
 from ktc.judge.serialize import from_data
 from ktc.specs.clauses import Clause, all_clauses
 
@@ -137,7 +138,7 @@ def reproducer_lines() -> list[str]:
 
 
 def kafka(m: Material, test: Path | None, check: str) -> str:
-    test_class, cls, method = sketch.under_test(m.clause.id)
+    test_class, cls, method = under_test(m.clause.id)
     summary = f"{m.clause.kip}: {symptom(m)}"[:250]
     return "\n".join(
         [
@@ -178,7 +179,7 @@ def kafka(m: Material, test: Path | None, check: str) -> str:
             "",
             "### Proposed test",
             "",
-            f"`{test.name if test else 'none'}`, in `{test_class}`'s style ({check}):",
+            f"`{test.name if test else 'none'}`, in `LogValidatorTest`'s style ({check}).{pins(test_class)}",
             "",
             "```java",
             test.read_text().split("\n", 17)[-1].strip() if test else "",
@@ -190,6 +191,12 @@ def kafka(m: Material, test: Path | None, check: str) -> str:
             "",
         ]
     )
+
+
+def pins(test_class: str) -> str:
+    if test_class == "LogValidatorTest":
+        return ""
+    return f" It pins the batches as validated, which the read answers from; the read itself is `{test_class}`'s."
 
 
 # kfake: a GitHub issue of franz-go ------------------------------------------------------------------------
