@@ -257,8 +257,10 @@ def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
 
 
 def write(folder: Path, script: dict, clause) -> tuple[Path, str]:
-    from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION
-
+    """The test, and whether it builds in the kfake the finding was made on (its version: ``found_on``'s last word)."""
     path = folder / f"{re.sub(r'(?<!^)(?=[A-Z])', '_', name(clause.id).removeprefix('Test')).lower()}_test.go"
     path.write_text(source(script, clause))
-    return path, build_check(path, KFAKE_VERSION)
+    version = script["found_on"].split()[-1]
+    if not version.startswith("v"):
+        return path, f"not built: {script['found_on']!r} names no kfake module version"
+    return path, build_check(path, version)

@@ -133,7 +133,11 @@ def filled(text: str, section: str) -> bool:
 def test_a_kfake_finding_is_an_issue_with_a_go_test_that_builds(tmp_path):
     if shutil.which("go") is None:
         pytest.skip("unexercised: go is not on PATH, so the kfake test cannot be built")
+    from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION
+
     folder = folder_for(tmp_path, "kfake")
+    script = folder / "reproduce.py"  # as found on the kfake ktc builds
+    script.write_text(script.read_text().replace("after_bound_exclusive mutant", f"kfake {KFAKE_VERSION}"))
     written = draft.write(folder)
     text = Path(written["draft"]).read_text()
     assert Path(written["draft"]).name == "ISSUE.md"
