@@ -17,6 +17,7 @@ from pathlib import Path
 from ktc.hunt import go_test, java_test, steps
 from ktc.hunt.under_test import under_test
 from ktc.judge.serialize import from_data
+from ktc.reference.types import History
 from ktc.specs.clauses import Clause, all_clauses
 
 DRAFTS = {"kafka": "JIRA.md", "kfake": "ISSUE.md", "tansu": "ISSUE.md"}
@@ -35,7 +36,7 @@ class Material:
 
     folder: Path
     clause: Clause
-    history: object
+    history: History
     divergence: dict  # the first divergence, or the clause's own mismatch when it has none
     script: dict  # reproduce.py's DATA
     triage: dict[str, str]
@@ -51,6 +52,7 @@ def script_data(path: Path) -> dict:
     """reproduce.py's DATA, read without running it."""
     for node in ast.parse(path.read_text()).body:
         if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", "") == "DATA":
+            assert isinstance(node.value, ast.Call), "DATA = json.loads(...)"
             return json.loads(ast.literal_eval(node.value.args[0]))
     raise ValueError(f"{path} holds no DATA")
 
