@@ -31,31 +31,36 @@ def run_on(script: Path, version: str, defaults: tuple[str, ...] = ()) -> tuple[
     return done.returncode, done.stdout + done.stderr
 
 
-def relaxable(folder: Path, output: str) -> tuple[str, ...]:
-    """The topic configs to leave at a release's defaults: those its refusal names, else every one the history
-    sets but the timestamp type (the finding is about it)."""
+def relaxable(folder: Path, output: str, relaxed: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The topic configs to leave at a release's defaults next: those relaxed already and those its refusal names,
+    else (it names none not relaxed yet) every one the history sets but the timestamp type (the finding's own)."""
     from ktc.hunt.draft import script_data
 
     sets = sorted({name for t in script_data(folder / "reproduce.py")["topics"].values() for name in t["configs"]})
-    named = tuple(name for name in sets if name in output)
-    return named or tuple(name for name in sets if name != "message.timestamp.type")
+    named = tuple(name for name in sets if name in output and name not in relaxed)
+    everything = tuple(name for name in sets if name != "message.timestamp.type")
+    return tuple(sorted({*relaxed, *named})) if named else everything
 
 
 def judged(folder: Path, version: str) -> tuple[str, str]:
-    """(verdict, output) on one release; a run that could not replay is retried with configs relaxed."""
+    """(verdict, output) on one release; a run that could not replay is retried with configs relaxed, one refusal
+    at a time (a broker names the first config it does not know), until it runs or every config is relaxed."""
     code, output = run_on(folder / "reproduce.py", version)
     first = verdict(code, output)
-    if not first.startswith("could not run"):
-        return first, output
-    defaults = relaxable(folder, output)
+    said, defaults, log = first, (), output
+    while said.startswith("could not run"):
+        wider = relaxable(folder, log.rsplit("\n---", 1)[-1], defaults)
+        if wider == defaults:
+            break
+        defaults = wider
+        code, again = run_on(folder / "reproduce.py", version, defaults)
+        said, log = (
+            verdict(code, again),
+            log + f"\n--- with {', '.join(defaults)} at Kafka {version}'s defaults\n" + again,
+        )
     if not defaults:
         return first, output
-    code, again = run_on(folder / "reproduce.py", version, defaults)
-    relaxed = f"with {', '.join(defaults)} at Kafka {version}'s defaults"
-    return (
-        f"{verdict(code, again)} ({relaxed}; as the history sets them: {first})",
-        output + f"\n--- {relaxed}\n" + again,
-    )
+    return f"{said} (with {', '.join(defaults)} at Kafka {version}'s defaults; as the history sets them: {first})", log
 
 
 def verdict(code: int, output: str) -> str:

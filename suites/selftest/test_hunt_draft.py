@@ -156,22 +156,34 @@ def test_a_tansu_finding_is_an_issue_in_its_bug_report_form(tmp_path):
 
 
 def test_triage_relaxes_the_configs_an_older_release_refuses_and_says_why(tmp_path, monkeypatch):
+    """A release that knows neither bound refuses the first it meets; each is relaxed in turn, and the verdict says
+    which and why the history as it is could not run."""
     folder = folder_for(tmp_path, "after_bound_exclusive")
+    unknown = ["message.timestamp.before.max.ms", "message.timestamp.after.max.ms"]
     runs = []
 
     def fake_run(script, version, defaults=()):
         runs.append(defaults)
-        if not defaults:
-            return 3, "COULD NOT RUN: InvalidConfigurationError: Unknown topic config message.timestamp.after.max.ms\n"
+        refused = [name for name in unknown if name not in defaults]
+        if refused:
+            return 3, f"COULD NOT RUN: InvalidConfigurationError: Unknown topic config name: {refused[0]}\n"
         return 0, "...\nNOT REPRODUCED: the broker answers step [0] otherwise than the finding records\n"
 
     monkeypatch.setattr(triage, "run_on", fake_run)
     verdicts = triage.triage(folder, ["3.5.2"])
-    assert runs == [(), ("message.timestamp.after.max.ms",)]
+    assert runs == [(), (unknown[0],), tuple(sorted(unknown))]
     said = verdicts["3.5.2"]
-    assert said.startswith("not affected (with message.timestamp.after.max.ms at Kafka 3.5.2's defaults")
-    assert "could not run (exit 3): COULD NOT RUN: InvalidConfigurationError" in said
+    assert said.startswith(f"not affected (with {', '.join(sorted(unknown))} at Kafka 3.5.2's defaults"), said
+    assert said.endswith(f"could not run (exit 3): COULD NOT RUN: InvalidConfigurationError: Unknown topic config "
+                         f"name: {unknown[0]})")  # fmt: skip
     assert "3.5.2" in (folder / "JIRA.md").read_text()
+
+
+def test_triage_gives_up_when_every_config_is_relaxed_and_says_why(tmp_path, monkeypatch):
+    folder = folder_for(tmp_path, "after_bound_exclusive")
+    monkeypatch.setattr(triage, "run_on", lambda script, version, defaults=(): (3, "COULD NOT RUN: OSError: down\n"))
+    said = triage.triage(folder, ["3.5.2"])["3.5.2"]
+    assert said.startswith("could not run (exit 3): COULD NOT RUN: OSError: down (with ") and "as the history" in said
 
 
 def test_the_reproducer_leaves_a_config_at_the_broker_s_default_when_asked(tmp_path):
