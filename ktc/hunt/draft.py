@@ -14,10 +14,10 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from ktc.hunt import go_test, java_test, steps
+from ktc.hunt import go_test, java_test, steps, unified_log_test
 from ktc.hunt.under_test import under_test
 from ktc.judge.serialize import from_data
-from ktc.reference.types import History
+from ktc.reference.types import History, ListOffsets
 from ktc.specs.clauses import Clause, all_clauses
 
 DRAFTS = {"kafka": "JIRA.md", "kfake": "ISSUE.md", "tansu": "ISSUE.md"}
@@ -88,6 +88,8 @@ def write(folder: Path) -> dict[str, str]:
 
 def write_test(kind: str, m: Material) -> tuple[Path | None, str]:
     at = m.divergence["op_index"]
+    if kind == "kafka" and isinstance(m.history.ops[at], ListOffsets):
+        return unified_log_test.write(m.folder, m.history, at, m.clause)
     if kind == "kafka":
         return java_test.write(m.folder, m.history, at, m.clause)
     if kind == "kfake":
@@ -181,7 +183,7 @@ def kafka(m: Material, test: Path | None, check: str) -> str:
             "",
             "### Proposed test",
             "",
-            f"`{test.name if test else 'none'}`, in `LogValidatorTest`'s style ({check}).{pins(test_class)}",
+            f"`{test.name if test else 'none'}`, {style(test, test_class)} ({check}).",
             "",
             "```java",
             test.read_text().split("\n", 17)[-1].strip() if test else "",
@@ -195,10 +197,13 @@ def kafka(m: Material, test: Path | None, check: str) -> str:
     )
 
 
-def pins(test_class: str) -> str:
+def style(test: Path | None, test_class: str) -> str:
+    """Whose style the test is in, and what it pins when the answer is a read's but the test validates a produce."""
+    if test is not None and test.name.startswith("UnifiedLog"):
+        return "in `UnifiedLogTest`'s style"
     if test_class == "LogValidatorTest":
-        return ""
-    return f" It pins the batches as validated, which the read answers from; the read itself is `{test_class}`'s."
+        return "in `LogValidatorTest`'s style"
+    return f"in `LogValidatorTest`'s style: it pins the batches as validated, which `{test_class}`'s read answers from"
 
 
 # kfake: a GitHub issue of franz-go ------------------------------------------------------------------------

@@ -95,6 +95,11 @@ def test_every_fail_row_has_its_counterexample_and_its_reproducer(tmp_path, caps
         found = findings[r["counterexample"]["clause"]]
         assert r["clause"] in found["clauses"] and Path(found["script"]).is_file()
         assert r["replay"] == f"python3 {found['script']} --bootstrap HOST:PORT"
+    earliest = findings["KIP-33.list-offsets-earliest"]  # a lookup diverged: UnifiedLogTest's style
+    assert Path(earliest["test"]).name.startswith("UnifiedLog"), earliest["test"]
+    assert "assertEquals(List.of(1L, -1L), listOffsets(log, -2L))" in Path(earliest["test"]).read_text()
+    if shutil.which("javac") is not None:
+        assert all(f["test_check"].startswith("compiles with javac") for f in findings.values()), findings
     shown = capsys.readouterr().out
     assert "KIPN" not in shown and "explained: see hunt.json" not in shown, shown
 
