@@ -204,16 +204,27 @@ def others(hunt: Hunt, finding: Finding | None) -> list[Finding]:
     for (clause, _profile), history in sorted(hunt.tally.unexplained.items(), key=lambda kv: kv[0]):
         if clause in done:
             continue
-        verdicts = unexplained(
-            hunt, history, judge(hunt.impl, [history], hunt.clauses(history.profile), hunt.context)[0]
-        )
-        if clause not in {v.clause for v in verdicts}:
-            continue  # it does not fail again on replay: the row says so (report.rows)
-        smallest = minimal(hunt, Finding(verdicts, history), frozenset({clause}), OTHER_SHRINK_S)
+        smallest = shrunk_for(hunt, clause, history)
+        if smallest is None:
+            continue  # it does not fail again on replay, or the target raised: the row says it has no counterexample
         if clause in {v.clause for v in smallest.verdicts}:
             out.append(led_by(clause, smallest))
             done |= {v.clause for v in smallest.verdicts}
     return out
+
+
+def shrunk_for(hunt: Hunt, clause: str, history) -> Finding | None:
+    """The history judged again and, when ``clause`` still fails on it, shrunk for that clause alone."""
+    try:
+        verdicts = unexplained(
+            hunt, history, judge(hunt.impl, [history], hunt.clauses(history.profile), hunt.context)[0]
+        )
+        if clause not in {v.clause for v in verdicts}:
+            return None
+        return minimal(hunt, Finding(verdicts, history), frozenset({clause}), OTHER_SHRINK_S)
+    except ImplementationCrash as error:
+        hunt.tally.crashes.append(str(error))
+        return None
 
 
 def led_by(clause: str, finding: Finding) -> Finding:

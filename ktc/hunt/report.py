@@ -127,12 +127,13 @@ def attach_finding(rows_: list[Row], clauses: list[str], counterexample: Counter
 def write_finding(directory: Path, hunt, finding, observed, spec: str = "") -> FindingDoc:
     """counterexample.json, reproduce.py and the draft in the target project's form with its test; their paths and
     whether the test compiles."""
-    folder = directory / "findings" / finding.verdicts[0].clause
+    lead = finding.verdicts[0].clause
+    folder = directory / "findings" / lead
     counterexample, reproducer = evidence(folder, hunt, finding, observed, spec)
     written = draft.write(folder)
     return {
         "clause": finding.verdicts[0].clause,
-        "clauses": sorted({v.clause for v in finding.verdicts}),
+        "clauses": [lead, *sorted({v.clause for v in finding.verdicts} - {lead})],  # the one it is named after first
         "profile": finding.history.profile,
         "ops": len(finding.history.ops),
         "records": records(finding.history),
