@@ -47,7 +47,8 @@ def judged(folder: Path, version: str) -> tuple[str, str]:
     at a time (a broker names the first config it does not know), until it runs or every config is relaxed."""
     code, output = run_on(folder / "reproduce.py", version)
     first = verdict(code, output)
-    said, defaults, log = first, (), output
+    said, log = first, output
+    defaults: tuple[str, ...] = ()
     while said.startswith("could not run"):
         wider = relaxable(folder, log.rsplit("\n---", 1)[-1], defaults)
         if wider == defaults:
