@@ -21,12 +21,18 @@ from ktc.reference.types import History, ListOffsets
 from ktc.specs.clauses import Clause, all_clauses
 
 DRAFTS = {"kafka": "JIRA.md", "kfake": "ISSUE.md", "tansu": "ISSUE.md"}
+TRACKERS = {
+    "kafka": "https://issues.apache.org/jira/projects/KAFKA (and https://github.com/apache/kafka/pulls)",
+    "kfake": "https://github.com/twmb/franz-go/issues and its pull requests",
+    "tansu": "https://github.com/nisshi-io/nisshi/issues and its pull requests (tansu-io/tansu's history is there)",
+}
 # the sections a draft must fill, per project (suites/selftest/test_hunt_draft.py checks each is non-empty)
 SECTIONS = {
     "kafka": ("Summary", "Component/s", "Affects Version/s", "Description", "Steps to reproduce", "Expected",
-              "Actual", "Root cause hint", "Proposed test"),
-    "kfake": ("Title", "What happens", "Steps to reproduce", "Expected", "Actual", "Where", "Test"),
-    "tansu": ("Title", "Describe the bug", "To Reproduce", "Expected behavior", "Actual behavior", "Where"),
+              "Actual", "Root cause hint", "Proposed test", "Before filing"),
+    "kfake": ("Title", "What happens", "Steps to reproduce", "Expected", "Actual", "Where", "Test", "Before filing"),
+    "tansu": ("Title", "Describe the bug", "To Reproduce", "Expected behavior", "Actual behavior", "Where",
+              "Before filing"),
 }  # fmt: skip
 
 
@@ -129,6 +135,22 @@ def symptom(m: Material) -> str:
     return f"{steps.what(op)} answers {d['field']} {observed} where {expected} is due"
 
 
+def before_filing(kind: str, m: Material, heading: str) -> list[str]:
+    """Where to search, and for what, before calling it new: the draft claims no search it did not make."""
+    words = [
+        m.clause.kip,
+        m.divergence["field"].split(".")[-1].split("[")[0],
+        steps.what(m.history.ops[m.divergence["op_index"]]),
+    ]
+    return [
+        heading,
+        "",
+        f"Not searched yet. Search {TRACKERS[kind]} for {', '.join(f'`{w}`' for w in words)} and the symptom's own",
+        "words, say here what was found, and drop this finding if a report or fix already covers it.",
+        "",
+    ]
+
+
 def reproducer_lines() -> list[str]:
     return [
         "The attached `reproduce.py` (Python 3 and kafka-python) replays the steps against any broker:",
@@ -193,6 +215,7 @@ def kafka(m: Material, test: Path | None, check: str) -> str:
             "",
             *reproducer_lines(),
             "",
+            *before_filing("kafka", m, "### Before filing"),
         ]
     )
 
@@ -246,6 +269,7 @@ def kfake(m: Material, test: Path | None, check: str) -> str:
             "",
             *reproducer_lines(),
             "",
+            *before_filing("kfake", m, "## Before filing"),
         ]
     )
 
@@ -281,6 +305,7 @@ def tansu(m: Material, test: Path | None, check: str) -> str:
             f"The step that departs first is step {steps.step_number(m.history, m.divergence['op_index'])} "
             f"(`{m.divergence['field']}`).",
             "",
+            *before_filing("tansu", m, "**Before filing**"),
         ]
     )
 
