@@ -186,20 +186,23 @@ def cmd_hunt(args) -> int:
 
 
 def finish(directory: Path, hunt, outcome, seconds: float, spec: str) -> int:
-    """Findings written (their reproducers need one more run of the target), the target stopped, the
-    report written and shown."""
-    from ktc.hunt import report
+    """Findings written (the main one, then one for each further clause seen failing that its history does not
+    break; their reproducers need one more run of the target), the target stopped, the report written and shown."""
+    from ktc.hunt import engine, report
     from ktc.judge.context import UnderTest
 
-    finding_doc = None
+    findings, docs = [], []
     try:
-        if outcome.finding is not None:
-            finding_doc = report.write_finding(directory, hunt, outcome.finding, observed(hunt, outcome.finding), spec)
+        findings = [outcome.finding] if outcome.finding is not None else []
+        if findings:
+            findings += engine.others(hunt, outcome.finding)
+        for found in findings:
+            docs.append(report.write_finding(directory, hunt, found, observed(hunt, found), spec))
     except KeyboardInterrupt:
-        outcome.stopped += "; interrupted while writing the finding"
+        outcome.stopped += "; interrupted while writing the findings"
     finally:
         UnderTest(hunt.impl, hunt.context).close()
-    results = report.write(directory, hunt, outcome, finding_doc, seconds, spec)
+    results = report.write(directory, hunt, findings, docs, seconds, spec, outcome)
     show(results, directory)
     if outcome.stopped.startswith("interrupted"):
         return 130
