@@ -78,8 +78,9 @@ class PipelineRuns:
         if self.pipeline is None:
             self.pipeline = self.new_pipeline(self.tuning.connections, self.tuning.depth)
         if self.launcher.cannot_restart is None and self.pipeline.restart is None:
+            relaunch = lambda: self.launcher.restart()  # noqa: E731  (the launcher as it is then)
             self.pipeline.restart = Restart(
-                self.launcher.restart, self.adapter.address(), self.launcher.security, self.launcher.clock
+                relaunch, self.adapter.address(), self.launcher.security, self.launcher.clock
             )
         clock = self.launcher.clock
         if not clock.exact:
