@@ -83,6 +83,9 @@ NEVER_IDLE = {"connections.max.idle.ms": 7 * 86_400_000}
 # loaded machine: with the default session (9 s, heartbeats every 2 s) still refused 60 s after the restart; with
 # these, registered at once.  Set when a broker is restarted after a crash, so no other run's broker carries them.
 RESTART_SESSION = {"broker.session.timeout.ms": 2000, "broker.heartbeat.interval.ms": 500}
+# A restarted JVM starts again and recovers its log before it answers: on a machine at load 40-60 on two cores it
+# took over 60 s (the first start's bound) twice in a dozen restarts, so a restart is given longer.
+RESTART_READY_S = 180.0
 
 
 def local_jvm(version: str, config: dict, clock: ControlledClock | None):
@@ -158,8 +161,9 @@ class LocalKafka:
 
     def restart(self) -> None:
         """SIGKILL the JVM's process group and start it again on the same log directory, ports and clock (with a
-        short KRaft session, ``RESTART_SESSION``)."""
+        short KRaft session, ``RESTART_SESSION``, and ``RESTART_READY_S`` to answer)."""
         self.broker.config.update(RESTART_SESSION)
+        self.broker.ready_timeout_s = max(self.broker.ready_timeout_s, RESTART_READY_S)
         self.broker.relaunch()
 
     def stop(self) -> None:
@@ -272,6 +276,7 @@ class Tansu:
     memory storage; without one, the target is unavailable and says why."""
 
     external, security, waits_at_start_s, log_dir = False, PLAINTEXT, 0.0, None
+    # memory:// is object_store's InMemory inside the process (tansu-storage/src/lib.rs:2401-2408 @510f3e2)
     cannot_restart = "ktc starts tansu with its memory storage (memory://), which keeps nothing across a restart"
 
     def __init__(self, settings: TansuSettings):

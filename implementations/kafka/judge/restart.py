@@ -19,7 +19,7 @@ from ktc.kafka.client import wire
 from ktc.kafka.processes.broker import BrokerError
 from ktc.reference.types import Crash, History
 
-PATIENCE_S, POLL_S, TICK_S = 60.0, 0.05, 0.02
+PATIENCE_S, POLL_S, TICK_S = 120.0, 0.05, 0.02
 WHY_NOT = "ktc cannot stop this broker uncleanly and start it again on its log directory"
 
 
