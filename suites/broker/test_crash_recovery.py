@@ -5,10 +5,10 @@ model's ``Crash`` (reference/segments.py, ``recover``).
 On the newest 3.9 and 4 releases: drawn histories with one crash (``histories(crashes=True)``) judged on every
 clause of the release's profile, and a planted fault caught.  The fault is a broker that does not recover: after
 the kill, the clean-shutdown marker is written into its log directory, so Kafka loads the log as it stands and
-rebuilds nothing (LogLoader recovers only when the marker is missing).  The active segment's time index is then
-the preallocated file the kill left, its zero fill read as entries: ListOffsets by timestamp and MAX_TIMESTAMP
-answer from it.  (A fault that answered from the index as it stood before the crash would not be one: on a
-healthy broker the rebuilt index is the same.)  The same history passes on the healthy broker.
+rebuilds nothing (LogLoader recovers only when the marker is missing): the active segment's time index is the
+preallocated, untrimmed file the kill left, and ListOffsets by timestamp and MAX_TIMESTAMP answer from it.  One
+of those reads must fail.  (A fault that answered from the index as it stood before the crash would not be one:
+on a healthy broker the rebuilt index is the same.)  The same history passes on the healthy broker first.
 """
 
 from __future__ import annotations
