@@ -8,7 +8,8 @@ against the model's log start after a pass at an instant ``t`` (``M(t)``, which 
   with the produces placed at their earliest (``sent``; an earlier mtime only deletes sooner).
 - **Liveness**: what the model deletes is gone within the check interval and a stated slack:
   ``seen >= M(sent - interval - slack)``, with the produces at their latest (``received``).  Where the broker
-  does not say its interval, only what was seen is judged, and the budget bounds the wait.
+  does not say its interval, the budget bounds the wait: a pass is taken to come at least every half budget,
+  and the report says so (``over_real_time``).
 - **Settled**: the answer is the model's state at the run's end (``M(end)``): nothing more can change.  Its
   ListOffsets reads are then asked once, and judged at both ends of their interval.
 
@@ -58,6 +59,7 @@ class Timing:
     interval_ms: int | None
     slack_ms: int
     end_ms: int
+    how: str = ""  # how the interval was known (DescribeConfigs), or that it was assumed: said in every reason
 
 
 @dataclass
@@ -139,7 +141,7 @@ def observe(judged: Judged, seen: Seen, timing: Timing) -> None:
             judged.mismatch = Mismatch(
                 op,
                 f"log start by {seen.sent} (liveness: gone within the check interval {timing.interval_ms} ms "
-                f"+ slack {timing.slack_ms} ms)",
+                f"+ slack {timing.slack_ms} ms; {timing.how})",
                 lower,
                 start,
             )
@@ -169,7 +171,7 @@ def unsettled(judged: Judged, timing: Timing) -> str:
     deadline = "the broker did not say its check interval" if timing.interval_ms is None else "its deadline was not"
     return (
         f"the budget ended with the log start at {seen}, the model's {final} by its end not seen yet, "
-        f"and {deadline} reached: the window is too wide to decide"
+        f"and {deadline} reached: the window is too wide to decide ({timing.how})"
     )
 
 
@@ -261,7 +263,11 @@ def over_real_time(session: Any, profile: str) -> tuple[list[tuple[Planned, list
     verdicts, its timing and how the check interval was known."""
     interval = session.check_interval()
     now, budget_ms = wall_ms(), int(session.budget_s * 1000)
-    timing = Timing(interval.ms, SLACK_MS, now + budget_ms)
+    every, how = interval.ms, str(interval.how)
+    if every is None:  # the budget bounds the wait: a pass at least every half of it, and the report says so
+        every = budget_ms // 2
+        how += f"; liveness assumes a retention pass at least every {every} ms (half the budget)"
+    timing = Timing(every, SLACK_MS, now + budget_ms, how)
     planned = realtime_plan.plan(profile, now, realtime_plan.due_ms(interval.ms, budget_ms))
     judged = run_tier(
         planned,
@@ -273,4 +279,4 @@ def over_real_time(session: Any, profile: str) -> tuple[list[tuple[Planned, list
         lambda ms: time.sleep(ms / 1000),
         realtime_plan.FIRST_SEGMENT,
     )
-    return judged, timing, str(interval.how)
+    return judged, timing, how

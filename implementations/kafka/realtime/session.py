@@ -52,11 +52,12 @@ class Session:
         self.created: list[str] = []
 
     def check_interval(self) -> Interval:
-        """``log.retention.check.interval.ms`` from DescribeConfigs on a broker of the cluster."""
+        """``log.retention.check.interval.ms`` from DescribeConfigs on a broker of the cluster, every key asked
+        (a broker that cannot parse a key list, as tansu 0.6, closes the connection on one)."""
         try:
             view = self.client.call(admin.metadata([]))
             broker = min(view.brokers) if view.brokers else 1
-            code, message, entries = self.client.describe_broker_configs(broker, [CHECK_INTERVAL])
+            code, message, entries = self.client.describe_broker_configs(broker, None)
         except (wire.WireError, OSError) as error:
             return Interval(None, f"DescribeConfigs on the broker failed ({error})")
         entry = entries.get(CHECK_INTERVAL)
