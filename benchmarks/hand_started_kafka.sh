@@ -35,9 +35,9 @@ java_ kafka.tools.StorageTool format -t "$CLUSTER_ID" -c "$DIR/server.properties
 nohup java -Xmx512m -cp "$LIB/*" kafka.Kafka "$DIR/server.properties" > "$DIR/console.log" 2>&1 &
 echo $! > "$DIR/broker.pid"
 i=0
-until (echo > "/dev/tcp/127.0.0.1/$PORT") 2>/dev/null || python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null; do
+until python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT), 1)" 2>/dev/null; do
   i=$((i + 1))
-  if [ $i -gt 120 ] || ! kill -0 "$(cat "$DIR/broker.pid")" 2>/dev/null; then
+  if [ $i -gt 600 ] || ! kill -0 "$(cat "$DIR/broker.pid")" 2>/dev/null; then
     echo "Kafka $VERSION did not start; see $DIR/console.log" >&2
     exit 1
   fi
