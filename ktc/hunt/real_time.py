@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 from ktc.judge.context import UnderTest
-from ktc.reports.verdicts import Validity
+from ktc.reports.verdicts import Validity, strongest
 
 
 def judge(impl: UnderTest, profile: str, directory: Path) -> int:
@@ -34,8 +34,10 @@ def judge(impl: UnderTest, profile: str, directory: Path) -> int:
         for v in verdicts
     ]
     (directory / "real_time.json").write_text(json.dumps({"interval": how, "verdicts": rows}, indent=1) + "\n")
-    failing = sorted({r["clause"] for r in rows if r["verdict"] == Validity.FAIL})
-    for clause in sorted({r["clause"] for r in rows}):
-        worst = "fail" if clause in failing else min(r["verdict"] for r in rows if r["clause"] == clause)
-        print(f"ktc hunt: real time: {clause}: {worst}", file=sys.stderr)
-    return len(failing)
+    by_clause: dict[str, list[Validity]] = {}
+    for _, verdicts in judged:
+        for v in verdicts:
+            by_clause.setdefault(v.clause, []).append(v.validity)
+    for clause, found in sorted(by_clause.items()):
+        print(f"ktc hunt: real time: {clause}: {strongest(found).value}", file=sys.stderr)
+    return sum(Validity.FAIL in found for found in by_clause.values())
