@@ -156,7 +156,10 @@ def verdicts(judged: Judged, timing: Timing) -> list[Verdict]:
     out = []
     for clause in judged.planned.clauses:
         read = next((v for v in judged.reads if v.clause == clause), None)
-        if judged.mismatch is not None:
+        if judged.mismatch is not None and clause == realtime_plan.FIRST_SEGMENT and read is None:
+            why = f"its ListOffsets wait for the log start the model reaches, which failed: {judged.mismatch.what}"
+            out.append(Verdict(clause, Validity.UNKNOWN, 0, None, (why,)))
+        elif judged.mismatch is not None:
             out.append(Verdict(clause, Validity.FAIL, len(judged.seen), judged.mismatch))
         elif judged.unknown is not None:
             out.append(Verdict(clause, Validity.UNKNOWN, 0, None, (judged.unknown,)))
