@@ -92,10 +92,12 @@ def budget(value: str) -> None:
 
 REAL_TIME = Option(
     "--real-time",
-    "for --kafka-bootstrap: judge retention and rolling (7 KIP-32/KIP-33 clauses) over real time, waiting at "
-    "most BUDGET (e.g. 12m) for the broker's own retention passes: about 7 minutes at Kafka's default "
-    "log.retention.check.interval.ms of 5 minutes, under a minute at 1 s; without it they are unsupported "
-    "(default $KTC_REAL_TIME)",
+    "for --kafka-bootstrap: judge retention and rolling (7 KIP-32/KIP-33 clauses: retention by last timestamp, "
+    "segment-level, mtime fallback, future timestamps pinning it, rolls by first timestamp and frozen by a "
+    "future one, ListOffsets after retention) over real time, waiting at most BUDGET (e.g. 12m) for the "
+    "broker's own retention passes on a worker of its own: 4 to 8 minutes at Kafka's default "
+    "log.retention.check.interval.ms of 5 minutes, under a minute at 1 s; without it those clauses are "
+    "unsupported (default $KTC_REAL_TIME)",
     env="KTC_REAL_TIME",
     metavar="BUDGET",
     check=budget,
