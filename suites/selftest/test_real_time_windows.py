@@ -132,3 +132,30 @@ def test_a_read_answered_otherwise_than_the_model_fails_the_read_clause_only():
     verdicts = tier(broker, 1_000)
     failed = {v.clause for v in verdicts if v.validity is Validity.FAIL}
     assert failed == {realtime_plan.FIRST_SEGMENT}
+
+
+def test_without_the_option_the_clauses_say_it_and_with_it_only_the_tiers_tests_judge_them():
+    from ktc.implementations.kafka.judge.capabilities import broker_capabilities
+
+    off, on = broker_capabilities(PROFILE), broker_capabilities(PROFILE, real_time=True)
+    for clause in realtime_plan.CLAUSES:
+        assert "--real-time" in off.reason_unsupported(clause, True)
+        assert on.reason_unsupported(clause, True) is None
+        assert "real-time tier" in on.reason_unsupported(clause)
+    for clause in ("KIP-33.time-index-running-max", "KIP-33.time-index-strictly-increasing"):
+        assert on.reason_unsupported(clause, True) == off.reason_unsupported(clause)
+
+
+@pytest.mark.parametrize("given, seconds", [("12m", 720.0), ("90s", 90.0), ("1h", 3600.0), ("45", 45.0), ("", None)])
+def test_a_budget_reads_as_seconds(given, seconds):
+    from ktc.implementations.kafka.settings import budget_s
+
+    assert budget_s(given) == seconds
+
+
+@pytest.mark.parametrize("given", ["0", "-3m", "twelve", "12x"])
+def test_a_budget_that_is_no_duration_is_refused_in_one_line(given):
+    from ktc.implementations.kafka.settings import BudgetError, budget_s
+
+    with pytest.raises(BudgetError, match="--real-time"):
+        budget_s(given)
