@@ -57,6 +57,11 @@ from ktc.implementations.kafka.adapter import BrokerAdapter
 from ktc.implementations.kafka.settings import Started
 from ktc.judge import bulk_intervals
 version, total, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def cpu_s(pid=None):
+    if pid is None:
+        return sum(os.times()[:2])
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 impl = BrokerAdapter(KAFKA, Started(version))
 try:
     profile = impl.profile()
@@ -64,11 +69,16 @@ try:
     histories = bulk_intervals.scenarios(profile, total + 300, seed)
     drawn = time.monotonic() - started
     clauses = bulk_intervals.clauses_for(impl, profile)
-    report = bulk_intervals.run_intervals(impl, histories[300:], clauses, 1000, warmup=histories[:300])
+    impl.run(histories[:300])
+    jvm = impl.launcher.broker.process.pid
+    before = cpu_s(), cpu_s(jvm)
+    report = bulk_intervals.run_intervals(impl, histories[300:], clauses, 1000)
+    used = cpu_s() - before[0], cpu_s(jvm) - before[1]
 finally:
     impl.close()
 print(json.dumps(dict(rate=report.rate, run_rate=report.run_rate, judge_s=report.judge_seconds, drawn_s=drawn,
                       scenarios=report.scenarios, unknown=report.unknown, failed=report.failed,
+                      python_ms=1000 * used[0] / report.scenarios, jvm_ms=1000 * used[1] / report.scenarios,
                       load=os.getloadavg()[0])))
 """
 
@@ -129,16 +139,22 @@ def against(args) -> int:
             samples[name].append(got)
             print(
                 f"  round {round_ + 1} {name:<10} {got['rate']:>6.0f} scenarios/s judged ({got['run_rate']:.0f}/s run, "
-                f"judging {got['judge_s']:.1f} s, drawing {got['drawn_s']:.1f} s), {got['unknown']} unknown, "
+                f"judging {got['judge_s']:.1f} s, drawing {got['drawn_s']:.1f} s; CPU a scenario: Python "
+                f"{got['python_ms']:.1f} ms, broker {got['jvm_ms']:.1f} ms), {got['unknown']} unknown, "
                 f"{got['failed']} failed; 1-min load {got['load']:.1f}",
                 flush=True,
             )
-    mine, base = ([s["rate"] for s in samples[name]] for name in trees)
-    print(
-        f"scenarios/s judged, median (min-max): this tree {tree_baseline.spread(mine)}, {args.against} "
-        f"{tree_baseline.spread(base)}: {statistics.median(mine) / statistics.median(base):.2f}x; "
-        f"1-min load {os.getloadavg()[0]:.1f}"
-    )
+    for figure, what in (
+        ("rate", "scenarios/s judged"),
+        ("python_ms", "Python CPU ms a scenario"),
+        ("jvm_ms", "broker CPU ms a scenario"),
+    ):
+        mine, base = ([s[figure] for s in samples[name]] for name in trees)
+        print(
+            f"{what}, median (min-max): this tree {tree_baseline.spread(mine)}, {args.against} "
+            f"{tree_baseline.spread(base)}: {statistics.median(mine) / statistics.median(base):.2f}x"
+        )
+    print(f"1-min load {os.getloadavg()[0]:.1f}")
     return 1 if any(s["failed"] for runs in samples.values() for s in runs) else 0
 
 

@@ -65,4 +65,4 @@ def run(home: Path, code: str, args: list[str]) -> dict:
 
 def spread(values: list[float]) -> str:
     """``median (min-max)`` of a figure's samples."""
-    return f"{statistics.median(values):.0f} ({min(values):.0f}-{max(values):.0f})"
+    return f"{statistics.median(values):.1f} ({min(values):.1f}-{max(values):.1f})"
