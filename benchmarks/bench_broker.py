@@ -2,6 +2,7 @@
 
     python benchmarks/bench_broker.py [--version 3.9.2] [--scenarios 3000] [--sequential 300]
                                       [--connections 4] [--depth 2] [--batch 128] [--seed 0]
+    python benchmarks/bench_broker.py --against REV [--rounds 3] [--version 3.9.2] [--scenarios 3000]
 
 Starts one local KRaft broker (jars from Maven Central, cached in ~/.cache/ktc; its data on tmpfs
 unless KTC_KAFKA_DATA_DIR=disk, see ktc/kafka/processes/scratch.py), generates append
@@ -19,6 +20,12 @@ clock interval).  A warm-up of both (the JVM compiles the request path) is not t
 scenarios/s run on the broker and run + judged, unknown and failed scenario counts, and the
 pipelined/sequential ratio.  Exit 1 when a scenario fails.  A script, not a test: the figures
 depend on load.
+
+``--against REV``: the bulk agreement test's own measurement (suites/broker/test_bulk_agreement.py: 300
+scenarios of warm-up, then ``--scenarios`` in chunks of 1,000, scenarios/s run and judged) of this tree and of
+commit REV's, in alternating order for ``--rounds`` rounds, each in a fresh interpreter with its own broker
+(tree_baseline.py); prints every sample, the medians with their spread, this tree's over REV's, and the
+1-min load.  Exit 1 when a scenario fails in either tree.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -41,6 +49,38 @@ from ktc.implementations.kafka.settings import Started, Tuning  # noqa: E402
 from ktc.judge import bulk_intervals  # noqa: E402
 
 WARMUP = 300
+# What the bulk agreement test measures, as one interpreter of either tree runs it: only names both trees have.
+BULK_RUN = """
+import json, os, sys, time
+from ktc.implementations.families.kafka import KAFKA
+from ktc.implementations.kafka.adapter import BrokerAdapter
+from ktc.implementations.kafka.settings import Started
+from ktc.judge import bulk_intervals
+version, total, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def cpu_s(pid=None):
+    if pid is None:
+        return sum(os.times()[:2])
+    fields = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+impl = BrokerAdapter(KAFKA, Started(version))
+try:
+    profile = impl.profile()
+    started = time.monotonic()
+    histories = bulk_intervals.scenarios(profile, total + 300, seed)
+    drawn = time.monotonic() - started
+    clauses = bulk_intervals.clauses_for(impl, profile)
+    impl.run(histories[:300])
+    jvm = impl.launcher.broker.process.pid
+    before = cpu_s(), cpu_s(jvm)
+    report = bulk_intervals.run_intervals(impl, histories[300:], clauses, 1000)
+    used = cpu_s() - before[0], cpu_s(jvm) - before[1]
+finally:
+    impl.close()
+print(json.dumps(dict(rate=report.rate, run_rate=report.run_rate, judge_s=report.judge_seconds, drawn_s=drawn,
+                      scenarios=report.scenarios, unknown=report.unknown, failed=report.failed,
+                      python_ms=1000 * used[0] / report.scenarios, jvm_ms=1000 * used[1] / report.scenarios,
+                      load=os.getloadavg()[0])))
+"""
 
 
 class Sequential:
@@ -59,8 +99,10 @@ def options(argv) -> argparse.Namespace:
     parser.add_argument("--depth", type=int, default=Tuning.depth)
     parser.add_argument("--batch", type=int, default=Tuning.chunk, help="histories per CreateTopics")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--against", metavar="REV", help="this tree's bulk agreement figure beside commit REV's")
+    parser.add_argument("--rounds", type=int, default=3, help="with --against: samples of each tree (default 3)")
     args = parser.parse_args(argv)
-    if min(args.scenarios, args.sequential, args.connections, args.depth, args.batch) < 1:
+    if min(args.scenarios, args.sequential, args.connections, args.depth, args.batch, args.rounds) < 1:
         parser.error("every count must be at least 1")
     return args
 
@@ -78,8 +120,48 @@ def measure(label: str, runner, histories: list, clauses: list) -> bulk_interval
     return report
 
 
+def against(args) -> int:
+    """This tree's and REV's bulk agreement figures, alternating, with medians and the ratio."""
+    import tree_baseline
+
+    trees = {
+        "this tree": tree_baseline.layout(ROOT),
+        args.against: tree_baseline.layout(tree_baseline.checkout(args.against)),
+    }
+    print(
+        f"bulk agreement on Kafka {args.version}, {args.scenarios} scenarios a sample, seed {args.seed}, "
+        f"{args.rounds} rounds; {os.cpu_count()} cores, 1-min load {os.getloadavg()[0]:.1f}"
+    )
+    samples: dict[str, list[dict]] = {name: [] for name in trees}
+    for round_ in range(args.rounds):
+        for name in list(trees)[:: 1 if round_ % 2 == 0 else -1]:
+            got = tree_baseline.run(trees[name], BULK_RUN, [args.version, str(args.scenarios), str(args.seed)])
+            samples[name].append(got)
+            print(
+                f"  round {round_ + 1} {name:<10} {got['rate']:>6.0f} scenarios/s judged ({got['run_rate']:.0f}/s run, "
+                f"judging {got['judge_s']:.1f} s, drawing {got['drawn_s']:.1f} s; CPU a scenario: Python "
+                f"{got['python_ms']:.1f} ms, broker {got['jvm_ms']:.1f} ms), {got['unknown']} unknown, "
+                f"{got['failed']} failed; 1-min load {got['load']:.1f}",
+                flush=True,
+            )
+    for figure, what in (
+        ("rate", "scenarios/s judged"),
+        ("python_ms", "Python CPU ms a scenario"),
+        ("jvm_ms", "broker CPU ms a scenario"),
+    ):
+        mine, base = ([s[figure] for s in samples[name]] for name in trees)
+        print(
+            f"{what}, median (min-max): this tree {tree_baseline.spread(mine)}, {args.against} "
+            f"{tree_baseline.spread(base)}: {statistics.median(mine) / statistics.median(base):.2f}x"
+        )
+    print(f"1-min load {os.getloadavg()[0]:.1f}")
+    return 1 if any(s["failed"] for runs in samples.values() for s in runs) else 0
+
+
 def main(argv=None) -> int:
     args = options(argv)
+    if args.against:
+        return against(args)
     tuning = Tuning(chunk=args.batch, connections=args.connections, depth=args.depth)
     impl = BrokerAdapter(KAFKA, Started(args.version, tuning=tuning))
     try:

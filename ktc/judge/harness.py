@@ -161,8 +161,9 @@ def judge_one(history: History, trace: Sequence[Result], clauses: tuple[str, ...
     ends = trace.judged_as
     if not ends:
         return root_caused(*judged(history, tuple(trace), clauses))
-    (low, low_scenario), (high, high_scenario) = (judged(h, t, clauses) for h, t in ends)
-    low_div, high_div = divergence_of(low_scenario), divergence_of(high_scenario)
+    (low, low_scenario), (high, high_scenario) = both_ends(ends, clauses)
+    low_div = divergence_of(low_scenario)
+    high_div = low_div if high_scenario is low_scenario else divergence_of(high_scenario)
     if low_div is not None and same_place(low_div, high_div):
         owned = owns(low, low_scenario, low_div)
         low, high = attribute(low, low_div, owned), attribute(high, high_div, owned)
@@ -175,6 +176,17 @@ def judged(history: History, trace: Trace, clauses: tuple[str, ...]) -> tuple[li
     """The verdicts of the clauses this history exercises, and the scenario they were judged on."""
     scenario = Scenario(history, get_profile(history.profile), reference.run(history), trace)
     return [v for c in clauses if (v := run_check(c, scenario)) is not None], scenario
+
+
+def both_ends(
+    ends: tuple[tuple[History, Trace], ...], clauses: tuple[str, ...]
+) -> tuple[tuple[list[Verdict], Scenario], tuple[list[Verdict], Scenario]]:
+    """Each end judged; an end equal to the other (a broker on a clock ktc sets: every operation at its exact
+    instant) judged once, its verdicts and scenario shared: judging is deterministic in (history, trace)."""
+    (low_history, low_trace), (high_history, high_trace) = ends
+    low = judged(low_history, low_trace, clauses)
+    same = low_history == high_history and tuple(low_trace) == tuple(high_trace)
+    return low, low if same else judged(high_history, high_trace, clauses)
 
 
 def divergence_of(scenario: Scenario) -> Divergence | None:

@@ -7,18 +7,23 @@ mutants): as 31 subprocesses, pytest's start-up was most of the time.  The kill 
 to first failure, seconds) is printed at the end of the run by suites/selftest/conftest.py.
 """
 
+import functools
+import importlib
 import json
+import os
 import time
 from pathlib import Path
 
 import pytest
 
+from ktc.plugin import hypothesis_profiles
 from ktc.suites.selftest.mutants import CATALOGUE
 from mutation.runner import in_child, run_all
 
 pytestmark = pytest.mark.xdist_group("kill-table")  # one worker runs every mutant once
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_CPU_S = 600
+PROFILE = "ci"  # the Hypothesis profile of every mutant's run
 
 
 def pytest_args(mutant, report: Path, seed) -> list[str]:
@@ -51,12 +56,34 @@ def failing_row(report: Path, mutant) -> dict | None:
     return next((r for r in rows if r["clause"] == mutant.clause and r["verdict"] == "fail"), None)
 
 
+@functools.cache
+def imported_once() -> int:
+    """Every test module the children collect, imported in the worker before its first fork: each child then
+    finds them imported (the root conftest.py imports a test module by its installed name) instead of
+    importing them again, two thirds of a child's collection.  A mutant is an implementation, not a change to
+    these modules, so one import serves every mutant.  The number of modules imported."""
+    suites = ROOT / "suites"
+    names = [
+        "ktc.suites." + ".".join(path.relative_to(suites).with_suffix("").parts).removesuffix(".__init__")
+        for path in sorted(suites.rglob("*.py"))
+        if path.relative_to(suites).parts[0] not in ("selftest", "broker") and path.name != "conftest.py"
+    ]
+    # under the children's Hypothesis profile: @given takes the default settings when a test is decorated, and a
+    # module may read HYPOTHESIS_PROFILE on import
+    os.environ["HYPOTHESIS_PROFILE"] = PROFILE
+    hypothesis_profiles.load(PROFILE)
+    for name in names:
+        importlib.import_module(name)
+    return len(names)
+
+
 def kill(mutant, workdir: Path, seed, timeout_s: float) -> dict:
     """run_all's task, in its worker: one mutant's pytest run, forked (the ci profile's 120 examples a test,
     whatever the session's: the kill table is the oracle's strength at ci)."""
+    imported_once()
     report, started = workdir / mutant.name, time.monotonic()
     report.mkdir()
-    code, _cpu = in_child(pytest_args(mutant, report, seed), None, report / "pytest.log", timeout_s, "ci")
+    code, _cpu = in_child(pytest_args(mutant, report, seed), None, report / "pytest.log", timeout_s, PROFILE)
     said = (report / "pytest.log").read_text(errors="replace")[-3000:]
     return {
         "mutant": mutant.name,

@@ -61,6 +61,8 @@ from .retention import held_configs
 
 LIVE_BATCHES = 3  # batches of histories whose topics exist at once (created, running or awaiting deletion)
 PARKED = "parked"  # HistoryRun.step: its next operation is due at a later clock
+PROBING = "probing"  # HistoryRun.step: every operation answered, its log start offsets still to read (logstart.py)
+PROBES_AT_ONCE = 16  # finished histories whose log start offsets go out in one ListOffsets ahead of other work
 
 
 class Pipeline(Multiplexer):
@@ -150,6 +152,7 @@ class Session:
         self.deleting = 0  # DeleteTopics requests sent and not yet answered
         self.inflight = 0  # histories with an operation sent and not yet answered
         self.parked: list[HistoryRun] = []  # waiting for the broker's clock to reach their next operation (lockstep.py)
+        self.probing: dict[tuple[str, int], list[HistoryRun]] = {}  # broker address -> histories awaiting the probe
 
     def new_run(self, history: History) -> HistoryRun:
         return HistoryRun(history, self.pipeline.namer.names(history), self.pipeline.bootstrap)
@@ -186,8 +189,11 @@ class Session:
         self.ready.setdefault(run.address(), deque()).append(run)
 
     def pump(self) -> None:
-        """Start the next operation of waiting histories while their broker's slots have room."""
+        """Start the next operation of waiting histories while their broker's slots have room; the log start
+        probes of finished histories go out together, first once there are ``PROBES_AT_ONCE``."""
         for address, queue in list(self.ready.items()):
+            if len(self.probing.get(address, ())) >= PROBES_AT_ONCE:
+                self.probe(address)
             while queue:
                 slot = self.pipeline.free(address)
                 if slot is None:
@@ -200,8 +206,29 @@ class Session:
                 self.inflight -= 1
                 if status is PARKED:
                     self.parked.append(run)
+                elif status is PROBING:
+                    self.probing.setdefault(address, []).append(run)
                 else:
                     self.finished(run)
+        for address in list(self.probing):
+            self.probe(address)
+
+    def probe(self, address: tuple[str, int]) -> None:
+        """One ListOffsets EARLIEST for the partitions of every history waiting for its probe on ``address``:
+        each is read after that history's last answer, as one request per history would (logstart.py)."""
+        slot = self.pipeline.free(address) if self.probing.get(address) else None
+        if slot is None:
+            return
+        runs = self.probing.pop(address)
+        self.inflight += 1
+
+        def done(answers, received):
+            self.inflight -= 1
+            for run in runs:
+                run.probed(answers, len(run.observed))
+            self.released(runs)
+
+        self.pipeline.start(logstart.probe([key for run in runs for key in run.probe]), slot, done)
 
     def answered(self, run: HistoryRun) -> None:
         self.inflight -= 1
@@ -297,11 +324,11 @@ class HistoryRun:
 
     def step(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> bool | str:
         """Answer local operations; send the next request on ``slot``.  False when nothing is left,
-        PARKED when the next operation is due at a later clock (lockstep.py)."""
+        PARKED when the next operation is due at a later clock (lockstep.py), PROBING when only the read
+        of its log start offsets is left (the session sends it with others', Session.probe)."""
         while not self.finished:
             if len(self.observed) == len(self.history.ops):
-                self.send_probe(pipeline, slot, answered)
-                return True
+                return PROBING
             if not self.due(pipeline.clock):
                 return PARKED
             op, state = self.history.ops[len(self.observed)], self.clocks[len(self.observed)]
@@ -373,15 +400,11 @@ class HistoryRun:
 
         pipeline.start(steps, slot, done)
 
-    def send_probe(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
-        """ListOffsets EARLIEST of the partitions produced to (judge/logstart.py)."""
-
-        def done(answers, received):
-            self.probe = []
-            self.cut = logstart.cut_after(answers, len(self.observed))
-            answered(self)
-
-        pipeline.start(logstart.probe(self.probe), slot, done)
+    def probed(self, answers, op_count: int) -> None:
+        """The answers of a ListOffsets EARLIEST that read this history's partitions (judge/logstart.py)."""
+        mine = answers if not isinstance(answers, dict) else {key: answers[key] for key in self.probe if key in answers}
+        self.probe = []
+        self.cut = logstart.cut_after(mine, op_count)
 
     def trace(self) -> JudgedTrace:
         return judged(self.history, self.executed, self.observed, self.names, self.cut)
