@@ -1,0 +1,43 @@
+"""Every client library ktc judges, as declarations (library.py), and how each driver is launched.
+
+The Python libraries install from PyPI into venvs of ktc's cache (venvs.py); the two planted-fault drivers run
+on ktc's own wire client (planted.py).  The drivers of other languages (the Java client, franz-go, Sarama,
+KafkaJS) are declared in ``ktc.implementations.clients.drivers.catalog`` as ``LIBRARIES``; ``registry()`` adds
+them where marked below.  ``DEFAULT`` names the libraries ``./run conformance`` judges (chosen by cost: each
+is a few seconds warm); the rest are one ``--impl client:<name>`` away.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from ktc.implementations.clients.library import Library
+
+VENV = "ktc.implementations.clients.venvs:launch"
+
+
+def planted(library: Library, version: str) -> list[str]:
+    """A planted-fault driver: ktc's own interpreter, its fault named after ``planted-``."""
+    return [sys.executable, "-m", "ktc.implementations.clients.planted", library.name.removeprefix("planted-")]
+
+
+PYTHON = (
+    Library("kafka-python", "python", "2.3.3", ("2.0.2", "2.3.3", "3.0.12"), VENV),
+    Library("aiokafka", "python", "0.12.0", ("0.10.0", "0.12.0"), VENV),
+    Library("confluent-kafka", "python", "2.6.0", ("2.3.0", "2.6.0", "2.16.1"), VENV),
+)
+PLANTED = (
+    Library("planted-lat-delta", "python", "1", ("1",), planted),
+    Library("planted-max-unset", "python", "1", ("1",), planted),
+)
+DEFAULT = ("kafka-python", "confluent-kafka", "planted-lat-delta", "planted-max-unset")
+
+
+def other_languages() -> tuple[Library, ...]:
+    """The drivers of the other languages' libraries, declared beside their sources."""
+    return ()  # WIRE: from ktc.implementations.clients.drivers.catalog import LIBRARIES; return LIBRARIES
+
+
+def registry() -> dict[str, Library]:
+    """Every library by name: the Python ones, the planted faults, then the other languages'."""
+    return {library.name: library for library in (*PYTHON, *PLANTED, *other_languages())}
