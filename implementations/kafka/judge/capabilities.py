@@ -70,7 +70,7 @@ def broker_capabilities(shipped_profile: str, reads_log_dir: bool = False, relea
     (rolls, retention and the time index are observable on a broker ktc started on its clock).  An
     Apache Kafka ``release`` ktc started is held to each of Kafka's own changes under its profile."""
     unsupported = {k: v for k, v in NOT_ON_A_BROKER.items() if not (reads_log_dir and k in IN_THE_LOG_DIR)}
-    releases = frozenset(p for p in names() if p != KIP) if release else frozenset()
+    releases = frozenset(p for p in names("broker") if p != KIP) if release else frozenset()
     return Capabilities(
         profiles=frozenset({shipped_profile, KIP}),
         unsupported=unsupported,
