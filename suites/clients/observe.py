@@ -85,3 +85,35 @@ def produced(impl, given: tuple[int | None, ...], codec: str = "none", configs: 
     client = client_of(impl)
     key = ("produce", given, codec, tuple(sorted((configs or {}).items())))
     return client.observed(key, lambda: produce(client, given, codec, configs))
+
+
+@dataclass(frozen=True)
+class Served:
+    """Batches ktc's own client wrote (and read back as stored), and what the library handed the application."""
+
+    stored: tuple  # DecodedBatch, as the broker serves them
+    answer: dict
+    topic: str
+
+    def read(self) -> dict[int, dict]:
+        """offset -> the record the library handed the application."""
+        return {int(r["offset"]): r for r in self.answer.get("records", [])}
+
+
+def serve(client, configs: dict, batches: list, label: str) -> Served:
+    """Write ``batches`` (reference.types.Batch) with ktc's wire client; the library consumes them all."""
+    name = topic(client, {**NO_LIMITS, **configs}, label)
+    with client.admin() as admin:
+        for batch in batches:
+            out = admin.produce(name, batch)
+            assert not out.error_code, f"the broker refused a batch ktc wrote for {client.name}: {out.error_message}"
+        stored = admin.fetch_all(name).batches
+    count = sum(len(b.records) for b in stored)
+    answer = ask(client, "consume", topic=name, partition="0", offset="0", count=count)
+    return Served(tuple(stored), answer, name)
+
+
+def served(impl, configs: dict, batches: list, label: str) -> Served:
+    client = client_of(impl)
+    key = ("serve", label, tuple(sorted(configs.items())), tuple(batches))
+    return client.observed(key, lambda: serve(client, configs, batches, label))
