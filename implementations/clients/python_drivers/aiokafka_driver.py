@@ -26,10 +26,15 @@ async def produce(request: dict) -> dict:
                               partition=int(request["partition"]), timestamp_ms=contract.timestamp_of(r))
             for r in request["records"]
         ]
-        metadata = await asyncio.wait_for(asyncio.gather(*futures), int(request["timeout_ms"]) / 1000)
+        outcomes = await asyncio.wait_for(asyncio.gather(*futures, return_exceptions=True),
+                                          int(request["timeout_ms"]) / 1000)
         acked = contract.now_ms()
     finally:
         await client.stop()
+    errors = [(i, o) for i, o in enumerate(outcomes) if isinstance(o, Exception)]
+    if errors:
+        return contract.singled_out(errors, error_of)
+    metadata = outcomes
     return {"ok": True, "offsets": [contract.int64(m.offset) for m in metadata],
             "timestamps": [None if m.timestamp is None else contract.int64(m.timestamp) for m in metadata],
             "sent_ms": contract.int64(sent), "acked_ms": contract.int64(acked)}

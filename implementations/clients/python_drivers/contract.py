@@ -41,6 +41,18 @@ def error(kind: str, message: str, code=None, retriable=None, record=None) -> di
                                    "record": record}}
 
 
+def singled_out(errors: list, error_of) -> dict:
+    """The answer for a send whose records failed: ``errors`` is [(record index, exception)] as the library
+    handed them per record.  The error the library gave a broker code is the answer; it names its record when
+    the library singled that record out (its error differs from the other records')."""
+    coded = [(i, e) for i, e in errors if error_of(e)["error"]["code"]] or errors
+    index, chosen = coded[0]
+    answer = error_of(chosen)
+    alone = [i for i, e in errors if type(e) is type(chosen) and str(e) == str(chosen)] == [index]
+    answer["error"]["record"] = index if alone and len(errors) > 1 else None
+    return answer
+
+
 def log(*parts) -> None:
     print(*parts, file=sys.stderr, flush=True)
 

@@ -34,10 +34,17 @@ def produce(request: dict) -> dict:
             for r in request["records"]
         ]
         client.flush(timeout=int(request["timeout_ms"]) / 1000)
-        metadata = [future.get(timeout=int(request["timeout_ms"]) / 1000) for future in futures]
+        metadata, errors = [], []
+        for index, future in enumerate(futures):  # as an application reads each record's outcome
+            try:
+                metadata.append(future.get(timeout=int(request["timeout_ms"]) / 1000))
+            except KafkaError as failed:
+                errors.append((index, failed))
         acked = contract.now_ms()
     finally:
         client.close(timeout=1)
+    if errors:
+        return contract.singled_out(errors, error_of)
     return {"ok": True, "offsets": [contract.int64(m.offset) for m in metadata],
             "timestamps": [None if m.timestamp is None else contract.int64(m.timestamp) for m in metadata],
             "sent_ms": contract.int64(sent), "acked_ms": contract.int64(acked)}
