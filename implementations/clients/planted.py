@@ -33,9 +33,11 @@ def produce(request: dict, fault: str) -> dict:
 
     sent = now_ms()
     records = tuple(
-        Record(sent if r["timestamp"] is None else int(r["timestamp"]),
-               None if r["key"] is None else base64.b64decode(r["key"]),
-               b"" if r["value"] is None else base64.b64decode(r["value"]))
+        Record(
+            sent if r["timestamp"] is None else int(r["timestamp"]),
+            None if r["key"] is None else base64.b64decode(r["key"]),
+            b"" if r["value"] is None else base64.b64decode(r["value"]),
+        )
         for r in request["records"]
     )
     batch = Batch(records, codec=request["compression"], max_timestamp=-1 if fault == "max-unset" else None)
@@ -43,11 +45,21 @@ def produce(request: dict, fault: str) -> dict:
         out = client.produce(request["topic"], batch, partition=int(request["partition"]))
     if out.error_code:
         named = out.record_errors[0].batch_index if out.record_errors else None
-        return failed("broker", out.error_message or f"error {out.error_code}", out.error_code,
-                      out.error_code not in NOT_RETRIABLE, named)
+        return failed(
+            "broker",
+            out.error_message or f"error {out.error_code}",
+            out.error_code,
+            out.error_code not in NOT_RETRIABLE,
+            named,
+        )
     stamps = [out.log_append_time if out.log_append_time != -1 else r.timestamp for r in records]
-    return {"ok": True, "offsets": [str(out.base_offset + i) for i in range(len(records))],
-            "timestamps": [str(t) for t in stamps], "sent_ms": str(sent), "acked_ms": str(now_ms())}
+    return {
+        "ok": True,
+        "offsets": [str(out.base_offset + i) for i in range(len(records))],
+        "timestamps": [str(t) for t in stamps],
+        "sent_ms": str(sent),
+        "acked_ms": str(now_ms()),
+    }
 
 
 def consume(request: dict, fault: str) -> dict:
@@ -59,8 +71,15 @@ def consume(request: dict, fault: str) -> dict:
         for r in batch.records:
             if r.offset >= start:
                 shown = r.create_time if fault == "lat-delta" else r.timestamp
-                out.append({"offset": str(r.offset), "timestamp": str(shown), "key": None, "value": None,
-                            "timestamp_type": "LogAppendTime" if appended else "CreateTime"})
+                out.append(
+                    {
+                        "offset": str(r.offset),
+                        "timestamp": str(shown),
+                        "key": None,
+                        "value": None,
+                        "timestamp_type": "LogAppendTime" if appended else "CreateTime",
+                    }
+                )
     return {"ok": True, "records": out[: request["count"]]}
 
 
@@ -75,8 +94,10 @@ def offsets_for_times(request: dict, fault: str) -> dict:
 
 
 def failed(kind: str, message: str, code: int | None, retriable: bool | None, record: int | None) -> dict:
-    return {"ok": False, "error": {"kind": kind, "code": code, "retriable": retriable, "message": message,
-                                   "record": record}}
+    return {
+        "ok": False,
+        "error": {"kind": kind, "code": code, "retriable": retriable, "message": message, "record": record},
+    }
 
 
 OPS = {"produce": produce, "consume": consume, "offsets_for_times": offsets_for_times}

@@ -168,5 +168,3 @@ class ClientTarget:
             raise ValueError(f"unknown client library {self.library!r}; known: {', '.join(known)}")
         library = known[self.library]
         return ClientImplementation(library, self.version or library.default_version)
-
-

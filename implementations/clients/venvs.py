@@ -62,12 +62,15 @@ def build(venv: Path, packages: list[str]) -> None:
 def install(venv: Path, packages: list[str]) -> None:
     uv = cache_root() / "uv" / "bin" / "uv"
     if uv.exists():
-        steps = [[str(uv), "venv", "--quiet", "--python", sys.executable, str(venv)],
-                 [str(uv), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), *packages]]
+        steps = [
+            [str(uv), "venv", "--quiet", "--python", sys.executable, str(venv)],
+            [str(uv), "pip", "install", "--quiet", "--python", str(venv / "bin" / "python"), *packages],
+        ]
     else:
-        steps = [[sys.executable, "-m", "venv", str(venv)],
-                 [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                  *packages]]
+        steps = [
+            [sys.executable, "-m", "venv", str(venv)],
+            [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", *packages],
+        ]
     for step in steps:
         try:
             done = subprocess.run(step, capture_output=True, text=True, timeout=INSTALL_TIMEOUT_S)

@@ -69,15 +69,18 @@ def topic(client, configs: dict, label: str) -> str:
 
 
 def record(timestamp: int | None, value: bytes = b"v") -> dict:
-    return {"key": None, "value": base64.b64encode(value).decode(), "timestamp": None if timestamp is None
-            else str(timestamp), "headers": []}
+    return {
+        "key": None,
+        "value": base64.b64encode(value).decode(),
+        "timestamp": None if timestamp is None else str(timestamp),
+        "headers": [],
+    }
 
 
 def produce(client, given: tuple[int | None, ...], codec: str = "none", configs: dict | None = None) -> Produced:
     """The client produces ``given`` as one batch to a fresh topic; what it answered and sent."""
     name = topic(client, configs or {}, f"p-{codec}")
-    answer = ask(client, "produce", topic=name, partition="0", compression=codec,
-                 records=[record(ts) for ts in given])
+    answer = ask(client, "produce", topic=name, partition="0", compression=codec, records=[record(ts) for ts in given])
     return Produced(given, answer, tuple(client.produced(name)), name)
 
 

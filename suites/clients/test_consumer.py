@@ -19,8 +19,10 @@ VARIED = (T0 + 5_000, T0 + 1_000, T0 + 9_000, T0 + 3_000)  # deltas that disagre
 NEGATIVE = (-2, -1, -1_000, T0)
 TABLE = [(-1, False), (-1, True), (INT64_MIN, True)]  # KIP-228's consumer table: (stored, isTimestampExtended)
 
+
 def batches(timestamps: tuple[int, ...], codecs=CODECS) -> list[Batch]:
     return [Batch(tuple(Record(ts, None, b"v") for ts in timestamps), codec=codec) for codec in codecs]
+
 
 def mismatches(seen, library: str) -> list[str]:
     """Every record the library handed otherwise than the model says, in words."""
@@ -41,17 +43,20 @@ def mismatches(seen, library: str) -> list[str]:
                 )
     return out
 
+
 @pytest.mark.clause("KIP-32.client-consumer-create-time")
 def test_a_consumer_reads_each_create_time_record_as_it_was_stored(impl, profile):
     seen = served(impl, {}, batches(VARIED) + batches(NEGATIVE, ("none",)), "ct")
     wrong = mismatches(seen, impl.name)
     assert not wrong, f"{impl.name}: {wrong[0]} ({len(wrong)} records)"
 
+
 @pytest.mark.clause("KIP-32.client-consumer-log-append-time")
 def test_a_consumer_reads_every_record_of_a_log_append_time_batch_as_its_log_append_time(impl, profile):
     seen = served(impl, {"message.timestamp.type": LOG_APPEND_TIME}, batches(VARIED), "lat")
     wrong = mismatches(seen, impl.name)
     assert not wrong, f"{impl.name}: {wrong[0]} ({len(wrong)} records)"
+
 
 @pytest.mark.clause("KIP-228.consumer-table")
 @pytest.mark.parametrize("stored, extended", TABLE, ids=["minus-one-plain", "minus-one-extended", "min-extended"])
@@ -65,8 +70,8 @@ def test_a_consumer_reads_kip228s_consumer_table(impl, profile, stored, extended
     got = seen.read().get(batch.records[0].offset)
     assert got is not None, f"{impl.name} did not hand the application the record stored as {stored}"
     reading = model.consumer_reading(int(got["timestamp"]), got["timestamp_type"])
+    table = sorted(map(str, model.kip228.interpret(stored, extended, True)))
     assert model.consumer_table_allows(stored, extended, reading), (
         f"{impl.name} read {stored} (isTimestampExtended={int(extended)}) as {reading[0]} {got['timestamp']} "
-        f"{got['timestamp_type']}; KIP-228's new consumer: {sorted(map(str, model.kip228.interpret(stored, extended, True)))}"
+        f"{got['timestamp_type']}; KIP-228's new consumer: {table}"
     )
-

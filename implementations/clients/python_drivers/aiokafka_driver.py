@@ -14,20 +14,30 @@ TYPES = {0: "CreateTime", 1: "LogAppendTime", -1: "NoTimestampType"}
 
 async def produce(request: dict) -> dict:
     client = AIOKafkaProducer(
-        bootstrap_servers=request["bootstrap"], acks="all", linger_ms=200, max_batch_size=1 << 20,
-        enable_idempotence=False, request_timeout_ms=int(request["timeout_ms"]),
+        bootstrap_servers=request["bootstrap"],
+        acks="all",
+        linger_ms=200,
+        max_batch_size=1 << 20,
+        enable_idempotence=False,
+        request_timeout_ms=int(request["timeout_ms"]),
         compression_type=None if request["compression"] == "none" else request["compression"],
     )
     await client.start()
     try:
         sent = contract.now_ms()
         futures = [
-            await client.send(request["topic"], value=contract.unb64(r["value"]), key=contract.unb64(r["key"]),
-                              partition=int(request["partition"]), timestamp_ms=contract.timestamp_of(r))
+            await client.send(
+                request["topic"],
+                value=contract.unb64(r["value"]),
+                key=contract.unb64(r["key"]),
+                partition=int(request["partition"]),
+                timestamp_ms=contract.timestamp_of(r),
+            )
             for r in request["records"]
         ]
-        outcomes = await asyncio.wait_for(asyncio.gather(*futures, return_exceptions=True),
-                                          int(request["timeout_ms"]) / 1000)
+        outcomes = await asyncio.wait_for(
+            asyncio.gather(*futures, return_exceptions=True), int(request["timeout_ms"]) / 1000
+        )
         acked = contract.now_ms()
     finally:
         await client.stop()
@@ -35,9 +45,13 @@ async def produce(request: dict) -> dict:
     if errors:
         return contract.singled_out(errors, error_of)
     metadata = outcomes
-    return {"ok": True, "offsets": [contract.int64(m.offset) for m in metadata],
-            "timestamps": [None if m.timestamp is None else contract.int64(m.timestamp) for m in metadata],
-            "sent_ms": contract.int64(sent), "acked_ms": contract.int64(acked)}
+    return {
+        "ok": True,
+        "offsets": [contract.int64(m.offset) for m in metadata],
+        "timestamps": [None if m.timestamp is None else contract.int64(m.timestamp) for m in metadata],
+        "sent_ms": contract.int64(sent),
+        "acked_ms": contract.int64(acked),
+    }
 
 
 def consumer(request: dict) -> AIOKafkaConsumer:
@@ -60,9 +74,13 @@ async def consume(request: dict) -> dict:
 
 
 def record_of(record) -> dict:
-    return {"offset": contract.int64(record.offset), "timestamp": contract.int64(record.timestamp),
-            "timestamp_type": TYPES.get(record.timestamp_type), "key": contract.b64(record.key),
-            "value": contract.b64(record.value)}
+    return {
+        "offset": contract.int64(record.offset),
+        "timestamp": contract.int64(record.timestamp),
+        "timestamp_type": TYPES.get(record.timestamp_type),
+        "key": contract.b64(record.key),
+        "value": contract.b64(record.value),
+    }
 
 
 async def offsets_for_times(request: dict) -> dict:
@@ -74,8 +92,12 @@ async def offsets_for_times(request: dict) -> dict:
         await client.stop()
     if found is None:
         return {"ok": True, "found": False}
-    return {"ok": True, "found": True, "offset": contract.int64(found.offset),
-            "timestamp": contract.int64(found.timestamp)}
+    return {
+        "ok": True,
+        "found": True,
+        "offset": contract.int64(found.offset),
+        "timestamp": contract.int64(found.timestamp),
+    }
 
 
 def error_of(exception: Exception) -> dict:
@@ -83,8 +105,12 @@ def error_of(exception: Exception) -> dict:
         return contract.error("timeout", str(exception) or type(exception).__name__, retriable=True)
     if isinstance(exception, KafkaError):
         code = getattr(exception, "errno", None)
-        return contract.error("broker" if code else "local", f"{type(exception).__name__}: {exception}", code=code,
-                              retriable=bool(getattr(exception, "retriable", False)))
+        return contract.error(
+            "broker" if code else "local",
+            f"{type(exception).__name__}: {exception}",
+            code=code,
+            retriable=bool(getattr(exception, "retriable", False)),
+        )
     return contract.error("local", f"{type(exception).__name__}: {exception}")
 
 
@@ -93,6 +119,9 @@ def blocking(op):
 
 
 if __name__ == "__main__":
-    contract.serve("aiokafka", aiokafka.__version__,
-                   {"produce": blocking(produce), "consume": blocking(consume),
-                    "offsets_for_times": blocking(offsets_for_times)}, error_of)
+    contract.serve(
+        "aiokafka",
+        aiokafka.__version__,
+        {"produce": blocking(produce), "consume": blocking(consume), "offsets_for_times": blocking(offsets_for_times)},
+        error_of,
+    )

@@ -20,16 +20,28 @@ class Failed(Exception):
 
 
 def produce(request: dict) -> dict:
-    client = Producer({"bootstrap.servers": request["bootstrap"], "acks": "all", "linger.ms": 200,
-                       "enable.idempotence": False, "compression.type": request["compression"],
-                       "message.timeout.ms": int(request["timeout_ms"])})
+    client = Producer(
+        {
+            "bootstrap.servers": request["bootstrap"],
+            "acks": "all",
+            "linger.ms": 200,
+            "enable.idempotence": False,
+            "compression.type": request["compression"],
+            "message.timeout.ms": int(request["timeout_ms"]),
+        }
+    )
     results: dict[int, object] = {}
     sent = contract.now_ms()
     for index, r in enumerate(request["records"]):
         extra = {} if r["timestamp"] is None else {"timestamp": int(r["timestamp"])}
-        client.produce(request["topic"], value=contract.unb64(r["value"]), key=contract.unb64(r["key"]),
-                       partition=int(request["partition"]),
-                       on_delivery=lambda err, msg, i=index: results.__setitem__(i, err or msg), **extra)
+        client.produce(
+            request["topic"],
+            value=contract.unb64(r["value"]),
+            key=contract.unb64(r["key"]),
+            partition=int(request["partition"]),
+            on_delivery=lambda err, msg, i=index: results.__setitem__(i, err or msg),
+            **extra,
+        )
     client.flush(int(request["timeout_ms"]) / 1000)
     acked = contract.now_ms()
     failed = [(i, r) for i, r in sorted(results.items()) if isinstance(r, KafkaError)]
@@ -38,14 +50,17 @@ def produce(request: dict) -> dict:
     if len(results) < len(request["records"]):
         return contract.error("timeout", f"{len(request['records']) - len(results)} records not delivered")
     messages = [results[i] for i in range(len(request["records"]))]
-    return {"ok": True, "offsets": [contract.int64(m.offset()) for m in messages],
-            "timestamps": [contract.int64(m.timestamp()[1]) for m in messages],
-            "sent_ms": contract.int64(sent), "acked_ms": contract.int64(acked)}
+    return {
+        "ok": True,
+        "offsets": [contract.int64(m.offset()) for m in messages],
+        "timestamps": [contract.int64(m.timestamp()[1]) for m in messages],
+        "sent_ms": contract.int64(sent),
+        "acked_ms": contract.int64(acked),
+    }
 
 
 def consumer(request: dict) -> Consumer:
-    return Consumer({"bootstrap.servers": request["bootstrap"], "group.id": "ktc-driver",
-                     "enable.auto.commit": False})
+    return Consumer({"bootstrap.servers": request["bootstrap"], "group.id": "ktc-driver", "enable.auto.commit": False})
 
 
 def consume(request: dict) -> dict:
@@ -67,9 +82,13 @@ def consume(request: dict) -> dict:
 
 def record_of(message) -> dict:
     kind, timestamp = message.timestamp()
-    return {"offset": contract.int64(message.offset()), "timestamp": contract.int64(timestamp),
-            "timestamp_type": TYPES.get(kind), "key": contract.b64(message.key()),
-            "value": contract.b64(message.value())}
+    return {
+        "offset": contract.int64(message.offset()),
+        "timestamp": contract.int64(timestamp),
+        "timestamp_type": TYPES.get(kind),
+        "key": contract.b64(message.key()),
+        "value": contract.b64(message.value()),
+    }
 
 
 def offsets_for_times(request: dict) -> dict:
@@ -85,16 +104,22 @@ def offsets_for_times(request: dict) -> dict:
 
 
 def error_of(exception: Exception) -> dict:
-    error = exception.error if isinstance(exception, Failed) else (
-        exception.args[0] if isinstance(exception, KafkaException) and exception.args else None)
+    error = (
+        exception.error
+        if isinstance(exception, Failed)
+        else (exception.args[0] if isinstance(exception, KafkaException) and exception.args else None)
+    )
     if not isinstance(error, KafkaError):
         return contract.error("local", f"{type(exception).__name__}: {exception}")
     code = error.code()
     kind = "timeout" if code == KafkaError._MSG_TIMED_OUT else ("local" if code < 0 else "broker")
-    return contract.error(kind, error.str(), code=code, retriable=error.retriable(),
-                          record=None)
+    return contract.error(kind, error.str(), code=code, retriable=error.retriable(), record=None)
 
 
 if __name__ == "__main__":
-    contract.serve("confluent-kafka", f"{confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})",
-                   {"produce": produce, "consume": consume, "offsets_for_times": offsets_for_times}, error_of)
+    contract.serve(
+        "confluent-kafka",
+        f"{confluent_kafka.version()[0]} (librdkafka {confluent_kafka.libversion()[0]})",
+        {"produce": produce, "consume": consume, "offsets_for_times": offsets_for_times},
+        error_of,
+    )

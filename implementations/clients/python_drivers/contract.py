@@ -37,8 +37,10 @@ def timestamp_of(record: dict):
 
 
 def error(kind: str, message: str, code=None, retriable=None, record=None) -> dict:
-    return {"ok": False, "error": {"kind": kind, "code": code, "retriable": retriable, "message": message,
-                                   "record": record}}
+    return {
+        "ok": False,
+        "error": {"kind": kind, "code": code, "retriable": retriable, "message": message, "record": record},
+    }
 
 
 def singled_out(errors: list, error_of) -> dict:

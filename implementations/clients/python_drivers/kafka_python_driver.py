@@ -12,9 +12,13 @@ TYPES = {0: "CreateTime", 1: "LogAppendTime", -1: "NoTimestampType"}
 
 def producer(request: dict) -> KafkaProducer:
     options = dict(
-        bootstrap_servers=request["bootstrap"], acks="all", linger_ms=200, batch_size=1 << 20,
+        bootstrap_servers=request["bootstrap"],
+        acks="all",
+        linger_ms=200,
+        batch_size=1 << 20,
         compression_type=None if request["compression"] == "none" else request["compression"],
-        request_timeout_ms=int(request.get("timeout_ms", 15000)), max_block_ms=int(request.get("timeout_ms", 15000)),
+        request_timeout_ms=int(request.get("timeout_ms", 15000)),
+        max_block_ms=int(request.get("timeout_ms", 15000)),
     )
     try:
         return KafkaProducer(enable_idempotence=False, **options)
@@ -29,8 +33,13 @@ def produce(request: dict) -> dict:
     try:
         sent = contract.now_ms()
         futures = [
-            client.send(request["topic"], value=contract.unb64(r["value"]), key=contract.unb64(r["key"]),
-                        partition=int(request["partition"]), timestamp_ms=contract.timestamp_of(r))
+            client.send(
+                request["topic"],
+                value=contract.unb64(r["value"]),
+                key=contract.unb64(r["key"]),
+                partition=int(request["partition"]),
+                timestamp_ms=contract.timestamp_of(r),
+            )
             for r in request["records"]
         ]
         client.flush(timeout=int(request["timeout_ms"]) / 1000)
@@ -45,14 +54,22 @@ def produce(request: dict) -> dict:
         client.close(timeout=1)
     if errors:
         return contract.singled_out(errors, error_of)
-    return {"ok": True, "offsets": [contract.int64(m.offset) for m in metadata],
-            "timestamps": [None if m.timestamp is None else contract.int64(m.timestamp) for m in metadata],
-            "sent_ms": contract.int64(sent), "acked_ms": contract.int64(acked)}
+    return {
+        "ok": True,
+        "offsets": [contract.int64(m.offset) for m in metadata],
+        "timestamps": [None if m.timestamp is None else contract.int64(m.timestamp) for m in metadata],
+        "sent_ms": contract.int64(sent),
+        "acked_ms": contract.int64(acked),
+    }
 
 
 def consumer(request: dict) -> KafkaConsumer:
-    return KafkaConsumer(bootstrap_servers=request["bootstrap"], group_id=None, enable_auto_commit=False,
-                         request_timeout_ms=max(int(request.get("timeout_ms", 15000)), 31000))
+    return KafkaConsumer(
+        bootstrap_servers=request["bootstrap"],
+        group_id=None,
+        enable_auto_commit=False,
+        request_timeout_ms=max(int(request.get("timeout_ms", 15000)), 31000),
+    )
 
 
 def consume(request: dict) -> dict:
@@ -70,9 +87,13 @@ def consume(request: dict) -> dict:
 
 
 def record_of(record) -> dict:
-    return {"offset": contract.int64(record.offset), "timestamp": contract.int64(record.timestamp),
-            "timestamp_type": TYPES.get(record.timestamp_type), "key": contract.b64(record.key),
-            "value": contract.b64(record.value)}
+    return {
+        "offset": contract.int64(record.offset),
+        "timestamp": contract.int64(record.timestamp),
+        "timestamp_type": TYPES.get(record.timestamp_type),
+        "key": contract.b64(record.key),
+        "value": contract.b64(record.value),
+    }
 
 
 def offsets_for_times(request: dict) -> dict:
@@ -83,8 +104,12 @@ def offsets_for_times(request: dict) -> dict:
         client.close()
     if found is None:
         return {"ok": True, "found": False}
-    return {"ok": True, "found": True, "offset": contract.int64(found.offset),
-            "timestamp": contract.int64(found.timestamp)}
+    return {
+        "ok": True,
+        "found": True,
+        "offset": contract.int64(found.offset),
+        "timestamp": contract.int64(found.timestamp),
+    }
 
 
 def error_of(exception: Exception) -> dict:
@@ -92,11 +117,19 @@ def error_of(exception: Exception) -> dict:
         return contract.error("timeout", str(exception) or type(exception).__name__, retriable=True)
     if isinstance(exception, KafkaError):
         code = getattr(exception, "errno", None)
-        return contract.error("broker" if code else "local", f"{type(exception).__name__}: {exception}", code=code,
-                              retriable=bool(getattr(exception, "retriable", False)))
+        return contract.error(
+            "broker" if code else "local",
+            f"{type(exception).__name__}: {exception}",
+            code=code,
+            retriable=bool(getattr(exception, "retriable", False)),
+        )
     return contract.error("local", f"{type(exception).__name__}: {exception}")
 
 
 if __name__ == "__main__":
-    contract.serve("kafka-python", kafka.__version__,
-                   {"produce": produce, "consume": consume, "offsets_for_times": offsets_for_times}, error_of)
+    contract.serve(
+        "kafka-python",
+        kafka.__version__,
+        {"produce": produce, "consume": consume, "offsets_for_times": offsets_for_times},
+        error_of,
+    )
