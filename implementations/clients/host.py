@@ -106,15 +106,17 @@ class Driver:
 
     def answer(self, line: str | None, op: str) -> dict:
         if line is None:
+            said = f"the driver exited during {op} ({self.tail()})"
             self.stop()
-            raise DriverError(f"the driver exited during {op} ({self.tail()})")
+            raise DriverError(said)
         try:
             response = json.loads(line)
         except ValueError:
             response = None
         if not isinstance(response, dict) or not isinstance(response.get("ok"), bool):
+            said = f"the driver answered {op} with {line.strip()[:200]!r}, not a response object ({self.tail()})"
             self.stop()
-            raise DriverError(f"the driver answered {op} with {line.strip()[:200]!r}, not a response object")
+            raise DriverError(said)
         return response
 
     def tail(self, lines: int = 3) -> str:

@@ -30,7 +30,7 @@ PLANTED = (
     Library("planted-lat-delta", "python", "1", ("1",), planted),
     Library("planted-max-unset", "python", "1", ("1",), planted),
 )
-DEFAULT = ("kafka-python", "confluent-kafka", "planted-lat-delta", "planted-max-unset")
+DEFAULT = ("confluent-kafka",)  # about 20 s warm beside the brokers; kafka-python about 45 s, aiokafka 15 s
 
 
 def other_languages() -> tuple[Library, ...]:
@@ -41,3 +41,40 @@ def other_languages() -> tuple[Library, ...]:
 def registry() -> dict[str, Library]:
     """Every library by name: the Python ones, the planted faults, then the other languages'."""
     return {library.name: library for library in (*PYTHON, *PLANTED, *other_languages())}
+
+
+def install(names: list[str]) -> int:
+    """Install (or build) each named library's driver into ktc's cache at its pinned version; one line for each
+    that cannot be had here.  What ``./run setup`` calls, so no run waits for a download."""
+    from ktc.implementations.clients.target import launcher_of
+
+    from .library import Unavailable
+
+    known = registry()
+    for name in names:
+        library = known[name]
+        try:
+            launcher_of(library)(library, library.default_version)
+        except (Unavailable, OSError) as error:
+            print(f"run: client {name} {library.default_version} cannot be judged here: {error}", file=sys.stderr)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    """``--default``: the --impl options of the libraries ./run conformance judges; ``--install [NAME ...]``:
+    install their drivers (every library's without names)."""
+    if argv[:1] == ["--default"]:
+        print(" ".join(f"--impl client:{name}" for name in DEFAULT))
+        return 0
+    if argv[:1] == ["--install"]:
+        unknown = sorted(set(argv[1:]) - set(registry()))
+        if unknown:
+            print(f"unknown client libraries: {', '.join(unknown)}; known: {', '.join(registry())}", file=sys.stderr)
+            return 2
+        return install(argv[1:] or list(registry()))
+    print("usage: python -m ktc.implementations.clients.libraries --default | --install [NAME ...]", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
