@@ -46,9 +46,7 @@ def registry() -> dict[str, Library]:
 def install(names: list[str]) -> int:
     """Install (or build) each named library's driver into ktc's cache at its pinned version; one line for each
     that cannot be had here.  What ``./run setup`` calls, so no run waits for a download."""
-    from ktc.implementations.clients.target import launcher_of
-
-    from .library import Unavailable
+    from .library import Unavailable, launcher_of
 
     known = registry()
     for name in names:

@@ -15,7 +15,6 @@ clause ``unsupported`` with its reason: one "not run" row, never an error.
 
 from __future__ import annotations
 
-import importlib
 import os
 import tempfile
 import threading
@@ -25,7 +24,7 @@ from pathlib import Path
 
 from ktc.implementations.clients.host import Driver
 from ktc.implementations.clients.libraries import registry
-from ktc.implementations.clients.library import Library, Unavailable
+from ktc.implementations.clients.library import Library, Unavailable, launcher_of
 from ktc.implementations.clients.rig import Rig
 from ktc.implementations.protocol import Capabilities
 from ktc.kafka.client.wire import Client
@@ -59,13 +58,6 @@ class SharedRig:
 
 
 RIGS = SharedRig()
-
-
-def launcher_of(library: Library) -> Callable[[Library, str], list[str]]:
-    if not isinstance(library.launcher, str):
-        return library.launcher
-    module, _, attribute = library.launcher.partition(":")
-    return getattr(importlib.import_module(module), attribute)
 
 
 class ClientImplementation:
