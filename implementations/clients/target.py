@@ -111,7 +111,12 @@ class ClientImplementation:
         if self.unavailable():
             raise Unavailable(self.why_not)
         if self.rig is None:
-            self.rig = self.rigs.take()
+            try:
+                self.rig = self.rigs.take()
+            except Exception as error:  # no Java, no Maven, a broker that would not start: said, not an error
+                raise Unavailable(
+                    f"no local Apache Kafka for the clients here: {type(error).__name__}: {error}"
+                ) from None
         if self.driver is None:
             self.driver = Driver(self.argv, log=self.log).start()
         return self.driver, self.rig

@@ -9,7 +9,7 @@ import pytest
 
 from ktc.kafka.client.wire import now_ms
 from ktc.reference.types import Batch, Record
-from ktc.suites.clients.observe import T0, ask, client_of, produced, served
+from ktc.suites.clients.observe import T0, ask, client_of, produce, served
 
 pytestmark = pytest.mark.pinned
 INVALID_TIMESTAMP = 32
@@ -40,10 +40,15 @@ def test_a_lookup_the_broker_answers_with_minus_one_is_no_offset(impl, profile):
 
 
 def rejected(impl):
-    """The client produces [now, an hour and more ago, now] to a topic whose before.max.ms is one hour."""
-    now = now_ms()
-    given = (now, now - 10 * ONE_HOUR, now)
-    return produced(impl, given, "none", {"message.timestamp.before.max.ms": ONE_HOUR}), given
+    """The client produces [now, ten hours ago, now] to a topic whose before.max.ms is one hour (observed once)."""
+    client = client_of(impl)
+
+    def observe():
+        now = now_ms()
+        given = (now, now - 10 * ONE_HOUR, now)
+        return produce(client, given, "none", {"message.timestamp.before.max.ms": ONE_HOUR}), given
+
+    return client.observed("rejected", observe)
 
 
 @pytest.mark.clause("KIP-937.client-rejection-reaches-application")
