@@ -30,7 +30,7 @@ PLANTED = (
     Library("planted-lat-delta", "python", "1", ("1",), planted),
     Library("planted-max-unset", "python", "1", ("1",), planted),
 )
-DEFAULT = ("confluent-kafka",)  # about 20 s warm beside the brokers; kafka-python about 45 s, aiokafka 15 s
+DEFAULT = ("confluent-kafka",)  # one broker start and about 20 s of requests; each other Python library 10-20 s more
 
 
 def other_languages() -> tuple[Library, ...]:

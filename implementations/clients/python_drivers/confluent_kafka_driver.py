@@ -19,8 +19,19 @@ class Failed(Exception):
         self.error = error
 
 
-def produce(request: dict) -> dict:
-    client = Producer(
+PRODUCERS: dict = {}  # (bootstrap, codec) -> a producer kept across requests, as an application keeps one
+CONSUMERS: dict = {}  # bootstrap -> a consumer kept across requests, reassigned for each
+
+
+def producer(request: dict) -> Producer:
+    key = (request["bootstrap"], request["compression"])
+    if key not in PRODUCERS:
+        PRODUCERS[key] = new_producer(request)
+    return PRODUCERS[key]
+
+
+def new_producer(request: dict) -> Producer:
+    return Producer(
         {
             "bootstrap.servers": request["bootstrap"],
             "acks": "all",
@@ -30,6 +41,10 @@ def produce(request: dict) -> dict:
             "message.timeout.ms": int(request["timeout_ms"]),
         }
     )
+
+
+def produce(request: dict) -> dict:
+    client = producer(request)
     results: dict[int, object] = {}
     sent = contract.now_ms()
     for index, r in enumerate(request["records"]):
@@ -60,23 +75,24 @@ def produce(request: dict) -> dict:
 
 
 def consumer(request: dict) -> Consumer:
-    return Consumer({"bootstrap.servers": request["bootstrap"], "group.id": "ktc-driver", "enable.auto.commit": False})
+    if request["bootstrap"] not in CONSUMERS:
+        CONSUMERS[request["bootstrap"]] = Consumer(
+            {"bootstrap.servers": request["bootstrap"], "group.id": "ktc-driver", "enable.auto.commit": False}
+        )
+    return CONSUMERS[request["bootstrap"]]
 
 
 def consume(request: dict) -> dict:
     client = consumer(request)
-    try:
-        client.assign([TopicPartition(request["topic"], int(request["partition"]), int(request["offset"]))])
-        out, deadline = [], contract.now_ms() + int(request["timeout_ms"])
-        while len(out) < request["count"] and contract.now_ms() < deadline:
-            message = client.poll(0.5)
-            if message is None:
-                continue
-            if message.error():
-                raise Failed(message.error())
-            out.append(record_of(message))
-    finally:
-        client.close()
+    client.assign([TopicPartition(request["topic"], int(request["partition"]), int(request["offset"]))])
+    out, deadline = [], contract.now_ms() + int(request["timeout_ms"])
+    while len(out) < request["count"] and contract.now_ms() < deadline:
+        message = client.poll(0.5)
+        if message is None:
+            continue
+        if message.error():
+            raise Failed(message.error())
+        out.append(record_of(message))
     return {"ok": True, "records": out[: request["count"]]}
 
 
@@ -92,12 +108,8 @@ def record_of(message) -> dict:
 
 
 def offsets_for_times(request: dict) -> dict:
-    client = consumer(request)
-    try:
-        wanted = TopicPartition(request["topic"], int(request["partition"]), int(request["timestamp"]))
-        (found,) = client.offsets_for_times([wanted], int(request["timeout_ms"]) / 1000)
-    finally:
-        client.close()
+    wanted = TopicPartition(request["topic"], int(request["partition"]), int(request["timestamp"]))
+    (found,) = consumer(request).offsets_for_times([wanted], int(request["timeout_ms"]) / 1000)
     if found.error is not None:
         raise Failed(found.error)
     return {"ok": True, "found": True, "offset": contract.int64(found.offset), "timestamp": None}

@@ -10,7 +10,18 @@ from kafka.errors import KafkaError, KafkaTimeoutError
 TYPES = {0: "CreateTime", 1: "LogAppendTime", -1: "NoTimestampType"}
 
 
+PRODUCERS: dict = {}  # (bootstrap, codec) -> a producer kept across requests, as an application keeps one
+CONSUMERS: dict = {}  # bootstrap -> a consumer kept across requests, reassigned for each
+
+
 def producer(request: dict) -> KafkaProducer:
+    key = (request["bootstrap"], request["compression"])
+    if key not in PRODUCERS:
+        PRODUCERS[key] = new_producer(request)
+    return PRODUCERS[key]
+
+
+def new_producer(request: dict) -> KafkaProducer:
     options = dict(
         bootstrap_servers=request["bootstrap"],
         acks="all",
@@ -30,28 +41,25 @@ def producer(request: dict) -> KafkaProducer:
 
 def produce(request: dict) -> dict:
     client = producer(request)
-    try:
-        sent = contract.now_ms()
-        futures = [
-            client.send(
-                request["topic"],
-                value=contract.unb64(r["value"]),
-                key=contract.unb64(r["key"]),
-                partition=int(request["partition"]),
-                timestamp_ms=contract.timestamp_of(r),
-            )
-            for r in request["records"]
-        ]
-        client.flush(timeout=int(request["timeout_ms"]) / 1000)
-        metadata, errors = [], []
-        for index, future in enumerate(futures):  # as an application reads each record's outcome
-            try:
-                metadata.append(future.get(timeout=int(request["timeout_ms"]) / 1000))
-            except KafkaError as failed:
-                errors.append((index, failed))
-        acked = contract.now_ms()
-    finally:
-        client.close(timeout=1)
+    sent = contract.now_ms()
+    futures = [
+        client.send(
+            request["topic"],
+            value=contract.unb64(r["value"]),
+            key=contract.unb64(r["key"]),
+            partition=int(request["partition"]),
+            timestamp_ms=contract.timestamp_of(r),
+        )
+        for r in request["records"]
+    ]
+    client.flush(timeout=int(request["timeout_ms"]) / 1000)
+    metadata, errors = [], []
+    for index, future in enumerate(futures):  # as an application reads each record's outcome
+        try:
+            metadata.append(future.get(timeout=int(request["timeout_ms"]) / 1000))
+        except KafkaError as failed:
+            errors.append((index, failed))
+    acked = contract.now_ms()
     if errors:
         return contract.singled_out(errors, error_of)
     return {
@@ -64,6 +72,12 @@ def produce(request: dict) -> dict:
 
 
 def consumer(request: dict) -> KafkaConsumer:
+    if request["bootstrap"] not in CONSUMERS:
+        CONSUMERS[request["bootstrap"]] = new_consumer(request)
+    return CONSUMERS[request["bootstrap"]]
+
+
+def new_consumer(request: dict) -> KafkaConsumer:
     return KafkaConsumer(
         bootstrap_servers=request["bootstrap"],
         group_id=None,
@@ -74,15 +88,12 @@ def consumer(request: dict) -> KafkaConsumer:
 
 def consume(request: dict) -> dict:
     client, partition = consumer(request), TopicPartition(request["topic"], int(request["partition"]))
-    try:
-        client.assign([partition])
-        client.seek(partition, int(request["offset"]))
-        out, deadline = [], contract.now_ms() + int(request["timeout_ms"])
-        while len(out) < request["count"] and contract.now_ms() < deadline:
-            for records in client.poll(timeout_ms=500).values():
-                out += [record_of(r) for r in records]
-    finally:
-        client.close()
+    client.assign([partition])
+    client.seek(partition, int(request["offset"]))
+    out, deadline = [], contract.now_ms() + int(request["timeout_ms"])
+    while len(out) < request["count"] and contract.now_ms() < deadline:
+        for records in client.poll(timeout_ms=500).values():
+            out += [record_of(r) for r in records]
     return {"ok": True, "records": out[: request["count"]]}
 
 
@@ -98,10 +109,7 @@ def record_of(record) -> dict:
 
 def offsets_for_times(request: dict) -> dict:
     client, partition = consumer(request), TopicPartition(request["topic"], int(request["partition"]))
-    try:
-        found = client.offsets_for_times({partition: int(request["timestamp"])}).get(partition)
-    finally:
-        client.close()
+    found = client.offsets_for_times({partition: int(request["timestamp"])}).get(partition)
     if found is None:
         return {"ok": True, "found": False}
     return {
