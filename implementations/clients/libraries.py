@@ -35,7 +35,7 @@ DEFAULT = ("confluent-kafka",)  # one broker start and about 20 s of requests; e
 
 def other_languages() -> tuple[Library, ...]:
     """The drivers of the other languages' libraries, declared beside their sources."""
-    return ()  # WIRE: from ktc.implementations.clients.drivers.catalog import LIBRARIES; return LIBRARIES
+    return ()  # WIRE AT MERGE: this line becomes the import of drivers.catalog's LIBRARIES, returned
 
 
 def registry() -> dict[str, Library]:

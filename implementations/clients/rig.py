@@ -16,6 +16,7 @@ from ktc.kafka.processes.broker import LocalBroker, free_ports
 
 # no background retention or log-start work while a client is judged
 QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
+READY_S = 180.0  # a broker's start on a loaded machine: every client of the worker waits on this one
 
 
 class ProxiedBroker(LocalBroker):
@@ -55,7 +56,7 @@ class Rig:
         self.data = scratch.make()
         config = {**QUIET, **({"log.dirs": self.data} if self.data is not None else {})}
         try:
-            self.broker = ProxiedBroker(self.version, self.proxy.port, config=config).start()
+            self.broker = ProxiedBroker(self.version, self.proxy.port, config=config, ready_timeout_s=READY_S).start()
         except BaseException:
             self.stop()
             raise

@@ -34,6 +34,7 @@ from ktc.specs.clauses import kips
 from ktc.specs.profiles import names
 
 GROUP = "clients"  # every client on one worker: one broker for all
+HELLO_S = 120.0  # a driver's first answer: its runtime's start (a JVM, node) included
 
 
 class SharedRig:
@@ -41,11 +42,19 @@ class SharedRig:
 
     def __init__(self) -> None:
         self.lock, self.users, self.rig = threading.Lock(), 0, None
+        self.failed: str | None = None  # why it could not start: said again at once, not retried per test
 
     def take(self) -> Rig:
         with self.lock:
+            if self.failed is not None:
+                raise Unavailable(self.failed)
             if self.rig is None:
-                self.rig = Rig().start()
+                try:
+                    self.rig = Rig().start()
+                except Exception as error:  # no Java, no Maven, a broker that would not start: said, not an error
+                    said = (str(error).splitlines() or [""])[0]  # a broker's error carries its log's tail
+                    self.failed = f"no local Apache Kafka for the clients here: {type(error).__name__}: {said}"
+                    raise Unavailable(self.failed) from None
             self.users += 1
             return self.rig
 
@@ -72,6 +81,7 @@ class ClientImplementation:
         self.rig: Rig | None = None
         self.namer = TopicNamer()
         self.observations: dict[object, object] = {}
+        self.hello: dict | None = None
         self.log = Path(tempfile.gettempdir()) / "ktc-clients" / f"{self.name}-{version}-{os.getpid()}.log"
 
     # -- the protocol
@@ -87,7 +97,8 @@ class ClientImplementation:
         return f"{self.library.name} {self.version} ({self.library.language}), through its driver; log {self.log}"
 
     def target(self) -> dict:
-        return {"library": self.library.name, "language": self.library.language, "driver_log": str(self.log)}
+        said = {"reported": self.hello.get("version")} if self.hello else {}
+        return {"library": self.library.name, "language": self.library.language, "driver_log": str(self.log), **said}
 
     def unavailable(self) -> str | None:
         """Why the driver cannot run here (installed on first ask), or None."""
@@ -111,14 +122,10 @@ class ClientImplementation:
         if self.unavailable():
             raise Unavailable(self.why_not)
         if self.rig is None:
-            try:
-                self.rig = self.rigs.take()
-            except Exception as error:  # no Java, no Maven, a broker that would not start: said, not an error
-                raise Unavailable(
-                    f"no local Apache Kafka for the clients here: {type(error).__name__}: {error}"
-                ) from None
+            self.rig = self.rigs.take()
         if self.driver is None:
             self.driver = Driver(self.argv, log=self.log).start()
+            self.hello = self.driver.ask({"op": "hello"}, timeout_s=HELLO_S)  # the version it reports of itself
         return self.driver, self.rig
 
     def ask(self, op: str, **fields) -> dict:

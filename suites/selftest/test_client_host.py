@@ -86,3 +86,20 @@ def test_a_driver_that_cannot_be_had_makes_every_client_clause_unsupported_with_
     assert "no Go toolchain on PATH" in client.unavailable()
     assert caps.reason_unsupported("KIP-32.client-producer-max-timestamp") == client.unavailable()
     assert caps.profiles == {"client-kip", "client"}
+
+
+def test_a_rig_that_cannot_start_is_said_once_and_not_retried(monkeypatch):
+    from ktc.implementations.clients import target
+
+    starts = []
+
+    def refused(self):
+        starts.append(1)
+        raise RuntimeError("Kafka 4.4.0 did not answer ApiVersions within 180 s\n--- logs/server.log\n(its tail)")
+
+    monkeypatch.setattr(target.Rig, "start", refused)
+    rigs = target.SharedRig()
+    for _ in range(2):
+        with pytest.raises(Unavailable, match="did not answer ApiVersions within 180 s$"):
+            rigs.take()
+    assert starts == [1]
