@@ -39,8 +39,13 @@ def other_languages() -> tuple[Library, ...]:
 
 
 def registry() -> dict[str, Library]:
-    """Every library by name: the Python ones, the planted faults, then the other languages'."""
-    return {library.name: library for library in (*PYTHON, *PLANTED, *other_languages())}
+    """Every library by name: the Python ones, the planted faults, then the other languages'; a name declared
+    twice is refused (one library would silently hide the other)."""
+    every = (*PYTHON, *PLANTED, *other_languages())
+    twice = sorted({library.name for library in every if sum(other.name == library.name for other in every) > 1})
+    if twice:
+        raise ValueError(f"client libraries declared twice: {', '.join(twice)}")
+    return {library.name: library for library in every}
 
 
 def install(names: list[str]) -> int:

@@ -103,3 +103,11 @@ def test_a_rig_that_cannot_start_is_said_once_and_not_retried(monkeypatch):
         with pytest.raises(Unavailable, match="did not answer ApiVersions within 180 s$"):
             rigs.take()
     assert starts == [1]
+
+
+def test_a_library_declared_twice_is_refused(monkeypatch):
+    from ktc.implementations.clients import libraries
+
+    monkeypatch.setattr(libraries, "other_languages", lambda: (libraries.PYTHON[0],))
+    with pytest.raises(ValueError, match="declared twice: kafka-python"):
+        libraries.registry()
