@@ -13,7 +13,7 @@ from ktc.implementations.clients.libraries import registry
 from ktc.implementations.clients.target import ClientTarget
 from ktc.implementations.protocol import Plugin
 
-PATTERN = re.compile(r"^client:(?P<library>[a-z0-9][a-z0-9_.-]*?)-(?P<version>\d[\w.+-]*)$")
+PATTERN = re.compile(r"^client:(?P<library>[a-z0-9][a-z0-9_.-]*?)-(?P<version>v?\d[\w.+-]*)$")  # Go: v1.2.3
 
 
 def pinned() -> dict[str, ClientTarget]:
