@@ -30,7 +30,7 @@ PLANTED = (
     Library("planted-lat-delta", "python", "1", ("1",), planted),
     Library("planted-max-unset", "python", "1", ("1",), planted),
 )
-DEFAULT = ("confluent-kafka",)  # one broker start and about 20 s of requests; each other Python library 10-20 s more
+DEFAULT = ("confluent-kafka", "kafka-python", "aiokafka")  # with their broker, about 25 s warm on one worker
 
 
 def other_languages() -> tuple[Library, ...]:

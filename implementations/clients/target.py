@@ -27,6 +27,8 @@ from ktc.implementations.clients.libraries import registry
 from ktc.implementations.clients.library import Library, Unavailable, launcher_of
 from ktc.implementations.clients.rig import Rig
 from ktc.implementations.protocol import Capabilities
+from ktc.kafka.client.admin import MetadataRequest
+from ktc.kafka.client.messages import Call
 from ktc.kafka.client.wire import Client
 from ktc.kafka.topics import TopicNamer
 from ktc.reference.types import History, Trace
@@ -34,6 +36,7 @@ from ktc.specs.clauses import kips
 from ktc.specs.profiles import names
 
 GROUP = "clients"  # every client on one worker: one broker for all
+METADATA_WITH_IDS = 12  # Metadata answers topic ids from v10; v12 lets a request name topics by name alone
 HELLO_S = 120.0  # a driver's first answer: its runtime's start (a JVM, node) included
 
 
@@ -74,7 +77,7 @@ class ClientImplementation:
 
     def __init__(self, library: Library, version: str, rigs: SharedRig = RIGS) -> None:
         self.library, self.version, self.rigs = library, version, rigs
-        self.name = f"client-{library.name}"
+        self.name = f"client-{library.name}-{version}"  # two versions of a library judged side by side
         self.argv: list[str] | None = None
         self.why_not: str | None = None
         self.driver: Driver | None = None
@@ -82,7 +85,7 @@ class ClientImplementation:
         self.namer = TopicNamer()
         self.observations: dict[object, object] = {}
         self.hello: dict | None = None
-        self.log = Path(tempfile.gettempdir()) / "ktc-clients" / f"{self.name}-{version}-{os.getpid()}.log"
+        self.log = Path(tempfile.gettempdir()) / "ktc-clients" / f"{self.name}-{os.getpid()}.log"
 
     # -- the protocol
     def capabilities(self) -> Capabilities:
@@ -146,9 +149,27 @@ class ClientImplementation:
         return name
 
     def produced(self, topic: str) -> list:
+        """What the client sent for ``topic``, named (Produce up to v12) or, from v13, by its topic id."""
         rig = self.started()[1]
         assert rig.proxy is not None
-        return rig.proxy.produced(topic)
+        sent = rig.proxy.produced(topic)
+        return sent or rig.proxy.produced(self.topic_id(topic))
+
+    def topic_id(self, topic: str) -> str:
+        """The topic's id in hex, as Metadata v12 gives it (what a Produce v13 names its topic by)."""
+        request = MetadataRequest[METADATA_WITH_IDS]
+        call = Call(
+            "Metadata",
+            dict(
+                topics=[request.MetadataRequestTopic(name=topic)],
+                allow_auto_topic_creation=False,
+                include_topic_authorized_operations=False,
+            ),
+            lambda response: {t.name: t.topic_id for t in response.topics},
+            at=METADATA_WITH_IDS,
+        )
+        with self.admin() as client:
+            return client.call(call)[topic].hex
 
     def observed(self, key: object, observe: Callable[[], object]) -> object:
         """One observation per key (a test judged under both client profiles observes the library once)."""

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from ktc.implementations.clients.libraries import registry
+
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
 REAL = "confluent-kafka"
@@ -40,8 +42,13 @@ def rows(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict]]:
     return proc, json.loads(results.read_text())["rows"] if results.exists() else []
 
 
+def named(library: str) -> str:
+    """The implementation a library's rows name: ``client-<library>-<its pinned version>``."""
+    return f"client-{library}-{registry()[library].default_version}"
+
+
 def verdicts(rows: list[dict], library: str, clause: str) -> set[str]:
-    return {r["verdict"] for r in rows if r["implementation"] == f"client-{library}" and r["clause"] == clause}
+    return {r["verdict"] for r in rows if r["implementation"] == named(library) and r["clause"] == clause}
 
 
 @pytest.mark.parametrize("driver", sorted(PLANTED))
@@ -50,14 +57,14 @@ def test_a_planted_fault_fails_its_clause_which_a_real_library_passes(rows, driv
     assert found, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert verdicts(found, driver, PLANTED[driver]) == {"fail"}, [r for r in found if r["clause"] == PLANTED[driver]]
     assert verdicts(found, REAL, PLANTED[driver]) == {"pass"}, [r for r in found if r["clause"] == PLANTED[driver]]
-    others = {r["clause"] for r in found if r["implementation"] == f"client-{driver}" and r["verdict"] == "fail"}
+    others = {r["clause"] for r in found if r["implementation"] == named(driver) and r["verdict"] == "fail"}
     assert others <= {PLANTED[driver], "KIP-228.consumer-table"}, f"{driver} fails more than its fault: {others}"
 
 
 def test_every_client_row_is_a_pass_a_known_deviation_or_unsupported(rows):
     proc, found = rows
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
-    assert {r["implementation"] for r in found} == {f"client-{name}" for name in (REAL, *PLANTED)}
+    assert {r["implementation"] for r in found} == {named(name) for name in (REAL, *PLANTED)}
     bad = [r for r in found if r["verdict"] not in ("pass", "unsupported") and not r.get("expected")]
     assert not bad, bad
     judged = [r for r in found if r["clause"] == "KIP-228.consumer-table" and r["profile"] == "client-kip"]

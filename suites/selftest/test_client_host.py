@@ -72,7 +72,11 @@ def test_the_capture_proxy_decodes_a_produce_request_as_the_client_wrote_it(vers
 def test_client_targets_go_by_library_and_by_library_and_version():
     pinned = implementations.load("client:kafka-python")
     other = implementations.load("client:kafka-python-2.0.2")
-    assert (pinned.name, other.name, other.version) == ("client-kafka-python", "client-kafka-python", "2.0.2")
+    assert (pinned.name, other.name, other.version) == (
+        "client-kafka-python-2.3.3",
+        "client-kafka-python-2.0.2",
+        "2.0.2",
+    )
     with pytest.raises(implementations.ImplementationError, match="unknown client library 'nosuch'"):
         implementations.load("client:nosuch-1.0")
 
