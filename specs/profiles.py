@@ -19,6 +19,7 @@ from typing import Any
 PROFILES_FILE = Path(__file__).with_name("profiles.toml")
 
 CHOICES = {
+    "subject": {"broker", "client"},
     "arithmetic": {"exact", "wrapping"},
     "validation": {"before-after", "abs-difference"},
     "lat_batch_check": {"when-exempt", "after-range-check", "never"},
@@ -42,6 +43,7 @@ class ProfileError(ValueError):
 class Profile:
     name: str
     description: str
+    subject: str  # "broker": judged on brokers and logs; "client": on client libraries only (clients/)
     arithmetic: str
     validation: str
     configs: frozenset[str]
@@ -129,5 +131,6 @@ def get(name: str) -> Profile:
     return profiles[name]
 
 
-def names() -> tuple[str, ...]:
-    return tuple(all_profiles())
+def names(subject: str | None = None) -> tuple[str, ...]:
+    """Every profile's name in file order; with ``subject``, those judging it (``broker`` or ``client``)."""
+    return tuple(name for name, p in all_profiles().items() if subject is None or p.subject == subject)

@@ -14,6 +14,7 @@ with that reason.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -29,3 +30,11 @@ class Library:
     default_version: str
     versions: tuple[str, ...]
     launcher: Callable[[Library, str], list[str]] | str
+
+
+def launcher_of(library: Library) -> Callable[[Library, str], list[str]]:
+    """The library's launcher, imported when it is named ``module:attribute``."""
+    if not isinstance(library.launcher, str):
+        return library.launcher
+    module, _, attribute = library.launcher.partition(":")
+    return getattr(importlib.import_module(module), attribute)

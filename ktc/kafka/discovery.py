@@ -130,7 +130,7 @@ def discover(client: wire.Client) -> Discovery:
         node,
         limits or {},
         api_max,
-        profile or names()[-1],
+        profile or names("broker")[-1],
         by_api,
         line.line if line is not None else None,
         tuple(ask.notes),

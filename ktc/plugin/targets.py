@@ -29,7 +29,7 @@ def profiles_in_words(caps) -> str:
     """'every profile', or the profiles it implements (those judged on pinned inputs only marked so)."""
     if caps is None:
         return "unknown"
-    if caps.profiles >= set(profile_names()) and not caps.pinned_only:
+    if caps.profiles >= set(profile_names("broker")) and not caps.pinned_only:
         return "every profile"
     pinned = [f"{p} (pinned inputs)" for p in sorted(caps.pinned_only & caps.profiles)]
     return ", ".join(sorted(caps.profiles - caps.pinned_only) + pinned)
@@ -41,6 +41,6 @@ def evidence(base: dict, caps) -> str:
         return str(base["evidence"])
     if base.get("requested_profile"):
         return "given with --profile"
-    if caps is not None and caps.profiles >= set(profile_names()):
+    if caps is not None and caps.profiles >= set(profile_names("broker")):
         return "implements every profile"
     return "declared by the implementation"

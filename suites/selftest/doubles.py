@@ -29,7 +29,7 @@ class ReleaseShaped:
         return Capabilities(
             profiles=frozenset({self.profile, "kip"}),
             pinned_only=frozenset({"kip"}),
-            releases=frozenset(names()) - {"kip"},
+            releases=frozenset(names("broker")) - {"kip"},
         )
 
     def run(self, histories: Sequence[History]):
@@ -47,7 +47,7 @@ class EveryProfileInBulk:
     name, version, bulk = "every-profile-double", "double", True
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(profiles=frozenset(names()))
+        return Capabilities(profiles=frozenset(names("broker")))
 
     def run(self, histories: Sequence[History]):
         log = os.environ.get("KTC_DOUBLE_RUN_LOG")

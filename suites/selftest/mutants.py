@@ -51,7 +51,7 @@ class Mutant:
         return "mutant"
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(profiles=frozenset(names()))
+        return Capabilities(profiles=frozenset(names("broker")))
 
     def run(self, histories: Sequence[History]):
         return [self.model(get(h.profile), h.no_timestamp).run(h) for h in histories]

@@ -110,7 +110,7 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["run", "--profile", ""], "unknown profile"),
     (
         ["run", "--profile", "owm"],
-        "unknown profile 'owm'; choose one of: kip, kafka-3.5, kafka-3.6, kafka-3.7, "
+        "unknown profile 'owm'; choose one of: kip, client-kip, client, kafka-3.5, kafka-3.6, kafka-3.7, "
         "kafka-3.8, kafka-3.9, kafka-4, or 'own' (the default) or 'all'",
     ),
     (["run", "--profile"], "expected one argument"),

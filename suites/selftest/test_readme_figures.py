@@ -67,7 +67,7 @@ def test_the_profiles_are_the_ones_specs_defines():
     assert int(found.group(1)) == len(defined), (
         f"README.md line {line(found)} states **{found.group(1)} profiles**; specs/profiles.toml has {len(defined)}"
     )
-    listed = re.findall(r"`(kip|kafka-[\d.]+)`", found.group(2))
+    listed = re.findall(r"`(kip|kafka-[\d.]+|client|client-kip)`", found.group(2))
     assert sorted(listed) == sorted(defined), (
         f"README.md line {line(found)} names the profiles {listed}; specs/profiles.toml defines {list(defined)}"
     )
@@ -120,7 +120,9 @@ def test_the_kill_table_has_the_mutants_the_readme_counts():
 def test_the_built_in_names_are_the_registrys():
     found = stated(r"Built-ins\s+go by name: ([^;]+);", "the built-in implementations")
     listed = set(re.findall(r"`([\w.-]+)`", found.group(1)))
-    assert listed == set(implementations.builtins()) | {"kafka-X.Y.Z"}, (
+    assert "`client:<library>" in found.group(1), where(found, "the client libraries' names (client:<library>)")
+    brokers = {name for name in implementations.builtins() if not name.startswith("client:")}
+    assert listed == brokers | {"kafka-X.Y.Z"}, (
         where(found, "the built-ins")
         + f"; implementations.builtins() is {sorted(implementations.builtins())} (and kafka-X.Y.Z)"
     )

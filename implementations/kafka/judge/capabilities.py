@@ -89,7 +89,7 @@ def broker_capabilities(
     unsupported = {k: v for k, v in NOT_ON_A_BROKER.items() if not (reads_log_dir and k in IN_THE_LOG_DIR)}
     over_real_time = frozenset(OVER_REAL_TIME) if real_time and not reads_log_dir else frozenset()
     unsupported.update({k: BY_HISTORIES for k in over_real_time})
-    releases = frozenset(p for p in names() if p != KIP) if release else frozenset()
+    releases = frozenset(p for p in names("broker") if p != KIP) if release else frozenset()
     return Capabilities(
         profiles=frozenset({shipped_profile, KIP}),
         unsupported=unsupported,

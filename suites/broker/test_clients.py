@@ -1,0 +1,71 @@
+"""Client libraries, judged for real in CI: ``ktc run`` on suites/clients with the two planted-fault drivers
+(implementations/clients/planted.py) and one real library (confluent-kafka, on librdkafka), against a local
+Apache Kafka behind the capture proxy.  Each planted fault must fail exactly its clause, which the real
+library passes; every client row is a pass, a known deviation (expectations/client-*.toml) or unsupported."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from ktc.implementations.clients.libraries import registry
+
+pytestmark = pytest.mark.xdist_group("broker")
+ROOT = Path(__file__).resolve().parents[2]
+REAL = "confluent-kafka"
+PLANTED = {  # driver -> the clause its fault breaks
+    "planted-lat-delta": "KIP-32.client-consumer-log-append-time",
+    "planted-max-unset": "KIP-32.client-producer-max-timestamp",
+}
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    report = tmp_path_factory.mktemp("clients")
+    impls = [arg for name in (REAL, *PLANTED) for arg in ("--impl", f"client:{name}")]
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
+    env.pop("KTC_RUN_ID", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "ktc", "run", *impls, "--workers", "0", "--report", str(report), "--", "suites/clients"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    results = report / "latest" / "results.json"
+    return proc, json.loads(results.read_text())["rows"] if results.exists() else []
+
+
+def named(library: str) -> str:
+    """The implementation a library's rows name: ``client-<library>-<its pinned version>``."""
+    return f"client-{library}-{registry()[library].default_version}"
+
+
+def verdicts(rows: list[dict], library: str, clause: str) -> set[str]:
+    return {r["verdict"] for r in rows if r["implementation"] == named(library) and r["clause"] == clause}
+
+
+@pytest.mark.parametrize("driver", sorted(PLANTED))
+def test_a_planted_fault_fails_its_clause_which_a_real_library_passes(rows, driver):
+    proc, found = rows
+    assert found, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert verdicts(found, driver, PLANTED[driver]) == {"fail"}, [r for r in found if r["clause"] == PLANTED[driver]]
+    assert verdicts(found, REAL, PLANTED[driver]) == {"pass"}, [r for r in found if r["clause"] == PLANTED[driver]]
+    others = {r["clause"] for r in found if r["implementation"] == named(driver) and r["verdict"] == "fail"}
+    assert others <= {PLANTED[driver], "KIP-228.consumer-table"}, f"{driver} fails more than its fault: {others}"
+
+
+def test_every_client_row_is_a_pass_a_known_deviation_or_unsupported(rows):
+    proc, found = rows
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert {r["implementation"] for r in found} == {named(name) for name in (REAL, *PLANTED)}
+    bad = [r for r in found if r["verdict"] not in ("pass", "unsupported") and not r.get("expected")]
+    assert not bad, bad
+    judged = [r for r in found if r["clause"] == "KIP-228.consumer-table" and r["profile"] == "client-kip"]
+    assert judged and all(r["verdict"] != "unsupported" for r in judged), judged
