@@ -128,11 +128,13 @@ class Container:
 
 @dataclass(frozen=True)
 class ByAddress:
-    """Any broker by its address (``--impl kafka --kafka-bootstrap``), TLS/SASL as --kafka-config says."""
+    """Any broker by its address (``--impl kafka --kafka-bootstrap``), TLS/SASL as --kafka-config says;
+    ``move_leaders``: --move-leaders (moves/run.py)."""
 
     bootstrap: str
     security: object = None  # ktc.kafka.client.security.Security; None: plaintext
     tuning: Tuning = Tuning()
+    move_leaders: bool = False
 
     @classmethod
     def from_options(cls, values: Mapping, environ: Mapping[str, str]) -> ByAddress:
@@ -140,7 +142,12 @@ class ByAddress:
 
         config = values.get("kafka_config")
         security = Security.from_properties(config) if config else PLAINTEXT
-        return cls(values.get("kafka_bootstrap") or "", security, Tuning.from_environ(environ))
+        return cls(
+            values.get("kafka_bootstrap") or "",
+            security,
+            Tuning.from_environ(environ),
+            move_leaders=bool(values.get("move_leaders")),
+        )
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,10 @@ from ktc.specs.profiles import names
 
 KIP = "kip"
 SENTINEL_CHANGE = "KIP-228's sentinel change (Long.MIN_VALUE, isTimestampExtended) was never adopted by Kafka"
+MOVES_LEADERS = (
+    "needs leader changes: --move-leaders moves the leadership of ktc's own topics on a cluster you run "
+    "(or --impl kafka-cluster: skewed clocks ktc sets)"
+)
 NOT_ON_A_BROKER = {
     "KIP-32.roll-by-first-timestamp": "segment rolls are not observable through the Kafka protocol",
     "KIP-32.future-timestamp-breaks-rolling": "segment rolls are not observable through the Kafka protocol",
@@ -23,9 +27,9 @@ NOT_ON_A_BROKER = {
     "KIP-32.retention-segment-level": "retention passes cannot be triggered on demand",
     "KIP-32.retention-mtime-fallback": "retention passes cannot be triggered on demand",
     "KIP-32.future-timestamp-pins-retention": "retention passes cannot be triggered on demand",
-    "KIP-32.log-append-time-leader-max": "needs leader changes between skewed clocks: see --impl kafka-cluster",
-    "KIP-32.log-append-time-never-backwards": "needs leader changes between skewed clocks: see --impl kafka-cluster",
-    "KIP-32.followers-keep-log-append-time": "needs leader changes between skewed clocks: see --impl kafka-cluster",
+    "KIP-32.log-append-time-leader-max": MOVES_LEADERS,
+    "KIP-32.log-append-time-never-backwards": MOVES_LEADERS,
+    "KIP-32.followers-keep-log-append-time": MOVES_LEADERS,
     "KIP-33.time-index-running-max": "the time index is not observable through the Kafka protocol",
     "KIP-33.time-index-strictly-increasing": "the time index is not observable through the Kafka protocol",
     "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
