@@ -143,4 +143,4 @@ def leaders_part(clock: dict) -> str:
         return f"; leaders not moved: {moves['refused']}"
     from ktc.implementations.kafka.moves.clocks import describe
 
-    return f"; leaders moved {moves['moves']} times in {moves['histories']} histories; {describe(moves)}"
+    return f"; {moves['moves']} leader moves in {moves['histories']} histories; {describe(moves)}"

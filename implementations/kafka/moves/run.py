@@ -44,6 +44,7 @@ class MovingLeaders:
     def survey(self) -> Survey:
         if self._survey is None:
             self._survey = survey(self.adapter)
+            self.windows = clocks.merged(self.windows, self._survey.windows)
         return self._survey
 
     def moving(self, history: History) -> bool:
@@ -110,16 +111,18 @@ def judged(
     run_windows: Mapping[int, clocks.Window],
     cluster: tuple[int, ...],
 ) -> JudgedTrace:
+    """The trace with the history placed at both ends; undecidable when a node's own echoes contradict one another,
+    or a node it runs on was never measured (then placed as if on ktc's clock, never judged on that)."""
     trace = JudgedTrace(o.result for o in observed)
     own = echo_windows(observed, nodes)
     windows = {**run_windows, **own}
     brokers = [cluster[b % len(cluster)] for b in range(len(history.clock_offsets))]
     trace.undecidable = any(not w.consistent for w in own.values()) or any(n not in windows for n in brokers)
-    if not trace.undecidable:
-        trace.judged_as = tuple(
-            placed(history, observed, tuple(getattr(windows[n], end) for n in brokers), when)
-            for end, when in (("low", "sent"), ("high", "received"))
-        )
+    bounds = [sorted((windows[n].low, windows[n].high)) if n in windows else (0, 0) for n in brokers]
+    trace.judged_as = tuple(
+        placed(history, observed, tuple(bound[end] for bound in bounds), when)
+        for end, when in ((0, "sent"), (1, "received"))
+    )
     return trace
 
 
