@@ -112,12 +112,13 @@ def judged(
     cluster: tuple[int, ...],
 ) -> JudgedTrace:
     """The trace with the history placed at both ends; undecidable when a node's own echoes contradict one another,
-    or a node it runs on was never measured (then placed as if on ktc's clock, never judged on that)."""
+    or a node that leads in it was never measured (then placed as if on ktc's clock, never judged on that)."""
     trace = JudgedTrace(o.result for o in observed)
     own = echo_windows(observed, nodes)
     windows = {**run_windows, **own}
     brokers = [cluster[b % len(cluster)] for b in range(len(history.clock_offsets))]
-    trace.undecidable = any(not w.consistent for w in own.values()) or any(n not in windows for n in brokers)
+    unmeasured = any(brokers[b] not in windows for b in leaders(history))
+    trace.undecidable = unmeasured or any(not w.consistent for w in own.values())
     bounds = [sorted((windows[n].low, windows[n].high)) if n in windows else (0, 0) for n in brokers]
     trace.judged_as = tuple(
         placed(history, observed, tuple(bound[end] for bound in bounds), when)
@@ -138,6 +139,11 @@ def placed(history: History, observed: list[Observed], offsets: tuple[int, ...],
     return replace(
         history, ops=ops, clock_offsets=offsets, start_ms=history.start_ms if start is None else start
     ), results
+
+
+def leaders(history: History) -> set[int]:
+    """The history brokers that lead a partition at some operation."""
+    return {leader(op, state) for op, state in zip(history.ops, clock_states(history)) if hasattr(op, "partition")}
 
 
 def leader(op, state) -> int:
