@@ -42,8 +42,10 @@ fi
 
 work="$(mktemp -d "${TMPDIR:-/tmp}/kraft-cluster.XXXXXX")"
 pids=()
+command_pid=""
 cleanup() {
   trap - EXIT INT TERM
+  [ -n "$command_pid" ] && pids=("$command_pid" "${pids[@]}")
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for _ in $(seq 50); do
     alive=0
@@ -126,10 +128,13 @@ done
 export KAFKA_BOOTSTRAP_SERVERS="127.0.0.1:$base"
 echo "kraft-cluster: $nodes nodes of $(basename "$lib"/kafka_*.jar .jar) up in ${SECONDS} s at $KAFKA_BOOTSTRAP_SERVERS ($work)" >&2
 
-if [ "$#" -eq 0 ]; then
-  while :; do sleep 3600; done
-fi
+# COMMAND runs as a child the script waits for, so a signal to the script ends the wait at once (bash runs a trap
+# only between commands); the cleanup then sends COMMAND a SIGTERM before stopping the nodes.
+[ "$#" -eq 0 ] && set -- sleep infinity
+"$@" &
+command_pid=$!
 set +e
-"$@"
+wait "$command_pid"
 code=$?
+command_pid=""
 exit "$code"
