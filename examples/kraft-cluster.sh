@@ -45,6 +45,7 @@ pids=()
 command_pid=""
 cleanup() {
   trap - EXIT INT TERM
+  set +e
   [ -n "$command_pid" ] && pids=("$command_pid" "${pids[@]}")
   for pid in "${pids[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
   for _ in $(seq 50); do
@@ -54,6 +55,7 @@ cleanup() {
     sleep 0.2
   done
   for pid in "${pids[@]}"; do kill -KILL "$pid" 2>/dev/null || true; done
+  for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null; done # gone, their ports closed, before the script ends
   [ -n "${KRAFT_KEEP:-}" ] || rm -rf "$work"
 }
 trap cleanup EXIT
@@ -65,7 +67,8 @@ pdeath=()
 command -v setpriv >/dev/null 2>&1 && pdeath=(setpriv --pdeathsig KILL --)
 # KRAFT_JAVA_OPTS: JVM options (not broker configs); the default starts faster on a small machine
 read -r -a java_opts <<<"${KRAFT_JAVA_OPTS:--Xmx512m -XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
-java_cmd() { "${pdeath[@]}" java "${java_opts[@]}" -cp "$lib/*" "$@"; }
+# always run in a subshell (&, $(...)): exec makes the JVM the very process the script waits for and signals
+java_cmd() { exec "${pdeath[@]}" java "${java_opts[@]}" -cp "$lib/*" "$@"; }
 
 voters=""
 for i in $(seq "$nodes"); do voters="${voters:+$voters,}$i@127.0.0.1:$((base + 100 + i))"; done
