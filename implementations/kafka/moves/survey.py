@@ -37,6 +37,14 @@ class Survey:
 
 
 def survey(adapter) -> Survey:
+    """Asked once; a cluster that cannot answer it (a lost connection, a scratch topic it refuses) is a refusal."""
+    try:
+        return asked(adapter)
+    except (leadership.MoveError, wire.WireError, OSError) as error:
+        return Survey((), {}, f"the survey of the cluster failed: {error}")
+
+
+def asked(adapter) -> Survey:
     client = adapter.client()
     view = leadership.cluster(client)
     nodes = tuple(sorted(view.brokers))
@@ -62,9 +70,12 @@ def refusal(client: wire.Client, nodes: tuple[int, ...], absent_topic: str) -> s
 
 def line(address: str) -> str:
     """``ktc run``'s line before any work: whether --move-leaders can move leadership at ``address``."""
-    with wire.Client(address, timeout_s=10.0) as client:
-        nodes = tuple(sorted(leadership.cluster(client).brokers))
-        why = refusal(client, nodes, f"ktc-{time.time_ns()}-absent")
+    try:
+        with wire.Client(address, timeout_s=10.0) as client:
+            nodes = tuple(sorted(leadership.cluster(client).brokers))
+            why = refusal(client, nodes, f"ktc-{time.time_ns()}-absent")
+    except (wire.WireError, OSError) as error:
+        nodes, why = (), f"the cluster did not answer ({error})"
     if why is not None:
         return f"--move-leaders: {why}; the leader-change clauses stay unsupported"
     return (
