@@ -81,7 +81,9 @@ class Move:
         return handler(op)
 
     def leader(self, op) -> int:
-        return self.replicas[(op.topic, op.partition)][0]
+        """The partition's leader; for a partition never created (its topic refused, or fewer partitions), broker
+        0's node, which answers that it has no such partition, as the model does."""
+        return self.replicas.get((op.topic, op.partition), [self.node(0)])[0]
 
     def create(self, op: CreateTopic) -> tuple[Observed, None]:
         sent, name = wire.now_ms(), self.names[op.topic]
@@ -133,7 +135,7 @@ class Move:
         """Leadership to the elected broker's node; nothing to do on a topic that was not created, or where that
         node leads already."""
         sent, key, target = wire.now_ms(), (op.topic, op.partition), self.node(op.broker)
-        if op.topic in self.configs and self.replicas[key][0] != target:
+        if key in self.replicas and self.replicas[key][0] != target:
             self.move(self.names[op.topic], op.partition, target, self.replicas[key])
             self.replicas[key] = [target, *(n for n in self.replicas[key] if n != target)]
             self.moves += 1
