@@ -125,11 +125,6 @@ VARIABLES = (
         "1: the HTML report's browser test skips, with the reason, when no chromium is installed",
     ),
     Variable("KTC_KAFKA_VERSIONS", "suites", "comma-separated releases the local broker and security tests start"),
-    Variable(
-        "KTC_KRAFT_NODES",
-        "suites",
-        "nodes of the KRaft cluster the --move-leaders broker test starts by hand (default 1; 3: the clauses judged)",
-    ),
     Variable("KTC_FAULT_HISTORIES", "suites", "histories of the random network fault test (default 300)"),
     Variable("KTC_BROKER_BULK_SCENARIOS", "suites", "scenarios of the broker's bulk agreement run"),
     Variable("KTC_BULK_SCENARIOS", "suites", "scenarios of Spark's bulk agreement run"),
