@@ -38,6 +38,9 @@ class Capabilities:
     release is held to each change's profile, so the change shows red exactly where it did not hold.
     ``clock_offsets``: for brokers whose clocks are fixed while they run (the 3-node cluster), their
     offsets in ms; ``ktc hunt`` then draws ``strategies.leader_change_histories`` on them.
+    ``real_time``: clauses judged only by the tests marked ``real_time`` (a broker by address with
+    ``--real-time``: retention and rolls over its own retention passes); every other test reads their
+    ``unsupported`` reason.
     """
 
     profiles: frozenset[str]
@@ -46,8 +49,12 @@ class Capabilities:
     pinned_only: frozenset[str] = frozenset()
     releases: frozenset[str] = frozenset()
     clock_offsets: tuple[int, ...] | None = None
+    real_time: frozenset[str] = frozenset()
 
-    def reason_unsupported(self, clause_id: str) -> str | None:
+    def reason_unsupported(self, clause_id: str, real_time_test: bool = False) -> str | None:
+        """Why the clause is not judged on this implementation (by a ``real_time_test`` or any other), or None."""
+        if real_time_test and clause_id in self.real_time:
+            return None
         for key, reason in self.unsupported.items():
             if clause_id == key or clause_id.startswith(key + "."):
                 return reason
@@ -87,6 +94,8 @@ class OptionalCapabilities(Protocol):
     no Go toolchain), shown as its one "not run" row; default None.
     ``prepare()``: start what ``run`` will need (a JVM); a bulk implementation's is called in a background
     thread while the histories of its run are drawn.  What it raises is dropped: ``run`` meets it again.
+    ``over_real_time()``: a broker by address given ``--real-time``: the session the real-time tier runs its
+    histories on (implementations/kafka/realtime/session.py); default None.
     ``close()``: stop what it started, called once per worker: when its own ``xdist_group`` ends on that worker
     (in a background thread; not for a ``bulk_session`` one, judged at the session's end), else at the session's end.
     ``kip228_tables``: a module or object with KIP-228's table functions ``broker_records(sent, extended,

@@ -51,6 +51,12 @@ VARIABLES = (
         "--kafka-bootstrap: a broker judged by address (ktc run, ktc clean, ktc hunt, ktc audit)",
     ),
     Variable(
+        "KTC_REAL_TIME",
+        "option",
+        "--real-time: the time budget (12m, 90s) of the real-time tier on a broker judged by address: "
+        "retention and rolling judged over the broker's own retention passes",
+    ),
+    Variable(
         "KTC_KAFKA_CONFIG",
         "option",
         "--kafka-config: TLS/SASL client properties; its check exports it, so "

@@ -26,6 +26,7 @@ from .types import (
     Ack,
     Advance,
     Batch,
+    Crash,
     CreateTopic,
     CreateTopicResult,
     DescribeLog,
@@ -88,6 +89,14 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         partition = self.partition(cluster, op.topic, op.partition)
         if partition is not None:
             partition.leader = op.broker
+        return Ack()
+
+    def op_Crash(self, cluster: Cluster, op: Crash) -> Ack:
+        """Every partition as its broker loads it again after an unclean stop (SegmentRules.recover)."""
+        clocks = cluster.clocks()
+        for topic in cluster.topics.values():
+            for partition in topic.partitions:
+                self.recover(partition, clocks)
         return Ack()
 
     def op_CreateTopic(self, cluster: Cluster, op: CreateTopic) -> CreateTopicResult:

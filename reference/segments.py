@@ -49,6 +49,27 @@ class SegmentRules:
             segment.max_timestamp, segment.offset_of_max = top, offset_of_max
             segment.time_index.append((top, offset_of_max))
 
+    # -- recovery after a crash ----------------------------------------------------------
+    def recover(self, partition: Partition, clocks: dict[int, int]) -> None:
+        """What a broker's restart after a crash changes in a partition, as Kafka loads a log.  Every segment
+        is opened anew, so its creation time, which time-based rolling measures from when no batch gave a
+        rolling base, is the leader's clock at the restart (LogSegment's constructor).  The active segment,
+        above the recovery point, is recovered (LogLoader.recoverLog, LogSegment.recover): its running max and
+        time index rebuilt from its batches.  The records, their timestamps (LogAppendTime ones too: they are
+        in the batches) and the log start stay: it is max(checkpoint, first segment's base offset), and the
+        model deletes whole segments only."""
+        for segment in partition.segments:
+            segment.created_ms = dict(clocks)
+        self.rebuild_index(partition.active)
+
+    def rebuild_index(self, segment: Segment) -> None:
+        """LogSegment.recover: each batch whose max exceeds the running max sets it, at the batch's last
+        offset, and adds a time index entry (``index.interval.bytes`` = 0 on the brokers whose log ktc reads)."""
+        segment.max_timestamp, segment.offset_of_max, segment.time_index = None, -1, []
+        for batch in segment.batches:
+            last = batch.records[-1].offset if batch.records else batch.base_offset
+            self.track_max(segment, batch, last)
+
     # -- retention ------------------------------------------------------------------------
     def retention_basis(self, segment: Segment, broker: int) -> int:
         """The timestamp retention measures a segment by; the file mtime when it has none."""

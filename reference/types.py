@@ -150,6 +150,13 @@ class RetentionPass:
     partition: int = 0
 
 
+@dataclass(frozen=True)
+class Crash:
+    """The brokers stop without a clean shutdown (SIGKILL: no flush, no index trimmed, no shutdown marker) and
+    start again on the same log directories, at the same clocks.  Acknowledged appends survive (a killed process
+    leaves the operating system's page cache behind): the broker rebuilds what it did not flush on recovery."""
+
+
 LIST_OFFSETS_MAX_VERSION = 11  # the newest ListOffsets version ktc's client sends (v11: KIP-1023's -6)
 
 
@@ -183,7 +190,7 @@ class DescribeLog:
     partition: int = 0
 
 
-Op = Union[CreateTopic, Produce, Advance, StepClock, ElectLeader, RetentionPass, ListOffsets, Fetch, DescribeLog]
+Op = Union[CreateTopic, Produce, Advance, StepClock, ElectLeader, RetentionPass, Crash, ListOffsets, Fetch, DescribeLog]
 
 
 @dataclass(frozen=True)

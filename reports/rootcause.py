@@ -59,7 +59,8 @@ def cause_of(row: Row) -> str:
     mismatch = example.get("mismatch")
     if mismatch:
         return f"{op_type(example)}: {normalise(str(mismatch.get('what')))}"
-    return normalise(row.get("reason") or row["clause"])[:160]
+    reason = row.get("reason")
+    return normalise(reason)[:160] if reason else row["clause"]  # a clause's name keeps its digits
 
 
 def example_of(row: Row) -> str:

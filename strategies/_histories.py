@@ -16,6 +16,7 @@ from ktc.reference.types import (
     ONE_HOUR_MS,
     Advance,
     Batch,
+    Crash,
     CreateTopic,
     DescribeLog,
     ElectLeader,
@@ -154,11 +155,17 @@ def list_offsets(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: 
     return ListOffsets(topic, target, partition, version, draw(st.booleans()))
 
 
-def drawers(brokers: int, skew_ms: int) -> list[Drawer]:
+def crash(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> list[Op]:
+    """An unclean restart of the brokers, half the time followed by a burst of reads of one partition (what
+    the restarted broker answers of the log state it had before)."""
+    return [Crash(), *(read_burst(draw, sketch, *where(draw, sketch)) if draw(st.booleans()) else [])]
+
+
+def drawers(brokers: int, skew_ms: int, crashes: bool = False) -> list[Drawer]:
     """Produce twice as likely as the rest; clock steps and elections only where they can matter; a burst of
-    reads mid-history (a Fetch and ListOffsets of one log state)."""
+    reads mid-history (a Fetch and ListOffsets of one log state); crashes only when asked for."""
     kinds: list[Drawer] = [produce, produce, advance, retention_pass, list_offsets, reads]
-    return kinds + [step_clock] * (skew_ms > 0) + [elect_leader] * (brokers > 1)
+    return kinds + [step_clock] * (skew_ms > 0) + [elect_leader] * (brokers > 1) + [crash] * crashes
 
 
 def final_reads(sketch: Sketch) -> list[Op]:
@@ -185,6 +192,7 @@ def histories(
     topic_configs: st.SearchStrategy[TopicConfig] | None = None,
     batches: BatchesArg = None,
     skew_ms: int = 0,
+    crashes: bool = False,
 ) -> History:
     """Named like the public strategy so that the repr reads as the user's call."""
     start, no_timestamp = draw(STARTS), draw(sentinels(profile))
@@ -192,7 +200,7 @@ def histories(
     sketch = Sketch(profiles.get(profile), start, list(offsets), no_timestamp=no_timestamp)
     chosen = configs.topic_configs(profile=profile) if topic_configs is None else topic_configs
     ops: list[Op] = [*create_topics(draw, sketch, chosen)]
-    kinds = drawers(brokers, skew_ms)
+    kinds = drawers(brokers, skew_ms, crashes)
     for _ in range(draw(st.integers(0, max_ops))):
         drawn = draw(st.sampled_from(kinds))(draw, sketch, batches, skew_ms)
         ops += drawn if isinstance(drawn, list) else [drawn]

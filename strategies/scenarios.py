@@ -12,7 +12,7 @@ from ktc.reference.types import Batch, History, TopicConfig
 from . import _histories
 from ._histories import BatchesArg
 from ._repr import shown
-from ._validation import check_int64, check_profile, check_range, check_sequence, check_strategy
+from ._validation import check_bool, check_int64, check_profile, check_range, check_sequence, check_strategy
 
 __all__ = ["histories", "append_histories", "leader_change_histories"]
 
@@ -25,6 +25,7 @@ def histories(
     topic_configs: st.SearchStrategy[TopicConfig] | None = None,
     batches: BatchesArg = None,
     skew_ms: int = 0,
+    crashes: bool = False,
 ) -> st.SearchStrategy[History]:
     """Histories for ``profile`` on ``brokers`` brokers.
 
@@ -38,17 +39,20 @@ def histories(
     reads), ListOffsets (-1 to -5, other negatives, or >= 0 near the produced timestamps; at no version
     or any the profile's broker speaks; read committed or not), reads (a Fetch, EARLIEST, LATEST,
     MAX_TIMESTAMP and a lookup near a produced timestamp, of one partition), StepClock (±``skew_ms``, only
-    when ``skew_ms`` > 0) and ElectLeader (only when ``brokers`` > 1), and last a Fetch and a DescribeLog
-    for every partition.
+    when ``skew_ms`` > 0), ElectLeader (only when ``brokers`` > 1) and, only with ``crashes``, a Crash (the
+    brokers stopped uncleanly and restarted on their log directories; half the time followed by reads), and
+    last a Fetch and a DescribeLog for every partition.
 
     Produce batches come from ``batches``: a strategy is used as is; a callable (default
     ``batches``) is called with ``timestamps=timestamps(now=<leader clock>, bounds=<topic's
     limits and the profile's defaults>)``, so timestamps sit on the validation edges.
 
-    Shrinks towards ``CreateTopic("t", TopicConfig())``, ``Fetch("t")``, ``DescribeLog("t")``.
+    Shrinks towards ``CreateTopic("t", TopicConfig())``, ``Fetch("t")``, ``DescribeLog("t")``: with
+    ``crashes``, towards histories without a Crash.
     """
     check_profile(profile)
     check_range(brokers, "brokers", 1, 64)
+    check_bool(crashes, "crashes")
     check_range(max_ops, "max_ops", 1, 10_000)
     check_int64(skew_ms, "skew_ms")
     if skew_ms < 0:
@@ -64,6 +68,7 @@ def histories(
             topic_configs=topic_configs,
             batches=batches,
             skew_ms=skew_ms,
+            crashes=crashes,
         )
     )
 

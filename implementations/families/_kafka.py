@@ -78,6 +78,30 @@ KAFKA_BOOTSTRAP = Option(
     metavar="HOST:PORT",
     check=reachable,
 )
+
+
+def budget(value: str) -> None:
+    """A --real-time budget (``12m``, ``90s``, ``1h``, seconds) is checked before any work."""
+    from ktc.implementations.kafka.settings import BudgetError, budget_s
+
+    try:
+        budget_s(value)
+    except BudgetError as error:
+        raise SettingError(str(error)) from None
+
+
+REAL_TIME = Option(
+    "--real-time",
+    "for --kafka-bootstrap: judge retention and rolling (7 KIP-32/KIP-33 clauses: retention by last timestamp, "
+    "segment-level, mtime fallback, future timestamps pinning it, rolls by first timestamp and frozen by a "
+    "future one, ListOffsets after retention) over real time, waiting at most BUDGET (e.g. 12m) for the "
+    "broker's own retention passes on a worker of its own: 4 to 8 minutes at Kafka's default "
+    "log.retention.check.interval.ms of 5 minutes, under a minute at 1 s; without it those clauses are "
+    "unsupported (default $KTC_REAL_TIME)",
+    env="KTC_REAL_TIME",
+    metavar="BUDGET",
+    check=budget,
+)
 KAFKA_CONFIG = Option(
     "--kafka-config",
     "for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, "

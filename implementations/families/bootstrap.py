@@ -10,6 +10,7 @@ import sys
 from ktc.implementations.families._kafka import (
     KAFKA_BOOTSTRAP,
     KAFKA_CONFIG,
+    REAL_TIME,
     clock_line,
     dry_run,
     reachable,
@@ -114,7 +115,7 @@ PLUGIN = Plugin(
     description="any Kafka-compatible broker you run, by address: --kafka-bootstrap HOST:PORT (TLS/SASL: "
     "--kafka-config)",
     builtins={"kafka": TARGET},
-    options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP, MOVE_LEADERS),
+    options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP, REAL_TIME, MOVE_LEADERS),
     serves=serves,
     own_profile=own_profile,
     replay_env=target_env,

@@ -36,7 +36,7 @@ class BrokerAdapter:
         self.requested_profile, self.profile_given = None, False  # --profile (override_profile, retarget)
         self.namer = TopicNamer()  # one per implementation: every pipeline it makes draws fresh names
         self.probe_topic: str | None = None  # the probe's scratch topic while it exists (judge/probe.py)
-        self._client = self._found = self._probed = self._executor = self._bootstrap = None
+        self._client = self._found = self._probed = self._executor = self._bootstrap = self._real_time = None
         self._start_error: Exception | None = None  # why its broker did not start (address())
 
     @property
@@ -211,6 +211,18 @@ class BrokerAdapter:
                 f"the Kafka {self.version} broker ktc started exited with code {died[0]} ({error}):\n{died[1]}"
             ) from None
 
+    def over_real_time(self):
+        """The real-time tier's session on this broker (realtime/session.py) when ``--real-time`` gave it a
+        budget, else None; made once, closed with the adapter."""
+        budget = getattr(self.settings, "real_time_s", None)
+        if budget is None:
+            return None
+        if self._real_time is None:
+            from .realtime.session import Session
+
+            self._real_time = Session(self, budget)
+        return self._real_time
+
     # -- leaving nothing behind
     def delete_topics(self, names) -> None:
         """Delete topics this run created and did not delete yet, on a broker ktc did not start (best effort, a
@@ -234,6 +246,9 @@ class BrokerAdapter:
         executor, self._executor = self._executor, None
         if executor is not None:
             executor.close()
+        real_time, self._real_time = self._real_time, None
+        if real_time is not None:
+            real_time.close()
         if self.probe_topic:
             self.delete_topics([self.probe_topic])
         if self._client is not None:

@@ -40,7 +40,8 @@ def broker(adapter, profile: str) -> Capabilities:
     """Any broker's: the clauses no request observes unsupported (unless its log directory is read), held to
     Kafka's own changes when it is an Apache Kafka release ktc starts, and the target's own unsupported ones."""
     release = adapter.declaration.kafka_changes and not adapter.external
-    caps = broker_capabilities(profile, adapter.launcher.reads_log_dir(), release=release)
+    real_time = getattr(adapter.settings, "real_time_s", None) is not None  # only a broker by address has one
+    caps = broker_capabilities(profile, adapter.launcher.reads_log_dir(), release=release, real_time=real_time)
     return replace(caps, unsupported={**adapter.declaration.unsupported, **caps.unsupported})
 
 

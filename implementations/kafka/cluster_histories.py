@@ -14,7 +14,7 @@ observable through the Kafka protocol).
 from __future__ import annotations
 
 from ktc.kafka.processes.skew import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms  # noqa: F401 (re-exported)
-from ktc.reference.types import CreateTopic, DescribeLog, ElectLeader, History, RetentionPass, StepClock
+from ktc.reference.types import Crash, CreateTopic, DescribeLog, ElectLeader, History, RetentionPass, StepClock
 
 
 def cannot_run(history: History, cluster_ms: tuple[int, ...]) -> str | None:
@@ -27,6 +27,8 @@ def cannot_run(history: History, cluster_ms: tuple[int, ...]) -> str | None:
         return "a running broker's clock offset cannot be stepped"
     if any(isinstance(op, (RetentionPass, DescribeLog)) for op in history.ops):
         return "retention passes and segment listings are not observable through the Kafka protocol"
+    if any(isinstance(op, Crash) for op in history.ops):
+        return "the cluster does not kill its nodes uncleanly and start them again (only a halted leader)"
     return election_problem(history)
 
 

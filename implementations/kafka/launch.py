@@ -34,10 +34,12 @@ class Launcher(Protocol):
     and ``reads_log_dir()``: segments and time indexes read from its log directory (judge/logdir.py), known
     before it starts.  ``unavailable()``: why it cannot run here at all; ``describe()``: one line;
     ``started()``: what ktc started, for the target record (None: nothing); ``record()``: more fields for that
-    record; ``retarget(record)``: the release or build a recorded result names."""
+    record; ``retarget(record)``: the release or build a recorded result names.  ``cannot_restart``: why ktc
+    cannot stop its broker uncleanly and start it again on the same data (None: ``restart()`` does that)."""
 
     version: str
     external: bool
+    cannot_restart: str | None
     security: Security
     waits_at_start_s: float
     clock: ControlledClock | HostClock
@@ -63,6 +65,8 @@ class Launcher(Protocol):
 
     def retarget(self, record: dict) -> None: ...
 
+    def restart(self) -> None: ...
+
 
 # The model deletes segments only on an explicit RetentionPass; the broker must not do it behind our back.
 # (On a clock ktc sets, the retention thread runs often and topics are held: judge/retention.py.)
@@ -72,6 +76,16 @@ QUIET = {"log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.m
 # forwarding channel to its controller went idle 10 minutes, was closed, and the next forwarded request
 # (IncrementalAlterConfigs of a retention pass) waited forever at a frozen instant.  So nothing idles out.
 NEVER_IDLE = {"connections.max.idle.ms": 7 * 86_400_000}
+
+
+# A KRaft node killed uncleanly comes back as a new incarnation of the same broker id: its controller refuses the
+# registration (DUPLICATE_BROKER_REGISTRATION) until the old incarnation's session expires.  Measured on 4.4.0 on a
+# loaded machine: with the default session (9 s, heartbeats every 2 s) still refused 60 s after the restart; with
+# these, registered at once.  Set when a broker is restarted after a crash, so no other run's broker carries them.
+RESTART_SESSION = {"broker.session.timeout.ms": 2000, "broker.heartbeat.interval.ms": 500}
+# A restarted JVM starts again and recovers its log before it answers: on a machine at load 40-60 on two cores it
+# took over 60 s (the first start's bound) twice in a dozen restarts, so a restart is given longer.
+RESTART_READY_S = 180.0
 
 
 def local_jvm(version: str, config: dict, clock: ControlledClock | None):
@@ -87,6 +101,7 @@ class LocalKafka:
 
     external = False
     security = PLAINTEXT
+    cannot_restart = None  # SIGKILL and a new JVM on the same log directory (LocalBroker.relaunch)
 
     def __init__(self, settings: Started, new_broker=local_jvm):
         self.settings, self.version, self.new_broker = settings, settings.version, new_broker
@@ -144,6 +159,13 @@ class LocalKafka:
         code = self.broker.exit_code() if self.broker is not None else None
         return None if code is None else (code, self.broker.log_tail())
 
+    def restart(self) -> None:
+        """SIGKILL the JVM's process group and start it again on the same log directory, ports and clock (with a
+        short KRaft session, ``RESTART_SESSION``, and ``RESTART_READY_S`` to answer)."""
+        self.broker.config.update(RESTART_SESSION)
+        self.broker.ready_timeout_s = max(self.broker.ready_timeout_s, RESTART_READY_S)
+        self.broker.relaunch()
+
     def stop(self) -> None:
         if self.broker is not None:
             self.broker.stop()
@@ -160,6 +182,7 @@ class Address:
     external = True
     waits_at_start_s = 0.0
     broker = log_dir = None
+    cannot_restart = "a broker ktc did not start is not ktc's to kill and start again"
 
     def __init__(self, settings: ByAddress):
         self.bootstrap, self.security = settings.bootstrap, settings.security or PLAINTEXT
@@ -193,6 +216,9 @@ class Address:
     def died(self) -> None:
         return None
 
+    def restart(self) -> None:
+        raise NotImplementedError(self.cannot_restart)
+
     def stop(self) -> None:
         return None
 
@@ -201,6 +227,8 @@ class Kfake:
     """franz-go's kfake, built with Go into ktc's cache and started on loopback (processes/kfake.py)."""
 
     external, security, waits_at_start_s, log_dir = False, PLAINTEXT, 0.0, None  # in memory: no log dir to read
+    # kfake persists only with kfake.DataDir (franz-go pkg/kfake config.go), which ktc's launcher does not pass
+    cannot_restart = "ktc starts kfake without kfake.DataDir: its state is in memory, and a restart starts empty"
 
     def __init__(self, settings: KfakeSettings):
         self.version, self.how = settings.version, settings.how
@@ -235,6 +263,9 @@ class Kfake:
     def died(self) -> None:
         return None
 
+    def restart(self) -> None:
+        raise NotImplementedError(self.cannot_restart)
+
     def stop(self) -> None:
         if self.broker is not None:
             self.broker.stop()
@@ -245,6 +276,8 @@ class Tansu:
     memory storage; without one, the target is unavailable and says why."""
 
     external, security, waits_at_start_s, log_dir = False, PLAINTEXT, 0.0, None
+    # memory:// is object_store's InMemory inside the process (tansu-storage/src/lib.rs:2401-2408 @510f3e2)
+    cannot_restart = "ktc starts tansu with its memory storage (memory://), which keeps nothing across a restart"
 
     def __init__(self, settings: TansuSettings):
         from .processes.tansu import located
@@ -282,6 +315,9 @@ class Tansu:
     def died(self) -> tuple[int, str] | None:
         code = self.broker.exit_code() if self.broker is not None else None
         return None if code is None else (code, self.broker.log_tail())
+
+    def restart(self) -> None:
+        raise NotImplementedError(self.cannot_restart)
 
     def stop(self) -> None:
         if self.broker is not None:

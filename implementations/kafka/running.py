@@ -5,6 +5,7 @@ declared target (target.py).  An executor is what the adapter (adapter.py) asks 
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Protocol
 
 from ktc.implementations.protocol import Capabilities, JudgedTrace
@@ -13,6 +14,7 @@ from ktc.reference.types import CreateTopic, History
 
 from .judge import clocked
 from .judge.pipeline import Pipeline
+from .judge.restart import Restart, crashes, declining_crashes
 from .judge.retention import Canary, Retention
 
 
@@ -75,14 +77,29 @@ class PipelineRuns:
     def run(self, histories) -> list[JudgedTrace]:
         if self.pipeline is None:
             self.pipeline = self.new_pipeline(self.tuning.connections, self.tuning.depth)
+        if self.launcher.cannot_restart is None and self.pipeline.restart is None:
+            relaunch = lambda: self.launcher.restart()  # noqa: E731  (the launcher as it is then)
+            self.pipeline.restart = Restart(
+                relaunch, self.adapter.address(), self.launcher.security, self.launcher.clock
+            )
         clock = self.launcher.clock
         if not clock.exact:
-            return self.pipeline.run(histories, self.tuning.chunk)
+            return self.on_host_clock(histories)
         if clock.observe is None:
             clock.observe = clocked.Echo(self.adapter.client(), self.adapter.namer)
         if self.launcher.log_dir is not None and self.pipeline.retention is None:
             self.pipeline.retention = Retention(self.canary(), self.launcher.log_dir, clock)
         return clocked.run(self.pipeline, histories, self.tuning.chunk)
+
+    def on_host_clock(self, histories) -> list[JudgedTrace]:
+        """Together, but each history that crashes the broker alone (its restart breaks every connection)."""
+        alone = [i for i, h in enumerate(histories) if crashes(h)]
+        together = [i for i in range(len(histories)) if i not in alone]
+        traces = dict(
+            zip(together, self.pipeline.run([histories[i] for i in together], self.tuning.chunk) if together else ())
+        )
+        traces.update((i, self.pipeline.run([histories[i]], 1)[0]) for i in alone)
+        return [traces[i] for i in range(len(histories))]
 
     def canary(self) -> Canary:
         """The topic whose segments show that the broker's retention thread ran (judge/retention.py)."""
@@ -111,7 +128,9 @@ class PipelineRuns:
         return retention.summary() if retention else {}
 
     def shape(self, caps: Capabilities) -> Capabilities:
-        return caps
+        """Histories with a Crash declined, with the reason, on a broker ktc cannot restart."""
+        why = self.launcher.cannot_restart
+        return caps if why is None else replace(caps, cannot_run=declining_crashes(why, caps.cannot_run))
 
     def close(self) -> None:
         pipeline, self.pipeline = self.pipeline, None

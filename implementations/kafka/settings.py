@@ -25,6 +25,28 @@ TUNING = {
 }
 
 
+class BudgetError(ValueError):
+    """--real-time / KTC_REAL_TIME is no duration."""
+
+
+UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def budget_s(given: str | None) -> float | None:
+    """``12m``, ``90s``, ``1h`` or a number of seconds -> seconds; empty -> None (the tier is off)."""
+    raw = (given or "").strip()
+    if not raw:
+        return None
+    number, unit = (raw[:-1], raw[-1]) if raw[-1] in UNITS else (raw, "s")
+    try:
+        seconds = float(number) * UNITS[unit]
+    except ValueError:
+        seconds = 0.0
+    if not seconds > 0:
+        raise BudgetError(f"--real-time {raw!r}: expected a duration such as 12m, 90s or 1h")
+    return seconds
+
+
 class ClockChoiceError(ValueError):
     """--kafka-clock / KTC_KAFKA_CLOCK names no clock."""
 
@@ -134,7 +156,8 @@ class ByAddress:
     bootstrap: str
     security: object = None  # ktc.kafka.client.security.Security; None: plaintext
     tuning: Tuning = Tuning()
-    move_leaders: bool = False
+    real_time_s: float | None = None  # --real-time: the budget of the real-time tier (None: off)
+    move_leaders: bool = False  # --move-leaders (moves/run.py)
 
     @classmethod
     def from_options(cls, values: Mapping, environ: Mapping[str, str]) -> ByAddress:
@@ -142,10 +165,12 @@ class ByAddress:
 
         config = values.get("kafka_config")
         security = Security.from_properties(config) if config else PLAINTEXT
+        real_time = budget_s(values.get("real_time"))
         return cls(
             values.get("kafka_bootstrap") or "",
             security,
             Tuning.from_environ(environ),
+            real_time,
             move_leaders=bool(values.get("move_leaders")),
         )
 

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from ktc.implementations.protocol import Capabilities
 from ktc.reference.types import (
     Ack,
+    Crash,
     CreateTopicResult,
     DescribeLogResult,
     FetchResult,
@@ -80,7 +81,7 @@ class SparkImplementation:
         return pyspark.__version__
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(profiles=frozenset(all_profiles()))
+        return Capabilities(profiles=frozenset(all_profiles()), cannot_run=no_crash)
 
     def describe(self) -> str:
         return f"PySpark {self.version} (DataFrame plans, one run per test, every profile at once)"
@@ -173,3 +174,10 @@ def decode(kind: str, p: dict):
     return DescribeLogResult(
         tuple(SegmentInfo(b, e, m, tuple(tuple(x) for x in idx)) for b, e, m, idx in p["segments"])
     )
+
+
+def no_crash(history: History) -> str | None:
+    """A Crash stops a broker process uncleanly; DataFrame plans have no process to stop and start again."""
+    if any(isinstance(op, Crash) for op in history.ops):
+        return "a Crash restarts a broker process: the Spark implementation evaluates plans, with none to restart"
+    return None

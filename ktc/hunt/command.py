@@ -53,6 +53,13 @@ def add_parser(sub) -> None:
         metavar="HOST:PORT",
         help="for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)",
     )
+    hunt.add_argument(
+        "--real-time",
+        default=os.environ.get("KTC_REAL_TIME"),
+        metavar="BUDGET",
+        help="for --kafka-bootstrap: first judge retention and rolling over real time, waiting at most BUDGET "
+        "(e.g. 12m) for the broker's retention passes, as ktc run --real-time (default $KTC_REAL_TIME)",
+    )
 
 
 def budget(value: str) -> float:
@@ -95,7 +102,11 @@ def load_target(args):
     """The target, as ``ktc run`` checks it: a bootstrap reachable, a Kafka version Maven Central knows."""
     from ktc import implementations
 
-    values = {"kafka_bootstrap": args.kafka_bootstrap, "kafka_version": args.kafka_version}
+    values = {
+        "kafka_bootstrap": args.kafka_bootstrap,
+        "kafka_version": args.kafka_version,
+        "real_time": getattr(args, "real_time", None),
+    }
     try:  # the families' own checks, as ktc run makes them (implementations/families/): reachable, known release
         implementations.check(values, [args.impl], getattr(args, "profile", None) or "own")
     except implementations.SettingError as error:
@@ -153,7 +164,8 @@ def stop_on_sigterm() -> None:
 def cmd_hunt(args) -> int:
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    from ktc.hunt import engine
+    from ktc.hunt import engine, real_time
+    from ktc.judge.context import UnderTest
 
     directory = report_dir(args)
     impl = load_target(args)
@@ -178,28 +190,34 @@ def cmd_hunt(args) -> int:
         flush=True,
     )
     stop_on_sigterm()
+    failing = 0
     try:
+        failing = real_time.judge(UnderTest(impl, hunt.context), chosen[0], directory)
         outcome = engine.run(hunt)
     except KeyboardInterrupt:
         outcome = engine.Outcome(stopped="interrupted")
-    return finish(directory, hunt, outcome, time.monotonic() - started, args.impl)
+    code = finish(directory, hunt, outcome, time.monotonic() - started, args.impl)
+    return code or (1 if failing else 0)
 
 
 def finish(directory: Path, hunt, outcome, seconds: float, spec: str) -> int:
-    """Findings written (their reproducers need one more run of the target), the target stopped, the
-    report written and shown."""
-    from ktc.hunt import report
+    """Findings written (the main one, then one for each further clause seen failing that its history does not
+    break; their reproducers need one more run of the target), the target stopped, the report written and shown."""
+    from ktc.hunt import engine, report
     from ktc.judge.context import UnderTest
 
-    finding_doc = None
+    findings, docs = [], []
     try:
-        if outcome.finding is not None:
-            finding_doc = report.write_finding(directory, hunt, outcome.finding, observed(hunt, outcome.finding), spec)
+        findings = [outcome.finding] if outcome.finding is not None else []
+        if findings:
+            findings += engine.others(hunt, outcome.finding)
+        for found in findings:
+            docs.append(report.write_finding(directory, hunt, found, observed(hunt, found), spec))
     except KeyboardInterrupt:
-        outcome.stopped += "; interrupted while writing the finding"
+        outcome.stopped += "; interrupted while writing the findings"
     finally:
         UnderTest(hunt.impl, hunt.context).close()
-    results = report.write(directory, hunt, outcome, finding_doc, seconds, spec)
+    results = report.write(directory, hunt, findings, docs, seconds, spec, outcome)
     show(results, directory)
     if outcome.stopped.startswith("interrupted"):
         return 130

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import get_args
 
 from hypothesis import HealthCheck, Phase, given, reject, settings
 from hypothesis import seed as hypothesis_seed
@@ -25,12 +26,13 @@ from ktc.judge.context import RunContext
 from ktc.judge.features import features
 from ktc.judge.harness import ImplementationCrash, judge
 from ktc.judge.shrink import shrink
-from ktc.reference.types import CreateTopic
+from ktc.reference.types import CreateTopic, Result
 from ktc.specs.clauses import all_clauses
 from ktc.strategies import batches, histories, leader_change_histories
 
 ROUND_S = 60.0  # a round aims at this long, from the rate measured so far
 SHRINK_S = 300.0  # ktc's own shrinking of a finding: no round begins after this (a 3.9.2 hunt spent 28 min)
+OTHER_SHRINK_S = 60.0  # the same for each further clause seen failing that the finding's history does not break
 MAX_CRASHES = 5  # the target raised this many times in a row: the hunt stops
 IDLE_ROUNDS = 1  # a round (hundreds of draws) in which the target could run no history: the hunt stops
 
@@ -44,9 +46,25 @@ class Finding(Exception):
 
 
 def first_wrong(verdict) -> tuple:
-    """A failure before an error, the earliest wrong answer first: the reproducers are written for it."""
+    """A failure before an error, the earliest wrong answer first, and at one operation the clause the first
+    divergence breaks before one that only sees its consequence: the finding is named after, and its reproducers
+    written for, the first verdict."""
     where = verdict.mismatch.op_index if verdict.mismatch is not None else 1 << 30
-    return (verdict.validity.value != "fail", where)
+    return (verdict.validity.value != "fail", where, consequence(verdict))
+
+
+RESULT_FIELDS = frozenset(f.name for result in get_args(Result) for f in fields(result))
+
+
+def consequence(verdict) -> bool:
+    """Whether the verdict's mismatch is another field of the divergent answer than the one that diverged first:
+    a Produce answered 32 where 0 was due has no base offset either, and the clause comparing base offsets only
+    sees that (``KIP-32.offsets-contiguous``); the clause about the bound (``KIP-937.bounds-inclusive``) is the
+    one the divergence breaks."""
+    m, d = verdict.mismatch, verdict.divergence
+    if m is None or d is None or m.op_index != d.op_index:
+        return False
+    return m.what in RESULT_FIELDS and m.what != d.field.split(".")[0].split("[")[0]
 
 
 @dataclass
@@ -56,6 +74,7 @@ class Tally:
     verdicts: dict = field(default_factory=dict)  # (clause, profile) -> Counter of validities
     features: dict = field(default_factory=dict)  # (clause, profile) -> Counter of features
     explained: Counter = field(default_factory=Counter)  # (clause, profile, why) -> examples
+    unexplained: dict = field(default_factory=dict)  # (clause, profile) -> the first history it failed on
     crashes: list = field(default_factory=list)
     in_a_row: int = 0
     rounds: int = 0
@@ -76,6 +95,10 @@ class Tally:
             self.features.setdefault(key, Counter()).update(carried)
         for v, why in explained:
             self.explained[(v.clause, history.profile, why)] += 1
+        reasons = {v.clause for v, _why in explained}
+        for v in verdicts:
+            if v.bad and v.clause not in reasons:
+                self.unexplained.setdefault((v.clause, history.profile), history)
 
 
 @dataclass
@@ -150,10 +173,11 @@ def round_size(hunt: Hunt) -> int:
     return max(5, min(3000, int(hunt.rate * min(ROUND_S, left)) or 5))
 
 
-def minimal(hunt: Hunt, finding: Finding) -> Finding:
+def minimal(hunt: Hunt, finding: Finding, wanted: frozenset = frozenset(), seconds: float = SHRINK_S) -> Finding:
     """Hypothesis has shrunk it (not for a bulk target: one job per step); ktc/judge/shrink.py then proposes
-    every one-step reduction, judged in one run per round, and topics nothing uses are dropped."""
-    wanted = {v.clause for v in finding.verdicts}
+    every one-step reduction, judged in one run per round, and topics nothing uses are dropped.  ``wanted``: the
+    clauses one of which must still fail (default: the finding's)."""
+    wanted = wanted or frozenset(v.clause for v in finding.verdicts)
 
     def still_fails(candidates):
         return [
@@ -163,12 +187,51 @@ def minimal(hunt: Hunt, finding: Finding) -> Finding:
             )
         ]
 
-    smallest, _rounds = shrink(finding.history, still_fails, time.monotonic() + SHRINK_S)
+    smallest, _rounds = shrink(finding.history, still_fails, time.monotonic() + seconds)
     leaner = without_unused_topics(smallest)
     if leaner != smallest and still_fails([leaner])[0]:
         smallest = leaner
     found = judge(hunt.impl, [smallest], hunt.clauses(smallest.profile), hunt.context)[0]
     return Finding(unexplained(hunt, smallest, found) or finding.verdicts, smallest)
+
+
+def others(hunt: Hunt, finding: Finding | None) -> list[Finding]:
+    """A finding for each clause the search saw fail, unexplained, that the minimal history no longer breaks:
+    its first failing history judged again and shrunk for that clause alone (OTHER_SHRINK_S each), its verdict
+    first, so that every failing row of the report has its own counterexample and reproducer."""
+    done = {v.clause for v in finding.verdicts} if finding else set()
+    out = []
+    for (clause, _profile), history in sorted(hunt.tally.unexplained.items(), key=lambda kv: kv[0]):
+        if clause in done:
+            continue
+        smallest = shrunk_for(hunt, clause, history)
+        if smallest is None:
+            continue  # it does not fail again on replay, or the target raised: the row says it has no counterexample
+        if clause in {v.clause for v in smallest.verdicts}:
+            out.append(led_by(clause, smallest))
+            done |= {v.clause for v in smallest.verdicts}
+    return out
+
+
+def shrunk_for(hunt: Hunt, clause: str, history) -> Finding | None:
+    """The history judged again and, when ``clause`` still fails on it, shrunk for that clause alone."""
+    try:
+        verdicts = unexplained(
+            hunt, history, judge(hunt.impl, [history], hunt.clauses(history.profile), hunt.context)[0]
+        )
+        if clause not in {v.clause for v in verdicts}:
+            return None
+        return minimal(hunt, Finding(verdicts, history), frozenset({clause}), OTHER_SHRINK_S)
+    except ImplementationCrash as error:
+        hunt.tally.crashes.append(str(error))
+        return None
+
+
+def led_by(clause: str, finding: Finding) -> Finding:
+    """The same finding, ``clause``'s verdict first (its folder and reproducers are that clause's)."""
+    led = Finding(finding.verdicts, finding.history)
+    led.verdicts = sorted(led.verdicts, key=lambda v: v.clause != clause)
+    return led
 
 
 def without_unused_topics(history):

@@ -12,7 +12,7 @@ from typing import TypedDict
 
 import hypothesis
 
-from ktc.hunt import script, sketch
+from ktc.hunt import draft, script
 from ktc.hunt.signals import COVERAGE
 from ktc.plugin.artifacts import attach
 from ktc.reports import results
@@ -32,8 +32,9 @@ class FindingDoc(TypedDict):
     records: int
     folder: str
     script: str
-    sketch: str
-    javap: str  # whether javap found the method the sketch tests
+    draft: str  # JIRA.md or ISSUE.md, in the form of the target's project (draft.py)
+    test: str  # the draft's test, if any: Java (LogValidatorTest-style) or Go (pkg/kfake-style)
+    test_check: str  # whether it compiles (javac) or builds (go vet), and how long that took
     counterexample: Counterexample  # counterexample.json
 
 
@@ -76,9 +77,10 @@ class HuntProvenance(TypedDict):
     hypothesis: dict[str, object]  # version, seed, profile
 
 
-def rows(hunt, outcome) -> list[Row]:
-    finding = outcome.finding
-    found = {(v.clause, finding.history.profile) for v in finding.verdicts} if finding else set()
+def rows(hunt, findings) -> list[Row]:
+    """One row per clause and profile judged; a clause a finding breaks fails (every finding's clauses, the
+    main one first)."""
+    found = {(v.clause, f.history.profile) for f in findings for v in f.verdicts}
     reasons = {(c, p): why for (c, p, why) in hunt.tally.explained}
     out = [row(hunt, key, counts, reasons.get(key), key in found) for key, counts in hunt.tally.verdicts.items()]
     for key in found - set(hunt.tally.verdicts):
@@ -109,20 +111,45 @@ def row(hunt, key, counts, why, finding) -> Row:
     if why and verdict in ("fail", "error") and not finding:
         out["expected"] = {"verdict": verdict, "reason": why, "source": "ktc hunt", "file": why.split(")")[0]}
         out["reason"] = why
+    elif verdict in ("fail", "error") and not finding:
+        out["reason"] = "failed during the search, and not again when its history was replayed"
     return out
 
 
-def attach_finding(rows_: list[Row], finding, counterexample: Counterexample) -> None:
+def attach_finding(rows_: list[Row], clauses: list[str], counterexample: Counterexample) -> None:
+    """The finding's counterexample on each failing row of its clauses that has none yet."""
     for r in rows_:
-        if r["verdict"] == "fail" and r["clause"] in {v.clause for v in finding.verdicts} and "expected" not in r:
-            r["counterexample"], r["reason"] = counterexample, finding.verdicts[0].clause + " (a hunt finding)"
+        if r["verdict"] in ("fail", "error") and r["clause"] in clauses and not r["counterexample"]:
+            if "expected" not in r:
+                r["counterexample"], r["reason"] = counterexample, counterexample["clause"] + " (a hunt finding)"
 
 
 def write_finding(directory: Path, hunt, finding, observed, spec: str = "") -> FindingDoc:
-    """counterexample.json, reproduce.py and the unit-test sketch; their paths and the javap check."""
+    """counterexample.json, reproduce.py and the draft in the target project's form with its test; their paths and
+    whether the test compiles."""
+    lead = finding.verdicts[0].clause
+    folder = directory / "findings" / lead
+    counterexample, reproducer = evidence(folder, hunt, finding, observed, spec)
+    written = draft.write(folder)
+    return {
+        "clause": finding.verdicts[0].clause,
+        "clauses": [lead, *sorted({v.clause for v in finding.verdicts} - {lead})],  # the one it is named after first
+        "profile": finding.history.profile,
+        "ops": len(finding.history.ops),
+        "records": records(finding.history),
+        "folder": str(folder),
+        "script": str(reproducer),
+        "draft": written["draft"],
+        "test": written["test"],
+        "test_check": written["test_check"],
+        "counterexample": counterexample,
+    }
+
+
+def evidence(folder: Path, hunt, finding, observed, spec: str = "") -> tuple[Counterexample, Path]:
+    """What a draft is generated from: counterexample.json (``ktc replay`` reads it) and reproduce.py."""
     from ktc.judge.harness import ClauseViolation
 
-    folder = directory / "findings" / finding.verdicts[0].clause
     folder.mkdir(parents=True, exist_ok=True)
     counterexample: Counterexample = {
         **ClauseViolation(finding.verdicts, finding.history, hunt.impl.name).counterexample(),
@@ -133,28 +160,14 @@ def write_finding(directory: Path, hunt, finding, observed, spec: str = "") -> F
     (folder / "counterexample.json").write_text(json.dumps(counterexample, indent=1, sort_keys=True))
     version = str(getattr(hunt.impl, "version", ""))
     found_on = f"{hunt.impl.name} {version}".strip()
-    reproducer = script.write(folder / "reproduce.py", finding, observed, found_on)
-    test_class = sketch.under_test(finding.verdicts[0].clause)[0]
-    java, checked = sketch.write(folder / f"{test_class}Sketch.java", finding, version)
-    return {
-        "clause": finding.verdicts[0].clause,
-        "clauses": sorted({v.clause for v in finding.verdicts}),
-        "profile": finding.history.profile,
-        "ops": len(finding.history.ops),
-        "records": records(finding.history),
-        "folder": str(folder),
-        "script": str(reproducer),
-        "sketch": str(java),
-        "javap": checked,
-        "counterexample": counterexample,
-    }
+    return counterexample, script.write(folder / "reproduce.py", finding, observed, found_on)
 
 
 def records(history) -> int:
     return sum(len(op.batch.records) for op in history.ops if hasattr(op, "batch"))
 
 
-def summary(hunt, outcome, finding_doc: FindingDoc | None, seconds: float, spec: str) -> HuntDoc:
+def summary(hunt, outcome, finding_docs: list[FindingDoc], seconds: float, spec: str) -> HuntDoc:
     tally = hunt.tally
     return {
         "target": spec,
@@ -171,7 +184,7 @@ def summary(hunt, outcome, finding_doc: FindingDoc | None, seconds: float, spec:
             {"clause": c, "profile": p, "why": w, "examples": n} for (c, p, w), n in sorted(tally.explained.items())
         ],
         "crashes": tally.crashes[-5:],
-        "findings": [finding_doc] if finding_doc else [],
+        "findings": finding_docs,
         "hypothesis": hypothesis.__version__,
         "python": platform.python_version(),
     }
@@ -188,24 +201,33 @@ def provenance(hunt, spec: str, seconds: float) -> HuntProvenance:
     }
 
 
-def write(directory: Path, hunt, outcome, finding_doc: FindingDoc | None, seconds: float, spec: str) -> Path:
-    doc = summary(hunt, outcome, finding_doc, seconds, spec)
+def write(directory: Path, hunt, findings, finding_docs: list[FindingDoc], seconds: float, spec: str, outcome) -> Path:
+    """hunt.json and results.json: every failing row with the counterexample of the finding that breaks its clause
+    (the main finding's first) and that finding's reproducer as its replay."""
+    doc = summary(hunt, outcome, finding_docs, seconds, spec)
     write_atomically(directory / "hunt.json", json.dumps(doc, indent=1, sort_keys=True))
-    found_rows = rows(hunt, outcome)
-    if outcome.finding is not None and finding_doc:
-        attach_finding(found_rows, outcome.finding, finding_doc["counterexample"])
-    script_path = finding_doc["script"] if finding_doc else None
+    found_rows = rows(hunt, findings)
+    for found in finding_docs:
+        attach_finding(found_rows, found["clauses"], found["counterexample"])
+    scripts = {f["clause"]: f["script"] for f in finding_docs}
     return results.write(
-        directory, found_rows, provenance(hunt, spec, seconds), attach=lambda d: replays(attach(d), script_path)
+        directory, found_rows, provenance(hunt, spec, seconds), attach=lambda d: replays(attach(d), scripts)
     )
 
 
-def replays(doc: Document, script_path: str | None) -> Document:
-    """A hunt's failure is replayed by its script (or, explained, not at all): not by a pytest command."""
+def replays(doc: Document, scripts: dict[str, str]) -> Document:
+    """A hunt's failure is replayed by its finding's script, not by a pytest command; an explained one is not
+    replayed, and a failing row without a counterexample says why it has none."""
     for r in doc["rows"]:
-        if "replay" in r:
-            scripted = script_path and r.get("counterexample")
-            r["replay"] = f"python3 {script_path} --bootstrap HOST:PORT" if scripted else "explained: see hunt.json"
+        if "replay" not in r:
+            continue
+        example = r.get("counterexample")
+        if example and example["clause"] in scripts:
+            r["replay"] = f"python3 {scripts[example['clause']]} --bootstrap HOST:PORT"
+        elif "expected" in r:
+            r["replay"] = "explained: see hunt.json"
+        else:
+            r["replay"] = f"no counterexample: {r.get('reason') or 'the hunt stopped before its findings were written'}"
     return doc
 
 
@@ -223,6 +245,7 @@ def lines(doc: HuntDoc) -> list[str]:
             f"  FINDING {', '.join(f['clauses'])} ({f['profile']}): minimised to {f['ops']} ops, "
             f"{f['records']} records",
             f"    script: {f['script']}",
-            f"    sketch: {f['sketch']} ({f['javap']})",
+            f"    draft: {f['draft']}",
+            f"    test: {f['test'] or 'none'} ({f['test_check']})",
         ]
     return out

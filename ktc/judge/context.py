@@ -92,6 +92,11 @@ class UnderTest:
         if callable(override):
             override(profile)
 
+    def over_real_time(self) -> Any:
+        """The real-time tier's session (a broker by address with ``--real-time``), or None."""
+        over = getattr(self.implementation, "over_real_time", None)
+        return over() if callable(over) else None
+
     def prepare(self) -> None:
         prepare = getattr(self.implementation, "prepare", None)
         if callable(prepare):

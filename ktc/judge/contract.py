@@ -14,6 +14,7 @@ from ktc.implementations.protocol import JudgedTrace
 from ktc.reference.types import (
     Ack,
     Advance,
+    Crash,
     CreateTopic,
     CreateTopicResult,
     DescribeLog,
@@ -39,6 +40,7 @@ ANSWERS: dict[type, type] = {
     StepClock: Ack,
     ElectLeader: Ack,
     RetentionPass: RetentionResult,
+    Crash: Ack,
     ListOffsets: ListOffsetsResult,
     Fetch: FetchResult,
     DescribeLog: DescribeLogResult,

@@ -120,6 +120,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the clause ids a test checks (specs/kip-*.toml)")
     config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
     config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
+    config.addinivalue_line("markers", "real_time: the real-time tier (judges a broker's Capabilities.real_time)")
     config.addinivalue_line(
         "markers",
         "kafka_change: one of Kafka's own changes, judged under its profile on every "

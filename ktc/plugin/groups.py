@@ -56,7 +56,12 @@ def impl_of(item: pytest.Item):
     return params.params.get("impl") if params else None
 
 
+REAL_TIME_WAIT_S = 600.0  # the real-time tier's own group (plan.py: over_real_time) waits minutes: it goes first
+
+
 def waits_at_start(item: pytest.Item) -> float:
+    if (group_of(item) or "").endswith("-real-time"):
+        return REAL_TIME_WAIT_S
     return float(getattr(impl_of(item), "waits_at_start_s", 0.0) or 0.0)
 
 

@@ -94,7 +94,14 @@ def wanted(item, plan: Plan, state: KtcState) -> bool:
 def xdist_group(item, impl: UnderTest | None) -> str | None:
     if impl is None:
         return None
-    return impl.xdist_group or (bulk_siblings.group(item, impl) if impl.bulk else None)
+    group = impl.xdist_group or (bulk_siblings.group(item, impl) if impl.bulk else None)
+    return f"{group}-real-time" if group and over_real_time(item, impl) else group
+
+
+def over_real_time(item, impl: UnderTest) -> bool:
+    """A real-time test (``@pytest.mark.real_time``) of an implementation judged over real time: a group of its
+    own, so the other worker waits for the broker's retention passes while this one runs the rest."""
+    return item.get_closest_marker("real_time") is not None and bool(impl.capabilities().real_time)
 
 
 def collect(config: pytest.Config, items: list, state: KtcState) -> None:

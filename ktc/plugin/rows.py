@@ -60,11 +60,17 @@ def declined_at_setup(item) -> tuple[Declined | None, tuple[str, ...]]:
         return unsupported(
             f"{impl.name} is judged under {profile} on pinned inputs only (suites/pinned, suites/deviations)"
         ), supported
-    reasons = {caps.reason_unsupported(c) for c in supported} - {None}
-    supported = tuple(c for c in supported if not caps.reason_unsupported(c))
+    over_time = real_time_test(item)
+    reasons = {caps.reason_unsupported(c, over_time) for c in supported} - {None}
+    supported = tuple(c for c in supported if not caps.reason_unsupported(c, over_time))
     if plan.cited and not supported:
         return unsupported("; ".join(sorted(reasons))), supported
     return None, supported
+
+
+def real_time_test(item) -> bool:
+    """A test of the real-time tier (``@pytest.mark.real_time``): it judges a broker's ``Capabilities.real_time``."""
+    return item.get_closest_marker("real_time") is not None
 
 
 def judged_clauses(item) -> tuple[str, ...] | None:
@@ -87,7 +93,7 @@ def decide(item, state: KtcState, raised: BaseException | None) -> list[Row]:
     plan, recorder, rows = item.stash[PLAN], state.context.recorder, []
     mark = item.get_closest_marker("xfail")
     for spec in plan.rows:
-        found = outcome(spec.clause, plan.impl, raised, recorder, mark)
+        found = outcome(spec.clause, plan.impl, raised, recorder, mark, real_time_test(item))
         if found.get("unknown") == Unknown.UNEXERCISED and state.held_to_release_only(plan.impl, spec.profile, item):
             continue  # a Kafka change pinned under a release's profile says nothing of clauses it missed
         rows.append(
@@ -119,8 +125,8 @@ def base_row(spec: RowSpec, impl, nodeid: str) -> Row:
     }
 
 
-def outcome(clause_id: str, impl, raised: BaseException | None, recorder, xfail_mark=None) -> Row:
-    reason = impl.capabilities().reason_unsupported(clause_id) if impl is not None else None
+def outcome(clause_id: str, impl, raised: BaseException | None, recorder, xfail_mark=None, over_time=False) -> Row:
+    reason = impl.capabilities().reason_unsupported(clause_id, over_time) if impl is not None else None
     if reason:
         return {"verdict": Validity.UNSUPPORTED, "examples": 0, "reason": f"unsupported: {reason}"}
     stats = recorder.clauses.get(clause_id)

@@ -15,6 +15,10 @@ broker and knows which response answers which request.  Each request frame may d
   the broker certainly acted on it and the client certainly never hears);
 - ``mid-response``: a prefix of the response frame is forwarded (at least one byte, never all of it).
 
+``rewrite(rule)`` plays a broker that answers otherwise: every response frame passes through
+``rule(request_frame, response_frame)`` and the client gets what it returns (a planted fault such as a
+log start offset that jumps early: suites/broker/realtime_faults.py).
+
 ``refuse(rule)`` plays a broker that cannot parse some request: every request frame ``rule(frame)``
 accepts closes its connection before anything of it is forwarded, however often it is sent (counted
 in ``refused``, not in ``faults``).
@@ -73,6 +77,7 @@ class FaultProxy:
         self.requests = 0  # request frames read from clients
         self.planned: deque = deque()  # [kind, api key or None, matches to skip], taken in order
         self.rule = None  # frame -> True: the request is refused (its connection closed)
+        self.rewriter = None  # (request frame, response frame) -> the response frame the client gets
         self.refused = 0  # request frames refused by the rule
         self.lock = threading.Lock()
         self.links: set[Link] = set()
@@ -138,6 +143,16 @@ class FaultProxy:
         """Close the connection of every request frame ``rule(frame)`` accepts (None: refuse nothing)."""
         with self.lock:
             self.rule = rule
+
+    def rewrite(self, rule) -> None:
+        """Pass every response frame through ``rule(request, response)`` (None: forward them as they are)."""
+        with self.lock:
+            self.rewriter = rule
+
+    def rewritten(self, request: bytes | None, response: bytes) -> bytes:
+        with self.lock:
+            rule = self.rewriter
+        return response if rule is None or request is None else rule(request, response)
 
     def refuses(self, frame: bytes) -> bool:
         with self.lock:
@@ -222,6 +237,7 @@ class Link:
         self.forwarded = 0  # request frames sent to the broker
         self.answered = 0  # response frames read from the broker
         self.doomed: tuple[int, str, bool, float] | None = None  # (response index, kind, reset, share)
+        self.asked: deque = deque()  # request frames forwarded and not answered yet, in order
         self.lock = threading.Lock()
         self.closed = False
         self.loops = 2  # loop threads still using the sockets
@@ -253,6 +269,7 @@ class Link:
                 if fault is not None:
                     self.doomed = (self.forwarded, *fault)
                 self.forwarded += 1
+                self.asked.append(frame)
             if not send(self.upstream, frame):
                 return self.close()
 
@@ -265,12 +282,13 @@ class Link:
             with self.lock:
                 index, self.answered = self.answered, self.answered + 1
                 doomed = self.doomed if self.doomed is not None and self.doomed[0] == index else None
+                request = self.asked.popleft() if self.asked else None
             if doomed is not None:
                 _, kind, reset, share = doomed
                 if kind == MID:
                     send(self.client, frame[: 1 + int(share * (len(frame) - 1))])  # at least 1 byte, never all
                 return self.close(reset=reset)
-            if not send(self.client, frame):
+            if not send(self.client, self.proxy.rewritten(request, frame)):
                 return self.close()
 
     def close(self, reset: bool = False) -> None:

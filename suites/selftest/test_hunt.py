@@ -104,10 +104,23 @@ def test_the_script_stands_alone_and_names_the_clause(planted):
     assert clause.id in text and " ".join(clause.quote.split())[:60] in text
 
 
-def test_the_sketch_names_the_method_under_test(planted):
+def test_the_draft_has_every_section_filled_and_its_test_compiles(planted):
+    """A JIRA (the mutant stands for Apache Kafka) with every field and section, and a LogValidatorTest-style test
+    that javac compiles against a release's jars; none of it speaks of ktc."""
+    from ktc.hunt.draft import SECTIONS
+    from ktc.suites.selftest.test_hunt_draft import filled
+
     _done, _report, doc = planted
-    text = Path(doc["findings"][0]["sketch"]).read_text()
-    assert "LogValidator#validateMessagesAndAssignOffsets" in text and doc["findings"][0]["clause"] in text
+    found = doc["findings"][0]
+    text = Path(found["draft"]).read_text()
+    assert Path(found["draft"]).name == "JIRA.md"
+    assert [s for s in SECTIONS["kafka"] if not filled(text, s)] == [], text
+    if found["test_check"].startswith("not compiled: javac is not on PATH"):
+        pytest.skip(f"unexercised: {found['test_check']}")
+    assert found["test_check"].startswith("compiles with javac against Apache Kafka"), found["test_check"]
+    java = Path(found["test"]).read_text()
+    assert "validateMessagesAndAssignOffsets" in java and "@Test" in java and "assertEquals(" in java
+    assert "ktc" not in (text + java).lower()
 
 
 def test_a_correct_implementation_yields_no_finding(tmp_path):

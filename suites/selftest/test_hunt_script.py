@@ -77,7 +77,7 @@ def loaded(tmp_path: Path, observed=(None, *ACCEPTED), history=HISTORY, at_looku
 
 def run_with(module, answers, shift=0) -> tuple[int, str]:
     """The script's main with its replay handing back ``answers`` (as a broker would at ``shift``)."""
-    module.replay = lambda bootstrap: (answers, ["(sent)"] * len(answers), shift)
+    module.replay = lambda bootstrap, defaults=(): (answers, ["(sent)"] * len(answers), shift)
     out = io.StringIO()
     with redirect_stdout(out):
         code = main_without_args(module)

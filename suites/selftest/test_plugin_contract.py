@@ -15,6 +15,7 @@ from ktc.judge.contract import ANSWERS, traces_problem
 from ktc.reference.types import (
     Advance,
     Batch,
+    Crash,
     CreateTopic,
     DescribeLog,
     ElectLeader,
@@ -37,6 +38,7 @@ EVERY_OP = History(
         StepClock(0, 1),
         ElectLeader("t", 0),
         RetentionPass("t"),
+        Crash(),
         ListOffsets("t", -1),
         Fetch("t"),
         DescribeLog("t"),
@@ -59,7 +61,7 @@ def test_the_expected_answer_types_are_the_ones_the_reference_gives():
         (lambda trace: None, "returned NoneType; expected a sequence with one trace per history"),
         (lambda trace: [trace, trace], "returned 2 traces for 1 histories"),
         (lambda trace: [None], "trace is NoneType; expected a tuple"),
-        (lambda trace: [trace[:-1]], "8 results for 9 operations"),
+        (lambda trace: [trace[:-1]], "9 results for 10 operations"),
         (
             lambda trace: [trace[:5] + (None,) + trace[6:]],
             "operation 5 (RetentionPass) answered NoneType; expected reference.types.RetentionResult",

@@ -13,6 +13,7 @@ from ktc.reference.types import (
     INT64_MAX,
     INT64_MIN,
     NONE,
+    Crash,
     CreateTopic,
     CreateTopicResult,
     DescribeLog,
@@ -232,6 +233,7 @@ def test_topic_configs_draw_limits_and_types_only_from_the_choices_given(config)
         dict(profile="kip", skew_ms=-1),
         dict(profile="kip", topic_configs=TopicConfig()),
         dict(profile="kip", batches=5),
+        dict(profile="kip", crashes=1),
     ],
 )
 def test_histories_rejects_invalid_arguments(kwargs):
@@ -264,7 +266,7 @@ def test_histories_run_through_the_reference_and_end_with_reads_of_every_partiti
 @FAST
 @given(histories(profile="kafka-4", max_ops=4))
 def test_histories_on_one_unskewed_broker_never_step_clocks_or_elect(history):
-    assert not any(isinstance(op, (StepClock, ElectLeader)) for op in history.ops)
+    assert not any(isinstance(op, (StepClock, ElectLeader, Crash)) for op in history.ops)
     reads = (CreateTopic, Fetch, DescribeLog, ListOffsets)
     assert sum(not isinstance(op, reads) for op in history.ops) <= 3 * 4  # a retention step: Produce, Advance, pass
 

@@ -16,6 +16,7 @@ from ktc.reference.types import (
     INT64_MAX,
     INT64_MIN,
     Batch,
+    Crash,
     CreateTopic,
     DescribeLog,
     ElectLeader,
@@ -53,6 +54,10 @@ SIMPLEST = [
     (
         histories(profile="kip", brokers=2, skew_ms=5),
         History("kip", (CreateTopic("t", TopicConfig()), Fetch("t"), DescribeLog("t")), clock_offsets=(0, 0)),
+    ),
+    (
+        histories(profile="kafka-4", crashes=True),
+        History("kafka-4", (CreateTopic("t", TopicConfig()), Fetch("t"), DescribeLog("t"))),
     ),
     (
         append_histories(profile="kafka-4"),
@@ -93,6 +98,14 @@ def elects_broker_2_first_led_by_a_skewed_clock(history: History) -> bool:
     )
 
 
+def reads_after_a_crash(history: History) -> bool:
+    """A Crash after a Produce, then a MAX_TIMESTAMP read before the final reads."""
+    kinds = [type(op) for op in history.ops]
+    if Crash not in kinds or Produce not in kinds[: kinds.index(Crash)]:
+        return False
+    return any(isinstance(op, ListOffsets) and op.target == -3 for op in history.ops[kinds.index(Crash) :])
+
+
 KIP, K36 = topic_configs(profile="kip"), topic_configs(profile="kafka-3.6", limits=[1000])
 CONTROL = lambda timestamps: batches(timestamps=timestamps, control=True)  # noqa: E731
 REACHABLE = [  # (strategy, condition): each documented feature is drawn at least sometimes
@@ -107,6 +120,7 @@ REACHABLE = [  # (strategy, condition): each documented feature is drawn at leas
     (histories(profile="kip", batches=CONTROL), lambda h: any(getattr(op, "batch", Batch(())).control for op in h.ops)),
     (append_histories(profile="kafka-4", config=TopicConfig(after_max_ms=500)), lambda h: produced_at_clock(h, 501)),
     (leader_change_histories(profile="kip", clock_offsets=(0, 5, -5)), elects_broker_2_first_led_by_a_skewed_clock),
+    (histories(profile="kafka-4", crashes=True), reads_after_a_crash),
 ]
 
 

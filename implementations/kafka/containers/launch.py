@@ -49,6 +49,7 @@ class Container:
     waits_at_start_s = property(lambda self: self.local.waits_at_start_s)
     broker = property(lambda self: self.apache or self.local.broker)
     log_dir = property(lambda self: self.local.log_dir)
+    cannot_restart = "ktc does not kill and start again the broker of a container"
 
     @property
     def clock(self):
@@ -62,6 +63,9 @@ class Container:
 
     def reads_log_dir(self) -> bool:
         return self.apache is None and self.local.reads_log_dir()
+
+    def restart(self) -> None:
+        raise NotImplementedError(self.cannot_restart)
 
     def unavailable(self) -> str | None:
         """Why this target cannot run at all (no Docker engine, and none ktc can start), or None; asked once."""

@@ -10,30 +10,35 @@ the departures are expected, listed per version with reason and source in
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from ktc.implementations.protocol import Capabilities
 from ktc.specs.profiles import names
 
 KIP = "kip"
 SENTINEL_CHANGE = "KIP-228's sentinel change (Long.MIN_VALUE, isTimestampExtended) was never adopted by Kafka"
+# The clauses a broker ktc did not start is judged on over real time, with --real-time (suites/kip32/
+# test_real_time.py; ktc/judge/realtime.py): without it they stay unsupported, the reason naming the option.
+WITH_REAL_TIME = "judged over real time only: --kafka-bootstrap HOST:PORT --real-time BUDGET (e.g. 12m)"
+NO_ROLLS = f"segment rolls are not observable through the Kafka protocol; {WITH_REAL_TIME}"
 MOVES_LEADERS = (
     "needs leader changes: --move-leaders moves the leadership of ktc's own topics on a cluster you run "
     "(or --impl kafka-cluster: skewed clocks ktc sets)"
 )
 NOT_ON_A_BROKER = {
-    "KIP-32.roll-by-first-timestamp": "segment rolls are not observable through the Kafka protocol",
-    "KIP-32.future-timestamp-breaks-rolling": "segment rolls are not observable through the Kafka protocol",
-    "KIP-32.retention-by-last-timestamp": "retention passes cannot be triggered on demand",
-    "KIP-32.retention-segment-level": "retention passes cannot be triggered on demand",
-    "KIP-32.retention-mtime-fallback": "retention passes cannot be triggered on demand",
-    "KIP-32.future-timestamp-pins-retention": "retention passes cannot be triggered on demand",
+    "KIP-32.roll-by-first-timestamp": NO_ROLLS,
+    "KIP-32.future-timestamp-breaks-rolling": NO_ROLLS,
+    "KIP-32.retention-by-last-timestamp": f"retention passes cannot be triggered on demand; {WITH_REAL_TIME}",
+    "KIP-32.retention-segment-level": f"retention passes cannot be triggered on demand; {WITH_REAL_TIME}",
+    "KIP-32.retention-mtime-fallback": f"retention passes cannot be triggered on demand; {WITH_REAL_TIME}",
+    "KIP-32.future-timestamp-pins-retention": f"retention passes cannot be triggered on demand; {WITH_REAL_TIME}",
     "KIP-32.log-append-time-leader-max": MOVES_LEADERS,
     "KIP-32.log-append-time-never-backwards": MOVES_LEADERS,
     "KIP-32.followers-keep-log-append-time": MOVES_LEADERS,
     "KIP-33.time-index-running-max": "the time index is not observable through the Kafka protocol",
     "KIP-33.time-index-strictly-increasing": "the time index is not observable through the Kafka protocol",
     "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
-    "KIP-33.list-offsets-first-segment-only": "needs several segments, and rolls are not observable",
+    "KIP-33.list-offsets-first-segment-only": f"needs several segments, and rolls are not observable; {WITH_REAL_TIME}",
     "KIP-937.future-timestamp-warning": "Kafka logs no such warning (LogValidator has no logger)",
     "KIP-228.sentinel-long-min": SENTINEL_CHANGE,
     "KIP-228.producer-broker-table": SENTINEL_CHANGE,
@@ -69,17 +74,32 @@ IN_THE_LOG_DIR = (
 )
 
 
-def broker_capabilities(shipped_profile: str, reads_log_dir: bool = False, release: bool = False) -> Capabilities:
+# Over real time (ktc/judge/realtime_plan.py: CLAUSES), the log start offset shows retention and, through it,
+# rolls; the time index's internal order stays out of sight.
+OVER_REAL_TIME = tuple(c for c in IN_THE_LOG_DIR if not c.startswith("KIP-33.time-index-"))
+BY_HISTORIES = (
+    "judged by the real-time tier (--real-time), not by histories: a broker ktc did not start runs no "
+    "retention pass on demand and shows no segment"
+)
+
+
+def broker_capabilities(
+    shipped_profile: str, reads_log_dir: bool = False, release: bool = False, real_time: bool = False
+) -> Capabilities:
     """The broker's own profile, and ``kip`` on pinned inputs; the unobservable clauses unsupported
-    (rolls, retention and the time index are observable on a broker ktc started on its clock).  An
-    Apache Kafka ``release`` ktc started is held to each of Kafka's own changes under its profile."""
+    (rolls, retention and the time index are observable on a broker ktc started on its clock; rolls and
+    retention over ``real_time`` on one it did not, by the real-time tier's tests alone).  An Apache Kafka
+    ``release`` ktc started is held to each of Kafka's own changes under its profile."""
     unsupported = {k: v for k, v in NOT_ON_A_BROKER.items() if not (reads_log_dir and k in IN_THE_LOG_DIR)}
+    over_real_time = frozenset(OVER_REAL_TIME) if real_time and not reads_log_dir else frozenset()
+    unsupported.update({k: BY_HISTORIES for k in over_real_time})
     releases = frozenset(p for p in names() if p != KIP) if release else frozenset()
     return Capabilities(
         profiles=frozenset({shipped_profile, KIP}),
         unsupported=unsupported,
         pinned_only=frozenset({KIP}) - {shipped_profile},
         releases=releases,
+        real_time=over_real_time,
     )
 
 
@@ -108,12 +128,7 @@ def observed_unsupported(ignored: set[str], clause_ids) -> dict[str, str]:
 def with_observations(caps: Capabilities, ignored: set[str], clause_ids) -> Capabilities:
     if not ignored:
         return caps
-    return Capabilities(
-        profiles=caps.profiles,
-        unsupported={**observed_unsupported(ignored, clause_ids), **caps.unsupported},
-        pinned_only=caps.pinned_only,
-        releases=caps.releases,
-    )
+    return replace(caps, unsupported={**observed_unsupported(ignored, clause_ids), **caps.unsupported})
 
 
 # The clauses that rest on a ListOffsets target (judge/probe.py TARGETS): a broker seen not to answer the
@@ -164,10 +179,4 @@ class Probing(Mapping):
 
 
 def with_probe(caps: Capabilities, refused_targets: Callable[[], dict[int, str]]) -> Capabilities:
-    return Capabilities(
-        profiles=caps.profiles,
-        unsupported=Probing(caps.unsupported, refused_targets),
-        cannot_run=caps.cannot_run,
-        pinned_only=caps.pinned_only,
-        releases=caps.releases,
-    )
+    return replace(caps, unsupported=Probing(caps.unsupported, refused_targets))

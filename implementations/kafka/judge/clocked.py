@@ -28,6 +28,7 @@ from ktc.reference.types import (
 )
 
 from . import lockstep
+from .restart import crashes
 
 ECHO_PATIENCE_S, ECHO_RETRY_S = 30.0, 0.05
 
@@ -93,17 +94,18 @@ def moves_its_clock(history: History) -> bool:
 
 
 def split(histories: Sequence[History]) -> tuple[list[int], list[int]]:
-    """Indexes of the histories that can share a frozen clock, and of those that need it alone."""
-    moves = [moves_its_clock(h) for h in histories]
+    """Indexes of the histories that can share a frozen clock, and of those that need it alone (a Crash
+    restarts the broker under every history in flight: it runs alone too)."""
+    moves = [moves_its_clock(h) or crashes(h) for h in histories]
     return [i for i, m in enumerate(moves) if not m], [i for i, m in enumerate(moves) if m]
 
 
 def run(pipeline, histories: Sequence[History], chunk: int) -> list:
     """Every history on ``pipeline`` (whose ``clock`` is a ControlledClock), traces in input order: those
     whose clock stands still together, those whose clock only moves forward in lockstep (lockstep.py),
-    a chunk at a time, and each that steps back alone."""
+    a chunk at a time, and each that steps back or crashes the broker alone."""
     together, moving = split(histories)
-    steps_back = {i: not lockstep.forward_only(histories[i]) for i in moving}
+    steps_back = {i: not lockstep.forward_only(histories[i]) or crashes(histories[i]) for i in moving}
     forward, alone = [i for i in moving if not steps_back[i]], [i for i in moving if steps_back[i]]
     traces = {}
     pipeline.clock.resume()

@@ -32,6 +32,8 @@ from ktc.kafka.client.multiplex import Lost, Multiplexer, Slot
 from ktc.kafka.processes.clock import HostClock
 from ktc.kafka.topics import TopicNamer, kafka_configs
 from ktc.reference.types import (
+    Ack,
+    Crash,
     CreateTopic,
     CreateTopicResult,
     DescribeLog,
@@ -78,6 +80,7 @@ class Pipeline(Multiplexer):
         self.clock, self.drive = clock or HostClock(), False
         self.log_dir = log_dir  # judge/logdir.py: a broker ktc started on a clock it sets
         self.retention = None  # judge/retention.py: RetentionPass on such a broker (set by its implementation)
+        self.restart = None  # judge/restart.py: Crash on a broker ktc can restart (set by its implementation)
         self.limit_defaults, self.ready_s = limit_defaults, ready_s
         self.namer = namer or TopicNamer()
         self.live_topics: set[str] = set()  # created and not yet deleted (the adapter cleans up)
@@ -109,6 +112,18 @@ class Pipeline(Multiplexer):
             now = self.clock.now()
             return Observed(self.log_dir.describe(names[op.topic], op.partition), now, now)
         return local(op)
+
+    def crash(self, partitions: list[tuple[str, int]]) -> Observed:
+        """A Crash: the broker killed and started again (judge/restart.py), until ``partitions`` answer; every
+        connection to the old process is dropped, so the next request opens a new one."""
+        if self.restart is None:
+            raise RuntimeError("a Crash reached a broker ktc cannot restart: its capabilities decline such histories")
+        sent = self.clock.now()
+        self.restart(partitions)
+        for slot in self.slots:
+            if slot.conn is not None:
+                slot.conn.fail("the broker was restarted")
+        return Observed(Ack(), sent, self.clock.now())
 
     def segment_count(self, op, names: dict[str, str]) -> int | None:
         """How many segments a Produce's partition has, when the log directory can be read."""
@@ -245,6 +260,18 @@ class HistoryRun:
         }
         return {name: configs for name, configs in asked.items() if configs}
 
+    def crash(self, pipeline: Pipeline) -> Observed:
+        """The broker restarted (Pipeline.crash); the time that passed meanwhile is the history's from here on:
+        a clock the pipeline drives goes on from where the restart left it, never back."""
+        seen = pipeline.crash(self.partitions())
+        if self.clock_shift is not None:
+            self.clock_shift += seen.received - seen.sent
+        return seen
+
+    def partitions(self) -> list[tuple[str, int]]:
+        """Every partition of the topics this history created on the broker."""
+        return [(self.names[topic], p) for topic, config in self.configs.items() for p in range(config.partitions)]
+
     def created_topics(self) -> list[str]:
         return [self.names[op.topic] for op in self.history.ops if isinstance(op, CreateTopic)]
 
@@ -282,7 +309,11 @@ class HistoryRun:
             if pipeline.drive:
                 self.follow(pipeline.clock, state)
             op = rebase(op, history_now, pipeline.clock.now())
-            seen = pipeline.answer_locally(op, self.names) or skipped(op, pipeline.probed)
+            seen = (
+                self.crash(pipeline)
+                if isinstance(op, Crash)
+                else pipeline.answer_locally(op, self.names) or skipped(op, pipeline.probed)
+            )
             if seen is None:
                 self.send(op, pipeline, slot, answered)
                 return True

@@ -208,8 +208,10 @@ class LocalBroker:
         self._kill()
 
     def relaunch(self) -> None:
-        """Start the JVM again on the same data, ports and clock offset; wait until it answers."""
+        """Start the JVM again on the same data, ports and clock offset (its server.properties written again
+        from ``config``); wait until it answers."""
         self._kill()
+        self._write_files()
         self.launch(provision.lib_dir(self.version))
         self.wait_ready()
 

@@ -1,0 +1,76 @@
+"""Crash on the broker targets, offline: which targets decline histories with a Crash and why, the clock that runs
+while a broker restarts, and a history whose clock the pipeline drives going on from where the restart left it
+(implementations/kafka/judge/restart.py, judge/pipeline.py).  The broker tier runs it for real
+(suites/broker/test_crash_recovery.py)."""
+
+from __future__ import annotations
+
+import time
+
+from ktc.implementations.families.kafka import KAFKA
+from ktc.implementations.families.kfake import TARGET as KFAKE
+from ktc.implementations.kafka.judge.observe import Observed
+from ktc.implementations.kafka.judge.pipeline import HistoryRun
+from ktc.implementations.kafka.judge.restart import declining_crashes, running
+from ktc.implementations.kafka.launch import Address, Tansu
+from ktc.reference.types import Ack, Crash, CreateTopic, Fetch, History, StepClock
+
+PLAIN = History("kafka-4", (CreateTopic("t"), Fetch("t")))
+CRASHING = History("kafka-4", (CreateTopic("t"), Crash(), Fetch("t")))
+
+
+def test_declining_crashes_says_why_and_keeps_what_was_declined_before():
+    inner = lambda h: "steps a clock" if any(isinstance(op, StepClock) for op in h.ops) else None  # noqa: E731
+    decline = declining_crashes("it keeps nothing", inner)
+    assert decline(CRASHING) == "the history crashes the broker: it keeps nothing"
+    assert decline(PLAIN) is None
+    assert decline(History("kafka-4", (StepClock(0, 1),))) == "steps a clock"
+
+
+def test_targets_that_cannot_restart_decline_crash_histories_and_a_kafka_release_runs_them():
+    kfake = KFAKE.implementation({}, {}).capabilities().cannot_run
+    assert "kfake.DataDir" in kfake(CRASHING) and kfake(PLAIN) is None
+    assert "not ktc's to kill" in Address.cannot_restart and "memory storage" in Tansu.cannot_restart
+    released = KAFKA.implementation({}, {}).capabilities().cannot_run
+    assert released is None or released(CRASHING) is None
+
+
+class Clock:
+    """A clock ktc sets, as ``running`` uses it: ``exact``, ``now``, ``set``, an ``observe`` hook."""
+
+    exact = True
+
+    def __init__(self, ms: int):
+        self.ms, self.observe, self.seen_observing = ms, "echo", []
+
+    def now(self) -> int:
+        return self.ms
+
+    def set(self, ms: int) -> None:
+        self.seen_observing.append(self.observe)
+        self.ms = ms
+
+
+def test_the_clock_runs_forward_while_a_broker_restarts_and_is_verified_again_after():
+    clock = Clock(1_000)
+    with running(clock):
+        time.sleep(0.1)
+        assert clock.observe is None
+    assert clock.ms >= 1_100 and clock.observe == "echo"
+    assert set(clock.seen_observing[:-1]) <= {None} and clock.seen_observing[-1] == "echo"
+
+
+class Restarting:
+    """A pipeline whose Crash took the broker's clock from 100 to 350."""
+
+    def crash(self, partitions):
+        self.partitions = partitions
+        return Observed(Ack(), 100, 350)
+
+
+def test_a_driven_history_goes_on_from_where_the_restart_left_its_clock():
+    run = HistoryRun(CRASHING, {"t": "ktc-t"}, ("127.0.0.1", 9))
+    run.configs["t"], run.clock_shift = CRASHING.ops[0].config, 7
+    pipeline = Restarting()
+    assert run.crash(pipeline) == Observed(Ack(), 100, 350)
+    assert run.clock_shift == 257 and pipeline.partitions == [("ktc-t", 0)]
