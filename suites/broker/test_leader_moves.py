@@ -13,6 +13,7 @@ listening port and no directory behind.  Measured on a 2-core machine at load 7:
 from __future__ import annotations
 
 import os
+import random
 import signal
 import socket
 import subprocess
@@ -37,17 +38,26 @@ START_S = 600  # the script's own bound on the nodes' start (KRAFT_WAIT_S), gene
 
 
 def free_base() -> int:
-    """A port whose neighbours up to +3 and +101..+103 are free too (the script's listeners)."""
-    for _ in range(50):
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            base = s.getsockname()[1]
-        if base < 60000 and all(free(base + d) for d in (1, 2, 101, 102, 103)):
+    """A base port below the ephemeral range (where outgoing connections take theirs) whose listeners, +0..+2 and
+    +101..+103 (examples/kraft-cluster.sh), can all be bound now."""
+    for _ in range(100):
+        base = random.randrange(20_000, 32_000)
+        if all(bindable(base + d) for d in (0, 1, 2, 101, 102, 103)):
             return base
     pytest.fail("no free ports for the cluster")
 
 
+def bindable(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def free(port: int) -> bool:
+    """Nothing listens there."""
     with socket.socket() as s:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
