@@ -170,7 +170,8 @@ class Option:
     ``kafka_version``).  ``env``: its default, read from that environment variable by ``ktc run`` and by the
     pytest plugin (``implementations.values``; ktc/environment.py lists it).  ``check(value)``: run by
     ``ktc run`` before any work, in the registry's order; raises ``SettingError``, may return a line to
-    print.  An option that is not a pytest option reaches the run through what ``check`` exports.
+    print.  An option that is not a pytest option reaches the run through what ``check`` exports.  ``switch``: it
+    takes no value (``--move-leaders``): given, its value is True.
     """
 
     flag: str
@@ -181,6 +182,16 @@ class Option:
     repeat: bool = False
     pytest: bool = True
     check: Callable[[object], str | None] | None = None
+    switch: bool = False
+
+    @property
+    def arguments(self) -> dict:
+        """How argparse and pytest take it: a switch stores True, a repeatable one appends, any other takes a value."""
+        if self.switch:
+            return {"action": "store_true"}
+        if self.repeat:
+            return {"action": "append", "default": [], "metavar": self.metavar}
+        return {"metavar": self.metavar}
 
     @property
     def name(self) -> str:

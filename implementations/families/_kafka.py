@@ -137,7 +137,8 @@ def clock_line(target) -> str | None:
 def describe_clock(clock: dict) -> str:
     """The broker's clock in one line: set by ktc and verified (how often, how fast seen), or why not."""
     if not clock.get("controlled"):
-        return f"clock: the host's, operations judged over [sent, received] ({clock.get('reason')})"
+        host = f"clock: the host's, operations judged over [sent, received] ({clock.get('reason')})"
+        return host + leaders_part(clock)
     if not clock.get("checks"):
         return "clock: controlled by ktc, never set by a history"
     return (
@@ -155,3 +156,15 @@ def retention_part(clock: dict) -> str:
         f"; {clock['retention_passes']} retention passes run by the broker, "
         f"{clock['retention_median_ms']:.0f} ms each (median), {clock['retention_max_ms']:.0f} ms (max)"
     )
+
+
+def leaders_part(clock: dict) -> str:
+    """What --move-leaders did (implementations/kafka/moves/): the moves, each node's measured clock, or why none."""
+    moves = clock.get("leader_moves")
+    if not moves:
+        return ""
+    if moves.get("refused"):
+        return f"; leaders not moved: {moves['refused']}"
+    from ktc.implementations.kafka.moves.clocks import describe
+
+    return f"; {moves['moves']} leader moves in {moves['histories']} histories; {describe(moves)}"

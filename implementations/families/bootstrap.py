@@ -19,7 +19,7 @@ from ktc.implementations.families._kafka import (
 )
 from ktc.implementations.kafka.settings import ByAddress
 from ktc.implementations.kafka.target import BrokerTarget, Discovered
-from ktc.implementations.protocol import Command, Plugin
+from ktc.implementations.protocol import Command, Option, Plugin
 
 TARGET = BrokerTarget(
     name="kafka",
@@ -27,6 +27,15 @@ TARGET = BrokerTarget(
     start="ktc.implementations.kafka.launch:Address",
     profile=Discovered(),
     probes=True,
+    runs="ktc.implementations.kafka.moves.run:executor",  # the pipeline, and with --move-leaders leader changes
+)
+MOVE_LEADERS = Option(
+    "--move-leaders",
+    "for --kafka-bootstrap on a cluster of 2+ brokers: move the leadership of ktc's own topics (never another "
+    "topic's; AlterPartitionReassignments + ElectLeaders, needs ALTER on CLUSTER) to judge LogAppendTime across "
+    "leader changes on the clocks the cluster has, their skew measured from LogAppendTime echoes and reported. "
+    "Costs about a second per leader change (a few hundred histories with one: minutes)",
+    switch=True,
 )
 
 
@@ -39,13 +48,23 @@ def own_profile(spec: str, values, requested: str) -> str:
     question the broker does not answer is a note in the line, never a refusal."""
     address = values["kafka_bootstrap"]
     if requested not in ("own", "all"):
-        return f"{address} judged as {requested} (given with --profile)"
+        return f"{address} judged as {requested} (given with --profile)" + leaders_line(values)
     from ktc.kafka.client import wire
     from ktc.kafka.discovery import discover
 
     with wire.Client(address, timeout_s=10.0) as client:
         found = discover(client)
-    return f"{address} judged as {found.profile} (detected: {found.evidence})"
+    line = f"{address} judged as {found.profile} (detected: {found.evidence})"
+    return line + leaders_line(values)
+
+
+def leaders_line(values) -> str:
+    """With --move-leaders, whether leadership can move at the address: a second line."""
+    if not values.get("move_leaders"):
+        return ""
+    from ktc.implementations.kafka.moves.survey import line
+
+    return "\nktc: " + line(values["kafka_bootstrap"])
 
 
 def clean_arguments(parser) -> None:
@@ -96,7 +115,7 @@ PLUGIN = Plugin(
     description="any Kafka-compatible broker you run, by address: --kafka-bootstrap HOST:PORT (TLS/SASL: "
     "--kafka-config)",
     builtins={"kafka": TARGET},
-    options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP, REAL_TIME),
+    options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP, REAL_TIME, MOVE_LEADERS),
     serves=serves,
     own_profile=own_profile,
     replay_env=target_env,

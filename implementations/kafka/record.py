@@ -33,5 +33,5 @@ def clock(adapter) -> dict:
     [sent, received] and why."""
     broker_clock = adapter.launcher.clock
     if not broker_clock.exact:
-        return {"controlled": False, "reason": adapter.launcher.clock_reason}
+        return {"controlled": False, "reason": adapter.launcher.clock_reason, **adapter.executor.clock_summary()}
     return {"controlled": True, **broker_clock.verification.summary(), **adapter.executor.clock_summary()}

@@ -150,12 +150,14 @@ class Container:
 
 @dataclass(frozen=True)
 class ByAddress:
-    """Any broker by its address (``--impl kafka --kafka-bootstrap``), TLS/SASL as --kafka-config says."""
+    """Any broker by its address (``--impl kafka --kafka-bootstrap``), TLS/SASL as --kafka-config says;
+    ``move_leaders``: --move-leaders (moves/run.py)."""
 
     bootstrap: str
     security: object = None  # ktc.kafka.client.security.Security; None: plaintext
     tuning: Tuning = Tuning()
     real_time_s: float | None = None  # --real-time: the budget of the real-time tier (None: off)
+    move_leaders: bool = False  # --move-leaders (moves/run.py)
 
     @classmethod
     def from_options(cls, values: Mapping, environ: Mapping[str, str]) -> ByAddress:
@@ -164,7 +166,13 @@ class ByAddress:
         config = values.get("kafka_config")
         security = Security.from_properties(config) if config else PLAINTEXT
         real_time = budget_s(values.get("real_time"))
-        return cls(values.get("kafka_bootstrap") or "", security, Tuning.from_environ(environ), real_time)
+        return cls(
+            values.get("kafka_bootstrap") or "",
+            security,
+            Tuning.from_environ(environ),
+            real_time,
+            move_leaders=bool(values.get("move_leaders")),
+        )
 
 
 @dataclass(frozen=True)

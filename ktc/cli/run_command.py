@@ -83,8 +83,9 @@ def add_family_options(run) -> None:
     )
     defaults = implementations.values()  # each option's environment variable, where it has one
     for option in implementations.options():
-        extra = {"action": "append", "default": []} if option.repeat else {"default": defaults[option.name]}
-        run.add_argument(option.flag, metavar=option.metavar, choices=option.choices, help=option.help, **extra)
+        extra = {} if option.repeat else {"default": defaults[option.name]}
+        choices = {"choices": option.choices} if option.choices else {}
+        run.add_argument(option.flag, help=option.help, **option.arguments, **choices, **extra)
 
 
 def validate_run(args) -> None:
@@ -203,7 +204,8 @@ def settings_argv(args) -> list[str]:
     for option in implementations.options():
         value = getattr(args, option.name)
         if option.pytest and value:
-            argv += [f"{option.flag}={item}" for item in (value if option.repeat else [value])]
+            given = value if option.repeat else [value]
+            argv += [option.flag] if option.switch else [f"{option.flag}={item}" for item in given]
     return argv + [f"--ktc-run-options={json.dumps(vars(args))}"]
 
 

@@ -61,8 +61,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     for option in implementations.options():  # each implementation family's (implementations/families/)
         if option.pytest:
-            extra = {"action": "append", "default": []} if option.repeat else {}
-            group.addoption(option.flag, dest=option.dest, metavar=option.metavar, help=option.help, **extra)
+            group.addoption(option.flag, dest=option.dest, help=option.help, **option.arguments)
     group.addoption(
         "--ktc-bulk-each-profile",
         action="store_true",

@@ -21,6 +21,10 @@ SENTINEL_CHANGE = "KIP-228's sentinel change (Long.MIN_VALUE, isTimestampExtende
 # test_real_time.py; ktc/judge/realtime.py): without it they stay unsupported, the reason naming the option.
 WITH_REAL_TIME = "judged over real time only: --kafka-bootstrap HOST:PORT --real-time BUDGET (e.g. 12m)"
 NO_ROLLS = f"segment rolls are not observable through the Kafka protocol; {WITH_REAL_TIME}"
+MOVES_LEADERS = (
+    "needs leader changes: --move-leaders moves the leadership of ktc's own topics on a cluster you run "
+    "(or --impl kafka-cluster: skewed clocks ktc sets)"
+)
 NOT_ON_A_BROKER = {
     "KIP-32.roll-by-first-timestamp": NO_ROLLS,
     "KIP-32.future-timestamp-breaks-rolling": NO_ROLLS,
@@ -28,9 +32,9 @@ NOT_ON_A_BROKER = {
     "KIP-32.retention-segment-level": f"retention passes cannot be triggered on demand; {WITH_REAL_TIME}",
     "KIP-32.retention-mtime-fallback": f"retention passes cannot be triggered on demand; {WITH_REAL_TIME}",
     "KIP-32.future-timestamp-pins-retention": f"retention passes cannot be triggered on demand; {WITH_REAL_TIME}",
-    "KIP-32.log-append-time-leader-max": "needs leader changes between skewed clocks: see --impl kafka-cluster",
-    "KIP-32.log-append-time-never-backwards": "needs leader changes between skewed clocks: see --impl kafka-cluster",
-    "KIP-32.followers-keep-log-append-time": "needs leader changes between skewed clocks: see --impl kafka-cluster",
+    "KIP-32.log-append-time-leader-max": MOVES_LEADERS,
+    "KIP-32.log-append-time-never-backwards": MOVES_LEADERS,
+    "KIP-32.followers-keep-log-append-time": MOVES_LEADERS,
     "KIP-33.time-index-running-max": "the time index is not observable through the Kafka protocol",
     "KIP-33.time-index-strictly-increasing": "the time index is not observable through the Kafka protocol",
     "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
