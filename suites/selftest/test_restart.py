@@ -9,8 +9,8 @@ import time
 
 from ktc.implementations.families.kafka import KAFKA
 from ktc.implementations.families.kfake import TARGET as KFAKE
+from ktc.implementations.kafka.judge.history_run import HistoryRun
 from ktc.implementations.kafka.judge.observe import Observed
-from ktc.implementations.kafka.judge.pipeline import HistoryRun
 from ktc.implementations.kafka.judge.restart import declining_crashes, running
 from ktc.implementations.kafka.launch import Address, Tansu
 from ktc.reference.types import Ack, Crash, CreateTopic, Fetch, History, StepClock

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 
 from ktc.reference.types import History, clock_states
 
-from .pipeline import HistoryRun, Session
+from .history_run import HistoryRun
+from .pipeline import Session
 
 
 def due_offsets(history: History) -> list[int]:
