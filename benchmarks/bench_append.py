@@ -1,13 +1,16 @@
-"""Benchmark: the KIP-937 append path in the reference model, the Spark implementation and DuckDB.
+"""Benchmark: the KIP-937 append path in ktc's Spark implementation against hand-written Spark SQL (and DuckDB).
 
-    python benchmarks/bench_append.py [--sizes 1000000,10000000] [--repeat 3] [--skip-reference]
+    python benchmarks/bench_append.py [--sizes 1000000,10000000] [--repeat 5] [--skip-reference]
 
-The same rules (KIP-937 per-record validation under CreateTime in Java long arithmetic, -1 exempt;
-whole-batch rejection; the batch max of accepted batches; per partition the running max of accepted
-batch maxima) in the reference model (smallest size only), the Spark implementation (api.evaluate),
-one hand-written Spark SQL query and one DuckDB query, each from the same Parquet to Parquet.
-Engines run interleaved, --repeat times per size up to 10M (once above), best kept; Spark's event log gives each
-kept run's spill and executor CPU.  The smallest size is compared batch by batch (exit 1 on a difference).
+The rules and the hand-written queries are in append_workload.py.  Each engine runs Parquet to Parquet:
+**spark** (ktc.implementations.spark api.evaluate, its plan building timed), **spark-sql** (the same rules as
+one hand-written Spark SQL query: Spark's own cost) in one Spark session, **duckdb** (the reference for scale)
+and the reference model (smallest size only).  Per size, ``--repeat`` rounds; in each round spark and spark-sql
+run back to back, their order reversed every other round, so drift and load bursts hit both.  Printed per
+engine and size: the median, min-max and interquartile range, the driver's py4j calls per run (every Java call
+PySpark makes; the plan's fixed cost), executor CPU from Spark's event log; then spark/spark-sql as the ratio of
+the medians, with the range of the per-round ratios.  The smallest size is compared batch by batch (exit 1 on a
+difference).
 """
 from __future__ import annotations
 
@@ -17,12 +20,13 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -30,192 +34,81 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-SEED = 20240937
-PARTITIONS = 16
-START_MS = 1_700_000_000_000
-BEFORE_MS, AFTER_MS, PROFILE = 86_400_000, 3_600_000, "kafka-4"
-INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-WARMUP_RECORDS, REPEAT_UP_TO = 50_000, 10_000_000
+from benchmarks import append_workload as workload
+
+WARMUP_RECORDS = 50_000
+TARGETS = {1_000_000: 1.2, 10_000_000: 1.1}   # spark/spark-sql, ratio of medians
 ENGINES = {
     "reference": "ktc.reference.run, one History per partition (pure Python)",
     "spark": "ktc.implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
-    "spark-sql": "for scale: the DuckDB query as Spark SQL (ANSI off: long wraps like Java)",
+    "spark-sql": "the same rules as one hand-written Spark SQL query (ANSI off: long wraps like Java)",
     "duckdb": "DuckDB SQL of the same rules (HUGEINT emulates Java long wrap)",
 }
-OUTPUT_COLUMNS = ["partition", "batch_id", "rejected", "batch_max", "running_max"]
 
 
-def generate(n: int, seed: int = SEED) -> pa.Table:
-    """n records in batches of 1..40 over PARTITIONS partitions, deterministic for (n, seed)."""
-    rng = np.random.default_rng(seed)
-    sizes = np.clip(rng.geometric(0.12, size=n // 4 + 64), 1, 40)
-    while sizes.sum() < n:                                   # never taken for n >= ~1000, kept for safety
-        sizes = np.concatenate([sizes, np.clip(rng.geometric(0.12, size=n), 1, 40)])
-    ends = np.cumsum(sizes)
-    count = int(np.searchsorted(ends, n) + 1)
-    sizes = sizes[:count].copy()
-    sizes[-1] -= int(ends[count - 1] - n)
-    batch_partition = rng.integers(0, PARTITIONS, size=count, dtype=np.int32)
-    batch_now = START_MS + np.cumsum(rng.integers(0, 40, size=count, dtype=np.int64))
-    batch_id = np.repeat(np.arange(count, dtype=np.int64), sizes)
-    starts = np.cumsum(sizes) - sizes
-    offset = np.arange(n, dtype=np.int64) - np.repeat(starts, sizes)
-    now = batch_now[batch_id]
-    # mostly now +- minutes (sd 5 min, tail clipped to +-50 min so only the planted values break a bound)
-    ts = now + np.clip(rng.normal(0, 300_000, size=n), -3_000_000, 3_000_000).astype(np.int64)
-    kind = rng.random(n)
-    late = kind < 0.015                                      # before now - 1 day
-    early = (kind >= 0.015) & (kind < 0.03)                  # beyond now + 1 hour
-    none = (kind >= 0.03) & (kind < 0.05)                    # -1, NO_TIMESTAMP
-    ts[late] = now[late] - BEFORE_MS - 1 - rng.integers(0, 30 * 86_400_000, size=int(late.sum()))
-    ts[early] = now[early] + AFTER_MS + 1 + rng.integers(0, 7 * 86_400_000, size=int(early.sum()))
-    ts[none] = -1
-    bounds = (now - BEFORE_MS, now - BEFORE_MS - 1, now + AFTER_MS, now + AFTER_MS + 1)
-    for shift, bound in enumerate(bounds):                   # ~0.05% each exactly on / just past a bound
-        at = (kind >= 0.05 + shift * 0.0005) & (kind < 0.05 + (shift + 1) * 0.0005)
-        ts[at] = bound[at]
-    extremes = [INT64_MIN, INT64_MAX, INT64_MIN + 1, 0, -2, -86_400_001]   # Java wrap-around and negatives
-    for i, value in enumerate(extremes):
-        ts[(i + 1) * (n // (len(extremes) + 1))] = value
-    columns = {"partition": batch_partition[batch_id], "batch_id": batch_id, "offset": offset, "timestamp_ms": ts,
-               "broker_now_ms": now}
-    return pa.table({name: pa.array(values) for name, values in columns.items()})
+class Run(NamedTuple):
+    seconds: float
+    rep: int
+    calls: int  # py4j round trips the driver made
 
 
-def run_reference(table: pa.Table) -> dict:
-    """Per-batch (rejected, batch_max, running_max) from reference.run, one History per partition."""
-    from ktc import reference
-    from ktc.reference import types as rt
-    config = rt.TopicConfig(before_max_ms=BEFORE_MS, after_max_ms=AFTER_MS)
-    part, bid, now = (table[c].to_numpy() for c in ("partition", "batch_id", "broker_now_ms"))
-    ts = table["timestamp_ms"].to_numpy().tolist()
-    starts = np.flatnonzero(np.r_[True, bid[1:] != bid[:-1]])
-    ops, ids, clock = {p: [rt.CreateTopic("t", config)] for p in range(PARTITIONS)}, {}, {}
-    for s, e in zip(starts.tolist(), np.r_[starts[1:], len(bid)].tolist()):
-        p, t = int(part[s]), int(now[s])
-        if t != clock.get(p, START_MS):
-            ops[p].append(rt.Advance(t - clock.get(p, START_MS)))
-            clock[p] = t
-        ops[p].append(rt.Produce("t", rt.Batch(tuple(rt.Record(x) for x in ts[s:e]))))
-        ids.setdefault(p, []).append(int(bid[s]))
-    out = {}
-    for p in range(PARTITIONS):
-        trace = reference.run(rt.History(PROFILE, tuple(ops[p]) + (rt.Fetch("t"),)))
-        stored = {b.base_offset: b.max_timestamp for b in trace[-1].batches}
-        produced = [r for r in trace[:-1] if isinstance(r, rt.ProduceResult)]
-        assert trace[0].error_code == 0 and len(produced) == len(ids.get(p, []))
-        running = -1
-        for batch_id, result in zip(ids.get(p, []), produced):
-            batch_max = None if result.error_code else stored[result.base_offset]
-            running = running if batch_max is None else max(running, batch_max)
-            out[batch_id] = (p, result.error_code != 0, batch_max, running)
-    return out
+class Py4jCalls:
+    """The driver's py4j round trips, counted by wrapping py4j's ``send_command`` (both connection kinds)."""
+
+    def __init__(self):
+        self.count = 0
+        from py4j import clientserver, java_gateway
+        for cls in (clientserver.ClientServerConnection, java_gateway.GatewayConnection):
+            cls.send_command = self.counting(cls.send_command)
+
+    def counting(self, send):
+        def counted(connection, *args, **kwargs):
+            self.count += 1
+            return send(connection, *args, **kwargs)
+        return counted
 
 
 def spark_result(spark, source: str):
-    """The Spark implementation's per-batch result on the Parquet input, as a DataFrame (lazy)."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
+    """The Spark implementation's per-batch result on the Parquet input, as a DataFrame (lazy): one topic, no
+    scenario or topic column, as in the hand-written query; the running max of the accepted batch maxima on top."""
     from ktc.implementations.spark import api
-    null_long = F.lit(None).cast("bigint")
-    records = spark.read.parquet(source).select(   # one topic: no scenario or topic column, as in the SQL
-        F.col("partition"),
-        F.col("offset"), F.lit(None).cast("binary").alias("key"), F.lit(b"").cast("binary").alias("value"),
-        F.lit(0).alias("timestampType"), F.col("timestamp_ms"), F.col("batch_id").cast("int").alias("batch_id"),
-        F.lit("none").alias("codec"), F.lit(False).alias("control"), F.lit(False).alias("extended"),
-        F.lit(0).alias("broker_id"), F.col("broker_now_ms"), F.array("broker_now_ms").alias("clocks"),
-        F.lit("CreateTime").alias("topic_type"), F.lit(BEFORE_MS).cast("bigint").alias("before_max_ms"),
-        F.lit(AFTER_MS).cast("bigint").alias("after_max_ms"), F.lit("producer").alias("compression_type"),
-        *(null_long.alias(c) for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms"))
-    )
-    batches = api.evaluate(records, PROFILE).batches
-    order = Window.partitionBy("partition").orderBy("batch_id").rowsBetween(
-        Window.unboundedPreceding, Window.currentRow)
-    accepted = F.col("error_code") == 0
-    return batches.select(
-        "partition", F.col("batch_id").cast("bigint").alias("batch_id"), (~accepted).alias("rejected"),
-        F.when(accepted, F.col("batch_max")).alias("batch_max"),
-        F.coalesce(F.max(F.when(accepted, F.col("batch_max"))).over(order), F.lit(-1).cast("bigint"))
-         .alias("running_max"))
+    records = spark.read.parquet(source).selectExpr(
+        "partition", "offset", "CAST(NULL AS BINARY) AS key", "X'' AS value", "0 AS timestampType", "timestamp_ms",
+        "CAST(batch_id AS INT) AS batch_id", "'none' AS codec", "false AS control", "false AS extended",
+        "0 AS broker_id", "broker_now_ms", "array(broker_now_ms) AS clocks", "'CreateTime' AS topic_type",
+        f"{workload.BEFORE_MS}L AS before_max_ms", f"{workload.AFTER_MS}L AS after_max_ms",
+        "'producer' AS compression_type", *(f"CAST(NULL AS BIGINT) AS {c}" for c in (
+            "difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms")))
+    batches = api.evaluate(records, workload.PROFILE).batches
+    return batches.selectExpr(
+        "partition", "CAST(batch_id AS BIGINT) AS batch_id", "error_code <> 0 AS rejected",
+        "CASE WHEN error_code = 0 THEN batch_max END AS batch_max",
+        "coalesce(max(CASE WHEN error_code = 0 THEN batch_max END) OVER (PARTITION BY partition ORDER BY batch_id "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), -1L) AS running_max")
 
 
-SPARK_BARE_SQL = """
-    WITH batches AS (
-        SELECT partition, batch_id,
-               bool_or(timestamp_ms <> -1 AND (broker_now_ms - timestamp_ms > {before}
-                                               OR -(broker_now_ms - timestamp_ms) > {after})) AS rejected,
-               greatest(max(timestamp_ms), -1L) AS top
-        FROM records GROUP BY partition, batch_id
-    )
-    SELECT partition, batch_id, rejected, CASE WHEN NOT rejected THEN top END AS batch_max,
-           coalesce(max(CASE WHEN NOT rejected THEN top END) OVER (
-               PARTITION BY partition ORDER BY batch_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), -1L)
-               AS running_max
-    FROM batches
-"""
-
-
-def spark_bare_pipeline(spark, source: str, target: str) -> None:
-    """For scale only: the DuckDB query as Spark SQL, ANSI off so that long arithmetic wraps like Java."""
-    ansi = spark.conf.get("spark.sql.ansi.enabled")
-    spark.conf.set("spark.sql.ansi.enabled", "false")
-    try:
-        spark.read.parquet(source).createOrReplaceTempView("records")
-        spark.sql(SPARK_BARE_SQL.format(before=BEFORE_MS, after=AFTER_MS)).write.mode("overwrite").parquet(target)
-    finally:
-        spark.conf.set("spark.sql.ansi.enabled", ansi)
-
-
-DUCKDB_SQL = """
-CREATE OR REPLACE MACRO jlong(x) AS                     -- the Java long with the low 64 bits of x
-    CASE WHEN x > 9223372036854775807 THEN x - 18446744073709551616::HUGEINT
-         WHEN x < -9223372036854775808 THEN x + 18446744073709551616::HUGEINT ELSE x END;
-COPY (
-    WITH records AS (
-        SELECT partition, batch_id, timestamp_ms AS ts, jlong(broker_now_ms::HUGEINT - timestamp_ms) AS diff
-        FROM read_parquet('{source}')
-    ), batches AS (
-        SELECT partition, batch_id,
-               bool_or(ts <> -1 AND (diff > {before} OR jlong(-diff) > {after})) AS rejected,
-               greatest(max(ts), -1) AS top
-        FROM records GROUP BY partition, batch_id
-    )
-    SELECT partition, batch_id, rejected, CASE WHEN NOT rejected THEN top END AS batch_max,
-           coalesce(max(CASE WHEN NOT rejected THEN top END) OVER (
-               PARTITION BY partition ORDER BY batch_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), -1)
-               AS running_max
-    FROM batches
-) TO '{target}' (FORMAT parquet);
-"""
-
-
-def duckdb_pipeline(con, source: str, target: str) -> None:
-    con.execute(DUCKDB_SQL.format(source=source, target=target, before=BEFORE_MS, after=AFTER_MS))
-
-
-def run_once(engine: str, pipeline, n: int, source: str, workdir: Path, rep: int, spark=None) -> tuple[float, str]:
+def run_once(engine: str, pipeline, n: int, source: str, workdir: Path, rep: int, spark=None, calls=None) -> Run:
     """One timed run; a Spark job description names it (``engine n #rep``) in the event log."""
     target = str(workdir / f"{engine}-{n}-{rep}{'.parquet' if engine == 'duckdb' else ''}")
     if spark is not None:
         spark.sparkContext.setJobDescription(f"{engine} {n} #{rep}")
-    t0 = time.perf_counter()
+    before, t0 = calls.count if calls else 0, time.perf_counter()
     pipeline(source, target)
-    return time.perf_counter() - t0, target
+    seconds = time.perf_counter() - t0
+    return Run(seconds, rep, (calls.count - before) if calls else 0), target
 
 
-def time_engines(engines: dict, inputs, sizes, workdir, repeat, check_size, outputs, spark=None) -> dict:
-    """Per size, the engines interleaved ``repeat`` times (once above REPEAT_UP_TO): (engine, n) -> (best s, rep)."""
-    best = {}
+def time_engines(engines: dict, inputs, sizes, workdir, repeat, check_size, outputs, spark=None, calls=None) -> dict:
+    """Per size, ``repeat`` rounds of every engine, the order reversed every other round: (engine, n) -> [Run]."""
+    runs = collections.defaultdict(list)
     for n in sizes:
-        for rep in range(repeat if n <= REPEAT_UP_TO else 1):
-            for engine, pipeline in engines.items():
-                seconds, target = run_once(engine, pipeline, n, inputs[n], workdir, rep, spark)
-                if (engine, n) not in best or seconds < best[(engine, n)][0]:
-                    best[(engine, n)] = (seconds, rep)
+        for rep in range(repeat):
+            for engine in (list(engines) if rep % 2 == 0 else list(engines)[::-1]):
+                run, target = run_once(engine, engines[engine], n, inputs[n], workdir, rep, spark, calls)
+                runs[(engine, n)].append(run)
                 if n == check_size and rep == 0:
-                    outputs[engine] = load_output(target)
-    return best
+                    outputs[engine] = workload.load_output(target)
+    return runs
 
 
 def event_log_figures(log_dir: Path) -> dict:
@@ -233,30 +126,6 @@ def event_log_figures(log_dir: Path) -> dict:
                 counter["disk"] += metrics.get("Disk Bytes Spilled", 0)
                 counter["cpu"] += metrics.get("Executor CPU Time", 0) / 1e9
     return figures
-
-
-def load_output(path: str) -> dict:
-    t = pq.read_table(path, columns=OUTPUT_COLUMNS).to_pydict()
-    return {b: (p, r, m, run) for p, b, r, m, run in zip(*(t[c] for c in OUTPUT_COLUMNS))}
-
-
-def first_difference(results: dict) -> str | None:
-    names = list(results)
-    base_name, base = names[0], results[names[0]]
-    for name in names[1:]:
-        other = results[name]
-        if base.keys() != other.keys():
-            missing = sorted(base.keys() ^ other.keys())[:5]
-            return f"{base_name} and {name} cover different batches, e.g. batch_id {missing}"
-        for batch_id in sorted(base):
-            if base[batch_id] != other[batch_id]:
-                return (f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
-                        f"{base[batch_id]}, {name} = {other[batch_id]}")
-    finals = [(name, {results[name][b][0]: results[name][b][3] for b in sorted(results[name])}) for name in names]
-    for name, last in finals[1:]:
-        if last != finals[0][1]:
-            return f"final running max per partition: {finals[0][0]} {finals[0][1]} vs {name} {last}"
-    return None
 
 
 class Parser(argparse.ArgumentParser):
@@ -284,7 +153,7 @@ def sizes_arg(text: str) -> list[int]:
 def parse(argv) -> argparse.Namespace:
     parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=sizes_arg, default=[1_000_000, 10_000_000], help="record counts")
-    parser.add_argument("--repeat", type=positive_int, default=3, help="timed runs per engine and size up to 10M")
+    parser.add_argument("--repeat", type=positive_int, default=5, help="timed rounds per size (default 5)")
     parser.add_argument("--skip-reference", action="store_true", help="do not time the reference model")
     return parser.parse_args(argv)
 
@@ -293,7 +162,7 @@ def write_inputs(sizes: list[int], workdir: Path, notes: list) -> dict:
     inputs = {}
     for n in [WARMUP_RECORDS] + sizes:
         t0, inputs[n] = time.perf_counter(), str(workdir / f"records-{n}.parquet")
-        pq.write_table(generate(n), inputs[n])
+        pq.write_table(workload.generate(n), inputs[n])
         if n != WARMUP_RECORDS:
             notes.append(f"generate + write {n:,} records: {time.perf_counter() - t0:.1f} s")
     return inputs
@@ -306,86 +175,101 @@ def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict,
     session.configure(master="local[2]", **{  # AQE back on (ktc's session turns it off for small inputs)
         "spark.sql.adaptive.enabled": "true", "spark.sql.autoBroadcastJoinThreshold": "10485760", "spark.eventLog.dir":
         str(log_dir), "spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4",
-        "spark.eventLog.enabled": "true", "spark.driver.memory": "4g", "spark.eventLog.compress": "false"})
+        "spark.eventLog.enabled": "true", "spark.driver.memory": "4g", "spark.eventLog.compress": "false",
+        "spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"})
     t0 = time.perf_counter()
-    spark, jvm_start = session.get(), time.perf_counter() - t0
+    spark, jvm_start, calls = session.get(), time.perf_counter() - t0, Py4jCalls()
     t0 = time.perf_counter()  # the warm-up
     engines = {"spark": lambda i, t: spark_result(spark, i).write.mode("overwrite").parquet(t),
-               "spark-sql": lambda i, t: spark_bare_pipeline(spark, i, t)}
+               "spark-sql": lambda i, t: workload.spark_bare_pipeline(spark, i, t)}
     try:
-        time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {}, spark)
-        notes.append(f"Spark JVM start {jvm_start:.1f} s, warm-up ({WARMUP_RECORDS:,} records) "
+        time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 2, None, {}, spark, calls)
+        notes.append(f"Spark JVM start {jvm_start:.1f} s, warm-up (2 rounds of {WARMUP_RECORDS:,} records) "
                      f"{time.perf_counter() - t0:.1f} s (both excluded)")
-        best = time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs, spark)
+        runs = time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs, spark, calls)
         info = {"java": spark.sparkContext._jvm.System.getProperty("java.version"),
                 "partitions": spark.conf.get("spark.sql.shuffle.partitions")}
     finally:
         session.stop()
-    return best, event_log_figures(log_dir), info
+    return runs, event_log_figures(log_dir), info
 
 
 def time_duckdb(inputs, args, workdir: Path, outputs) -> dict:
     import duckdb
     with duckdb.connect(config={"threads": 2}) as con:
-        engines = {"duckdb": lambda i, t: duckdb_pipeline(con, i, t)}
+        engines = {"duckdb": lambda i, t: workload.duckdb_pipeline(con, i, t)}
         time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {})
         return time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs)
 
 
-def report(rows, best, spilled, info, args, outputs, notes, load_before) -> None:
+def spread(values: list[float]) -> tuple[float, float, float, float, float]:
+    """median, min, max and the interquartile range (the quartiles of Python's 'inclusive' method)."""
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else values * 3
+    return statistics.median(values), min(values), max(values), q1, q3
+
+
+def report(runs, spilled, info, args, outputs, notes, load_before) -> None:
     import duckdb
     import pyspark
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}; "
-          f"load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
+    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}, "
+          f"{memory_gb()} GB; load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
     print(f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {info['java']}, "
-          f"local[2], shuffle partitions {info['partitions']}), DuckDB {duckdb.__version__} (threads=2), "
-          f"pyarrow {pa.__version__}, numpy {np.__version__}")
+          f"local[2], shuffle partitions {info['partitions']}, AQE on), DuckDB {duckdb.__version__} (threads=2), "
+          f"pyarrow {pa.__version__}")
     batches, rejected = len(outputs["duckdb"]), sum(r for _, r, _, _ in outputs["duckdb"].values())
-    print(f"input: {PARTITIONS} partitions, batches of 1..40 records, CreateTime, before {BEFORE_MS} ms, "
-          f"after {AFTER_MS} ms, profile {PROFILE}; at {args.sizes[0]:,} records: {batches:,} batches, "
-          f"{rejected:,} rejected")
-    print("\n".join(notes) + f"\n\nbest of {args.repeat} interleaved runs per engine and size up to "
-          f"{REPEAT_UP_TO:,}, one run above")
-    print(f"{'engine':<10} {'records':>12} {'seconds':>9} {'records/s':>12}  what")
-    rows = rows + [(engine, n, seconds) for (engine, n), (seconds, _) in best.items()]
-    for engine, n, seconds in sorted(rows, key=lambda r: (r[1], list(ENGINES).index(r[0]))):
-        print(f"{engine:<10} {n:>12,} {seconds:>9.2f} {n / seconds:>12,.0f}  {ENGINES[engine]}")
-    print_ratios(best, spilled, args.sizes)
+    print(f"input: {workload.PARTITIONS} partitions, batches of 1..40 records, CreateTime, before "
+          f"{workload.BEFORE_MS} ms, after {workload.AFTER_MS} ms, profile {workload.PROFILE}; at {args.sizes[0]:,} "
+          f"records: {batches:,} batches, {rejected:,} rejected")
+    print("\n".join(notes) + f"\n\n{args.repeat} rounds per size; spark and spark-sql alternate within each round")
+    print(f"{'engine':<10} {'records':>12} {'median':>8} {'min-max':>13} {'IQR':>13} {'records/s':>11} "
+          f"{'py4j':>6} {'CPU s':>6}  what")
+    cpu = lambda engine, n, rep: spilled.get(f"{engine} {n} #{rep}", collections.Counter())["cpu"]
+    for (engine, n), found in sorted(runs.items(), key=lambda r: (r[0][1], list(ENGINES).index(r[0][0]))):
+        median, low, high, q1, q3 = spread([r.seconds for r in found])
+        calls = statistics.median(r.calls for r in found) if engine.startswith("spark") else ""
+        work = f"{statistics.median(cpu(engine, n, r.rep) for r in found):6.1f}" if calls != "" else ""
+        print(f"{engine:<10} {n:>12,} {median:>7.2f}s {low:>6.2f}-{high:<6.2f} {q1:>6.2f}-{q3:<6.2f} "
+              f"{n / median:>11,.0f} {calls:>6} {work:>6}  {ENGINES[engine]}")
+    print_ratios(runs, spilled, args.sizes)
 
 
-def print_ratios(best, spilled, sizes) -> None:
-    run = lambda engine, n: spilled.get(f"{engine} {n} #{best[(engine, n)][1]}", collections.Counter())
-    print("\nSpark spill and executor CPU of each kept run, from Spark's event log (task metrics "
-          "'Memory/Disk Bytes Spilled', 'Executor CPU Time' summed over the run's jobs):")
-    for n, engine in ((n, engine) for n in sizes for engine in ("spark", "spark-sql")):
-        f = run(engine, n)
-        print(f"  {engine:<10} {n:>12,}: memory spilled {f['memory']:>14,} B, disk spilled {f['disk']:>14,} B, "
-              f"executor CPU {f['cpu']:7.1f} s")
-    print()
+def memory_gb() -> int:
+    return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+
+
+def print_ratios(runs, spilled, sizes) -> None:
+    disk = sum(spilled.get(f"spark {n} #{r.rep}", collections.Counter())["disk"] for n in sizes
+               for r in runs[("spark", n)])
+    print(f"\nspark: {disk:,} bytes spilled to disk over every timed run (Spark's event log)")
     for n in sizes:
-        s, q, d = (best[(e, n)][0] for e in ("spark", "spark-sql", "duckdb"))
-        cpu = run("spark", n)["cpu"] / max(run("spark-sql", n)["cpu"], 1e-9)
-        print(f"at {n:>11,}: spark/spark-sql {s / q:.2f}x (target <= 1.3x at 10M), spark/duckdb {s / d:.1f}x, "
-              f"spark-sql/duckdb {q / d:.1f}x; executor CPU spark/spark-sql {cpu:.2f}x")
+        spark, sql = ([r.seconds for r in runs[(e, n)]] for e in ("spark", "spark-sql"))
+        ratio = statistics.median(spark) / statistics.median(sql)
+        rounds = [s / q for s, q in zip(spark, sql)]
+        duck = statistics.median(r.seconds for r in runs[("duckdb", n)])
+        target = TARGETS.get(n)
+        verdict = "" if target is None else f"; target <= {target}x: {'met' if ratio <= target else 'NOT met'}"
+        print(f"at {n:>11,}: spark/spark-sql {ratio:.2f}x (ratio of medians; per round {min(rounds):.2f}x-"
+              f"{max(rounds):.2f}x){verdict}; spark/duckdb {statistics.median(spark) / duck:.1f}x")
 
 
 def main(argv=None) -> int:
     args = parse(argv)
     wall, load_before = time.perf_counter(), os.getloadavg()
     workdir = Path(tempfile.mkdtemp(prefix="ktc-bench-"))
-    rows, notes, outputs = [], [], {}   # reference timing, printed notes, per-batch results at the smallest size
+    runs, notes, outputs = {}, [], {}   # timed runs, printed notes, per-batch results at the smallest size
     try:
         inputs = write_inputs(args.sizes, workdir, notes)
         if not args.skip_reference:
             table, t0 = pq.read_table(inputs[args.sizes[0]]), time.perf_counter()
-            outputs["reference"] = run_reference(table)
-            rows.append(("reference", args.sizes[0], time.perf_counter() - t0))
-        best, spilled, info = time_spark(inputs, args, workdir, outputs, notes)
-        best.update(time_duckdb(inputs, args, workdir, outputs))
-        difference = first_difference(outputs)
+            outputs["reference"] = workload.run_reference(table)
+            runs[("reference", args.sizes[0])] = [Run(time.perf_counter() - t0, 0, 0)]
+        spark_runs, spilled, info = time_spark(inputs, args, workdir, outputs, notes)
+        runs.update(spark_runs)
+        runs.update(time_duckdb(inputs, args, workdir, outputs))
+        difference = workload.first_difference(outputs)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    report(rows, best, spilled, info, args, outputs, notes, load_before)
+    report(runs, spilled, info, args, outputs, notes, load_before)
     print(f"agreement at {args.sizes[0]:,} ({' = '.join(outputs)}): "
           + ("OK" if difference is None else f"DIFFERENT: {difference}"))
     print(f"wall time: {time.perf_counter() - wall:.0f} s")
