@@ -27,7 +27,7 @@ from ktc.specs.profiles import get as get_profile
 
 from . import append, contract
 from .contract import ContractError
-from .sql import Switches, aliased, both, case, literal, query
+from .sql import Switches, aliased, both, case, literal, query, statement
 
 CONFIG_COLUMNS = {k: v for k, v in contract.TOPIC_COLUMNS.items() if k not in ("scenario", "topic", "created_clocks")}
 SWITCHES = ("arithmetic", "validation", "long_max_fallback", "default_before_max_ms", "default_after_max_ms",
@@ -40,10 +40,10 @@ class Outputs:
 
     def __init__(self, records: DataFrame, switches: Switches, verdicts: str, batches: str):
         self._input, self._switches, self._verdicts, self._batches = records, switches, verdicts, batches
-        self.batches = self.query(f"SELECT * FROM {batches}")
+        self.batches = self.query(statement(batches))
 
     def query(self, text: str) -> DataFrame:
-        return query(self._input.sparkSession, f"WITH verdicts AS ({self._verdicts}) {text}", records=self._input)
+        return query(self._input.sparkSession, f"WITH verdicts AS {self._verdicts} {text}", records=self._input)
 
     @functools.cached_property
     def records(self) -> DataFrame:
@@ -68,28 +68,24 @@ def switches(profile: str, no_timestamp: int = -1) -> Switches:
 def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
     contract.check_records(records, extra=CONFIG_COLUMNS, optional=("header_max", "scenario", "topic"))
     known = switches(profile, no_timestamp)
-    verdicts = f"SELECT * FROM {append.with_record_verdicts(prepared(records), known)}"
+    verdicts = append.with_record_verdicts(prepared(records), known)
     batches = append.batches("verdicts", records.columns, known, with_records=False)
     return Outputs(records, known, verdicts, batches)
 
 
 def prepared(records: DataFrame) -> str:
-    """The input as the verdicts read it: null timestamps refused, the header max where the input has none."""
+    """The input as the verdicts read it: null timestamps refused (the job that reads one fails, naming the
+    column), and the producer's header MaxTimestamp where the input has none, computed (one window) only over
+    the records of LogAppendTime-typed batches, the only ones whose verdict reads it."""
     refused = case(("timestamp_ms IS NULL", f"raise_error({literal(contract.NULL_TIMESTAMPS)})"),
                    otherwise="timestamp_ms")
     kept = ", ".join(f"{refused} AS timestamp_ms" if c == "timestamp_ms" else c for c in records.columns)
-    checked = f"(SELECT {kept} FROM {{records}})"
-    return with_header_max(checked, records.columns)
-
-
-def with_header_max(records: str, columns: list[str]) -> str:
-    """The producer's header MaxTimestamp where the input has none; other batches never read it."""
-    if "header_max" in columns:
-        return records
-    batch = f"PARTITION BY {', '.join(append.partition_key(columns))}, batch_id"
-    own = f"greatest(max(timestamp_ms) OVER ({batch}), CAST(-1 AS BIGINT))"
-    return (f"(SELECT *, CAST(NULL AS BIGINT) AS header_max FROM {records} WHERE NOT (timestampType <=> 1) "
-            f"UNION ALL SELECT *, {own} AS header_max FROM {records} WHERE timestampType <=> 1)")
+    if "header_max" in records.columns:
+        return f"(SELECT {kept} FROM {{records}})"
+    batch = f"PARTITION BY {', '.join(append.partition_key(records.columns))}, batch_id"
+    own = f"greatest(max({refused}) OVER ({batch}), CAST(-1 AS BIGINT))"
+    return (f"(SELECT {kept}, CAST(NULL AS BIGINT) AS header_max FROM {{records}} WHERE NOT (timestampType <=> 1) "
+            f"UNION ALL SELECT {kept}, {own} AS header_max FROM {{records}} WHERE timestampType <=> 1)")
 
 
 def record_columns(s: Switches) -> dict[str, str]:

@@ -125,7 +125,7 @@ def rebuild() -> str:
 BATCH_CONSTANTS = ["topic_type", "timestampType", "broker_now_ms", "clocks", "broker_id", "control", "codec", "rebuild",
                    "negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
 FIXED_WIDTH = ["timestampType", "broker_now_ms", "broker_id", "control", "rebuild"]   # max() of a constant
-SHOWN = ["topic_type", "codec", "clocks"]     # string/array constants: output only, from a side aggregate
+SHOWN = ["topic_type", "codec", "clocks"]     # string/array constants: output only
 PROFILE_SWITCHES = ["negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
 LIST_TYPES = {"record_errors": "array<struct<offset:bigint,record_error:string>>",
               "warnings": "array<struct<offset:bigint,warning:string>>"}
@@ -135,25 +135,23 @@ def batches(records: str, columns: list[str], s: Switches, with_records: bool = 
     """One row per produce request (``records``: a relation of record verdicts, with these ``columns``): the
     response fields, then offsets and LogAppendTime in order.
 
-    The figures every response needs come from one HashAggregate grouped by the batch key alone
-    (fixed-width constants as ``max``; no ``first`` of strings, no lists).  What only some
-    queries read comes from side aggregates joined on after the positions, which Spark drops
-    when nothing above selects them: the string/array constants (``SHOWN``), and the lists
-    (record errors and warnings from only the records that have one).  With ``with_records`` (every
-    record's create time too, which the segment stage and Fetch need: every column is read) all of it
-    is one aggregate, with no side to join.  Known switches (one profile) are put back on the per-batch
-    rows as constants (they need not ride through the shuffle); columns (many profiles) are grouped on.
+    Everything per batch comes from one aggregate grouped by the batch key: the figures every response
+    needs (fixed width: counts, flags as the bits of one ``bit_or``, maxima), and what only some queries
+    read (the string/array constants of ``SHOWN``, the lists of record errors and warnings; with
+    ``with_records`` every record's create time too, which the segment stage and Fetch need).  Spark
+    prunes the aggregate expressions nothing above selects, so a query of the figures alone runs a
+    fixed-width HashAggregate.  Known switches (one profile) are put back on the per-batch rows as
+    constants (they need not ride through the shuffle); columns (many profiles) are grouped on.
     """
     batch_key = partition_key(columns) + ["batch_id"]
     grouped_switches = [name for name in PROFILE_SWITCHES if name not in s.values]
     keys = ", ".join(batch_key + grouped_switches)
-    aggregates = {**figures(s), **({**shown(), **lists(), **creates()} if with_records else {})}
+    aggregates = {**figures(s), **shown(), **lists(), **(creates() if with_records else {})}
     grouped = f"(SELECT {keys}, {aliased(aggregates)} FROM {records} GROUP BY {keys})"
     constants = {name: s[name] for name in PROFILE_SWITCHES if name in s.values}
-    grouped = adding(grouped, constants) if constants else grouped
-    coded = adding(grouped, {"has_negative": f"CAST({flag('has_negative')} AS INT)", "error_code": error_code(s)})
-    sides = [] if with_records else side_aggregates(records, batch_key)
-    return with_sides(with_positions(coded, batch_key[:-1], s), sides, batch_key, with_records)
+    coded = adding(grouped, {**constants, "has_negative": f"CAST({flag('has_negative')} AS INT)",
+                             "error_code": error_code(s)})
+    return response(with_positions(coded, batch_key[:-1], s), batch_key, s, with_records)
 
 
 def error_code(s: Switches) -> str:
@@ -194,22 +192,15 @@ def creates() -> dict[str, str]:
     return {"creates": "array_sort(collect_list(struct(offset, create_time)))"}
 
 
-def side_aggregates(records: str, batch_key: list[str]) -> list[str]:
-    """Per batch: the shown constants over every record, the lists from only the records that have an entry."""
-    key = ", ".join(batch_key)
-    return [f"(SELECT {key}, {aliased(shown())} FROM {records} GROUP BY {key})",
-            f"(SELECT {key}, {aliased(lists())} FROM {records} WHERE errs OR warns GROUP BY {key})"]
-
-
-def with_sides(b: str, sides: list[str], batch_key: list[str], with_records: bool) -> str:
-    """The side aggregates joined on; a batch without list entries gets empty lists, as ``collect_list`` gives."""
-    joined = b + "".join(f" LEFT JOIN {side} USING ({', '.join(batch_key)})" for side in sides)
-    empty = {name: f"coalesce({name}, CAST(array() AS {kind}))" for name, kind in LIST_TYPES.items()}
+def response(b: str, batch_key: list[str], s: Switches, with_records: bool) -> str:
+    """The response columns in order, the batch max beside them; the lists typed as they always were (an
+    array whose elements may be null), whichever aggregate made them."""
+    lists = {name: f"coalesce({name}, CAST(array() AS {kind}))" for name, kind in LIST_TYPES.items()}
     creates, stored = ("creates, ", ", transform(creates, c -> coalesce(lat, c.create_time)) AS stored") \
         if with_records else ("", "")
-    return (f"(SELECT {', '.join(batch_key)}, size, {empty['record_errors']} AS record_errors, has_negative, "
-            f"max_create, {empty['warnings']} AS warnings, {creates}{', '.join(BATCH_CONSTANTS)}, error_code, "
-            f"base_offset, lat, batch_max{stored} FROM {joined})")
+    return (f"(SELECT {', '.join(batch_key)}, size, {lists['record_errors']} AS record_errors, has_negative, "
+            f"max_create, {lists['warnings']} AS warnings, {creates}{', '.join(BATCH_CONSTANTS)}, error_code, "
+            f"base_offset, lat, {batch_max(s)} AS batch_max{stored} FROM {b})")
 
 
 def with_positions(b: str, key: list[str], s: Switches) -> str:
@@ -220,7 +211,7 @@ def with_positions(b: str, key: list[str], s: Switches) -> str:
                 case((s.equals("log_append_time_rule", "max-last-appended"), running), otherwise="lat_now")))
     positions = {"base_offset": f"coalesce(sum({case((accepted, 'size'))}) OVER ({order} 1 PRECEDING), 0)",
                  "lat": lat}
-    return adding(b, positions, {"batch_max": batch_max(s)})
+    return adding(b, positions)
 
 
 def batch_max(s: Switches) -> str:

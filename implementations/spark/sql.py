@@ -100,6 +100,12 @@ def adding(relation: str, *steps: dict[str, str]) -> str:
     return relation
 
 
+def statement(relation: str) -> str:
+    """A parenthesized relation as a statement: its query without the parentheses (and without a level of
+    ``SELECT * FROM``, which Spark would analyse like any other)."""
+    return relation[1:-1] if relation.startswith("(") and relation.endswith(")") else f"SELECT * FROM {relation}"
+
+
 def query(spark, text: str, **frames):
     """The DataFrame of ``text``, each ``{name}`` in it the DataFrame ``frames[name]`` (a temporary view while
     the query is analysed, PySpark's own formatter): a stage in a few py4j round trips."""
