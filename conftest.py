@@ -6,6 +6,7 @@ package.  In the clone, the suites live in the top-level ``suites/`` folder but 
 (ARCHITECTURE.md: one installed namespace).  pytest would name ``suites/kip32/test_segments.py`` after its path,
 ``suites.kip32.test_segments``, and import the folder's packages a second time under that name; the hooks below
 import each test module and package under its one installed name instead (suites/selftest/test_namespace.py)."""
+
 from __future__ import annotations
 
 import importlib

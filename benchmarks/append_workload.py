@@ -5,6 +5,7 @@ whole-batch rejection; the batch max of accepted batches; per partition the runn
 batch maxima), written once per engine: ``run_reference`` (ktc.reference.run), ``SPARK_BARE_SQL``
 (hand-written Spark SQL, ANSI off so that long arithmetic wraps like Java) and ``DUCKDB_SQL``.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -23,7 +24,7 @@ def generate(n: int, seed: int = SEED) -> pa.Table:
     """n records in batches of 1..40 over PARTITIONS partitions, deterministic for (n, seed)."""
     rng = np.random.default_rng(seed)
     sizes = np.clip(rng.geometric(0.12, size=n // 4 + 64), 1, 40)
-    while sizes.sum() < n:                                   # never taken for n >= ~1000, kept for safety
+    while sizes.sum() < n:  # never taken for n >= ~1000, kept for safety
         sizes = np.concatenate([sizes, np.clip(rng.geometric(0.12, size=n), 1, 40)])
     ends = np.cumsum(sizes)
     count = int(np.searchsorted(ends, n) + 1)
@@ -38,21 +39,26 @@ def generate(n: int, seed: int = SEED) -> pa.Table:
     # mostly now +- minutes (sd 5 min, tail clipped to +-50 min so only the planted values break a bound)
     ts = now + np.clip(rng.normal(0, 300_000, size=n), -3_000_000, 3_000_000).astype(np.int64)
     kind = rng.random(n)
-    late = kind < 0.015                                      # before now - 1 day
-    early = (kind >= 0.015) & (kind < 0.03)                  # beyond now + 1 hour
-    none = (kind >= 0.03) & (kind < 0.05)                    # -1, NO_TIMESTAMP
+    late = kind < 0.015  # before now - 1 day
+    early = (kind >= 0.015) & (kind < 0.03)  # beyond now + 1 hour
+    none = (kind >= 0.03) & (kind < 0.05)  # -1, NO_TIMESTAMP
     ts[late] = now[late] - BEFORE_MS - 1 - rng.integers(0, 30 * 86_400_000, size=int(late.sum()))
     ts[early] = now[early] + AFTER_MS + 1 + rng.integers(0, 7 * 86_400_000, size=int(early.sum()))
     ts[none] = -1
     bounds = (now - BEFORE_MS, now - BEFORE_MS - 1, now + AFTER_MS, now + AFTER_MS + 1)
-    for shift, bound in enumerate(bounds):                   # ~0.05% each exactly on / just past a bound
+    for shift, bound in enumerate(bounds):  # ~0.05% each exactly on / just past a bound
         at = (kind >= 0.05 + shift * 0.0005) & (kind < 0.05 + (shift + 1) * 0.0005)
         ts[at] = bound[at]
-    extremes = [INT64_MIN, INT64_MAX, INT64_MIN + 1, 0, -2, -86_400_001]   # Java wrap-around and negatives
+    extremes = [INT64_MIN, INT64_MAX, INT64_MIN + 1, 0, -2, -86_400_001]  # Java wrap-around and negatives
     for i, value in enumerate(extremes):
         ts[(i + 1) * (n // (len(extremes) + 1))] = value
-    columns = {"partition": batch_partition[batch_id], "batch_id": batch_id, "offset": offset, "timestamp_ms": ts,
-               "broker_now_ms": now}
+    columns = {
+        "partition": batch_partition[batch_id],
+        "batch_id": batch_id,
+        "offset": offset,
+        "timestamp_ms": ts,
+        "broker_now_ms": now,
+    }
     return pa.table({name: pa.array(values) for name, values in columns.items()})
 
 
@@ -60,6 +66,7 @@ def run_reference(table: pa.Table) -> dict:
     """Per-batch (rejected, batch_max, running_max) from reference.run, one History per partition."""
     from ktc import reference
     from ktc.reference import types as rt
+
     config = rt.TopicConfig(before_max_ms=BEFORE_MS, after_max_ms=AFTER_MS)
     part, bid, now = (table[c].to_numpy() for c in ("partition", "batch_id", "broker_now_ms"))
     ts = table["timestamp_ms"].to_numpy().tolist()
@@ -100,7 +107,6 @@ SPARK_BARE_SQL = """
                AS running_max
     FROM batches
 """
-
 
 
 def spark_bare_pipeline(spark, source: str, target: str) -> None:
@@ -156,12 +162,12 @@ def first_difference(results: dict) -> str | None:
             return f"{base_name} and {name} cover different batches, e.g. batch_id {missing}"
         for batch_id in sorted(base):
             if base[batch_id] != other[batch_id]:
-                return (f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
-                        f"{base[batch_id]}, {name} = {other[batch_id]}")
+                return (
+                    f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
+                    f"{base[batch_id]}, {name} = {other[batch_id]}"
+                )
     finals = [(name, {results[name][b][0]: results[name][b][3] for b in sorted(results[name])}) for name in names]
     for name, last in finals[1:]:
         if last != finals[0][1]:
             return f"final running max per partition: {finals[0][0]} {finals[0][1]} vs {name} {last}"
     return None
-
-

@@ -15,6 +15,7 @@ it than one hand-written query (its planning time falls about fivefold over the 
 timed rounds measure the cost per plan of a warm session, not the session's first minutes.  The smallest size is
 compared batch by batch (exit 1 on a difference).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -40,7 +41,7 @@ if str(ROOT) not in sys.path:
 from benchmarks import append_workload as workload
 
 WARMUP_RECORDS = 50_000
-TARGETS = {1_000_000: 1.2, 10_000_000: 1.1}   # spark/spark-sql, ratio of medians
+TARGETS = {1_000_000: 1.2, 10_000_000: 1.1}  # spark/spark-sql, ratio of medians
 ENGINES = {
     "reference": "ktc.reference.run, one History per partition (pure Python)",
     "spark": "ktc.implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
@@ -61,6 +62,7 @@ class Py4jCalls:
     def __init__(self):
         self.count = 0
         from py4j import clientserver, java_gateway
+
         for cls in (clientserver.ClientServerConnection, java_gateway.GatewayConnection):
             cls.send_command = self.counting(cls.send_command)
 
@@ -68,6 +70,7 @@ class Py4jCalls:
         def counted(connection, *args, **kwargs):
             self.count += 1
             return send(connection, *args, **kwargs)
+
         return counted
 
 
@@ -75,19 +78,39 @@ def spark_result(spark, source: str):
     """The Spark implementation's per-batch result on the Parquet input, as a DataFrame (lazy): one topic, no
     scenario or topic column, as in the hand-written query; the running max of the accepted batch maxima on top."""
     from ktc.implementations.spark import api
+
     records = spark.read.parquet(source).selectExpr(
-        "partition", "offset", "CAST(NULL AS BINARY) AS key", "X'' AS value", "0 AS timestampType", "timestamp_ms",
-        "CAST(batch_id AS INT) AS batch_id", "'none' AS codec", "false AS control", "false AS extended",
-        "0 AS broker_id", "broker_now_ms", "array(broker_now_ms) AS clocks", "'CreateTime' AS topic_type",
-        f"{workload.BEFORE_MS}L AS before_max_ms", f"{workload.AFTER_MS}L AS after_max_ms",
-        "'producer' AS compression_type", *(f"CAST(NULL AS BIGINT) AS {c}" for c in (
-            "difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms")))
+        "partition",
+        "offset",
+        "CAST(NULL AS BINARY) AS key",
+        "X'' AS value",
+        "0 AS timestampType",
+        "timestamp_ms",
+        "CAST(batch_id AS INT) AS batch_id",
+        "'none' AS codec",
+        "false AS control",
+        "false AS extended",
+        "0 AS broker_id",
+        "broker_now_ms",
+        "array(broker_now_ms) AS clocks",
+        "'CreateTime' AS topic_type",
+        f"{workload.BEFORE_MS}L AS before_max_ms",
+        f"{workload.AFTER_MS}L AS after_max_ms",
+        "'producer' AS compression_type",
+        *(
+            f"CAST(NULL AS BIGINT) AS {c}"
+            for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms")
+        ),
+    )
     batches = api.evaluate(records, workload.PROFILE).batches
     return batches.selectExpr(
-        "partition", "CAST(batch_id AS BIGINT) AS batch_id", "error_code <> 0 AS rejected",
+        "partition",
+        "CAST(batch_id AS BIGINT) AS batch_id",
+        "error_code <> 0 AS rejected",
         "CASE WHEN error_code = 0 THEN batch_max END AS batch_max",
         "coalesce(max(CASE WHEN error_code = 0 THEN batch_max END) OVER (PARTITION BY partition ORDER BY batch_id "
-        "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), -1L) AS running_max")
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), -1L) AS running_max",
+    )
 
 
 def run_once(engine: str, pipeline, n: int, source: str, workdir: Path, rep: int, spark=None, calls=None) -> Run:
@@ -106,7 +129,7 @@ def time_engines(engines: dict, inputs, sizes, workdir, repeat, check_size, outp
     runs = collections.defaultdict(list)
     for n in sizes:
         for rep in range(repeat):
-            for engine in (list(engines) if rep % 2 == 0 else list(engines)[::-1]):
+            for engine in list(engines) if rep % 2 == 0 else list(engines)[::-1]:
                 run, target = run_once(engine, engines[engine], n, inputs[n], workdir, rep, spark, calls)
                 runs[(engine, n)].append(run)
                 if n == check_size and rep == 0:
@@ -174,25 +197,42 @@ def write_inputs(sizes: list[int], workdir: Path, notes: list) -> dict:
 
 def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict, dict]:
     from ktc.spark import session
+
     log_dir = workdir / "spark-events"
     log_dir.mkdir()
-    session.configure(master="local[2]", **{  # AQE back on (ktc's session turns it off for small inputs)
-        "spark.sql.adaptive.enabled": "true", "spark.sql.autoBroadcastJoinThreshold": "10485760", "spark.eventLog.dir":
-        str(log_dir), "spark.sql.shuffle.partitions": "4", "spark.default.parallelism": "4",
-        "spark.eventLog.enabled": "true", "spark.driver.memory": "4g", "spark.eventLog.compress": "false",
-        "spark.sql.codegen.wholeStage": "true", "spark.sql.codegen.factoryMode": "FALLBACK"})
+    session.configure(
+        master="local[2]",
+        **{  # AQE back on (ktc's session turns it off for small inputs)
+            "spark.sql.adaptive.enabled": "true",
+            "spark.sql.autoBroadcastJoinThreshold": "10485760",
+            "spark.eventLog.dir": str(log_dir),
+            "spark.sql.shuffle.partitions": "4",
+            "spark.default.parallelism": "4",
+            "spark.eventLog.enabled": "true",
+            "spark.driver.memory": "4g",
+            "spark.eventLog.compress": "false",
+            "spark.sql.codegen.wholeStage": "true",
+            "spark.sql.codegen.factoryMode": "FALLBACK",
+        },
+    )
     t0 = time.perf_counter()
     spark, jvm_start, calls = session.get(), time.perf_counter() - t0, Py4jCalls()
     t0 = time.perf_counter()  # the warm-up
-    engines = {"spark": lambda i, t: spark_result(spark, i).write.mode("overwrite").parquet(t),
-               "spark-sql": lambda i, t: workload.spark_bare_pipeline(spark, i, t)}
+    engines = {
+        "spark": lambda i, t: spark_result(spark, i).write.mode("overwrite").parquet(t),
+        "spark-sql": lambda i, t: workload.spark_bare_pipeline(spark, i, t),
+    }
     try:
         time_engines(engines, inputs, [WARMUP_RECORDS], workdir, args.warmup, None, {}, spark, calls)
-        notes.append(f"Spark JVM start {jvm_start:.1f} s, warm-up ({args.warmup} rounds of {WARMUP_RECORDS:,} records) "
-                     f"{time.perf_counter() - t0:.1f} s (both excluded)")
+        notes.append(
+            f"Spark JVM start {jvm_start:.1f} s, warm-up ({args.warmup} rounds of {WARMUP_RECORDS:,} records) "
+            f"{time.perf_counter() - t0:.1f} s (both excluded)"
+        )
         runs = time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs, spark, calls)
-        info = {"java": spark.sparkContext._jvm.System.getProperty("java.version"),
-                "partitions": spark.conf.get("spark.sql.shuffle.partitions")}
+        info = {
+            "java": spark.sparkContext._jvm.System.getProperty("java.version"),
+            "partitions": spark.conf.get("spark.sql.shuffle.partitions"),
+        }
     finally:
         session.stop()
     return runs, event_log_figures(log_dir), info
@@ -200,6 +240,7 @@ def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict,
 
 def time_duckdb(inputs, args, workdir: Path, outputs) -> dict:
     import duckdb
+
     with duckdb.connect(config={"threads": 2}) as con:
         engines = {"duckdb": lambda i, t: workload.duckdb_pipeline(con, i, t)}
         time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {})
@@ -215,25 +256,36 @@ def spread(values: list[float]) -> tuple[float, float, float, float, float]:
 def report(runs, spilled, info, args, outputs, notes, load_before) -> None:
     import duckdb
     import pyspark
-    print(f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}, "
-          f"{memory_gb()} GB; load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after")
-    print(f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {info['java']}, "
-          f"local[2], shuffle partitions {info['partitions']}, AQE on), DuckDB {duckdb.__version__} (threads=2), "
-          f"pyarrow {pa.__version__}")
+
+    print(
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}, "
+        f"{memory_gb()} GB; load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
+    )
+    print(
+        f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {info['java']}, "
+        f"local[2], shuffle partitions {info['partitions']}, AQE on), DuckDB {duckdb.__version__} (threads=2), "
+        f"pyarrow {pa.__version__}"
+    )
     batches, rejected = len(outputs["duckdb"]), sum(r for _, r, _, _ in outputs["duckdb"].values())
-    print(f"input: {workload.PARTITIONS} partitions, batches of 1..40 records, CreateTime, before "
-          f"{workload.BEFORE_MS} ms, after {workload.AFTER_MS} ms, profile {workload.PROFILE}; at {args.sizes[0]:,} "
-          f"records: {batches:,} batches, {rejected:,} rejected")
+    print(
+        f"input: {workload.PARTITIONS} partitions, batches of 1..40 records, CreateTime, before "
+        f"{workload.BEFORE_MS} ms, after {workload.AFTER_MS} ms, profile {workload.PROFILE}; at {args.sizes[0]:,} "
+        f"records: {batches:,} batches, {rejected:,} rejected"
+    )
     print("\n".join(notes) + f"\n\n{args.repeat} rounds per size; spark and spark-sql alternate within each round")
-    print(f"{'engine':<10} {'records':>12} {'median':>8} {'min-max':>13} {'IQR':>13} {'records/s':>11} "
-          f"{'py4j':>6} {'CPU s':>6}  what")
+    print(
+        f"{'engine':<10} {'records':>12} {'median':>8} {'min-max':>13} {'IQR':>13} {'records/s':>11} "
+        f"{'py4j':>6} {'CPU s':>6}  what"
+    )
     cpu = lambda engine, n, rep: spilled.get(f"{engine} {n} #{rep}", collections.Counter())["cpu"]
     for (engine, n), found in sorted(runs.items(), key=lambda r: (r[0][1], list(ENGINES).index(r[0][0]))):
         median, low, high, q1, q3 = spread([r.seconds for r in found])
         calls = statistics.median(r.calls for r in found) if engine.startswith("spark") else ""
         work = f"{statistics.median(cpu(engine, n, r.rep) for r in found):6.1f}" if calls != "" else ""
-        print(f"{engine:<10} {n:>12,} {median:>7.2f}s {low:>6.2f}-{high:<6.2f} {q1:>6.2f}-{q3:<6.2f} "
-              f"{n / median:>11,.0f} {calls:>6} {work:>6}  {ENGINES[engine]}")
+        print(
+            f"{engine:<10} {n:>12,} {median:>7.2f}s {low:>6.2f}-{high:<6.2f} {q1:>6.2f}-{q3:<6.2f} "
+            f"{n / median:>11,.0f} {calls:>6} {work:>6}  {ENGINES[engine]}"
+        )
     print_ratios(runs, spilled, args.sizes)
 
 
@@ -242,8 +294,9 @@ def memory_gb() -> int:
 
 
 def print_ratios(runs, spilled, sizes) -> None:
-    disk = sum(spilled.get(f"spark {n} #{r.rep}", collections.Counter())["disk"] for n in sizes
-               for r in runs[("spark", n)])
+    disk = sum(
+        spilled.get(f"spark {n} #{r.rep}", collections.Counter())["disk"] for n in sizes for r in runs[("spark", n)]
+    )
     print(f"\nspark: {disk:,} bytes spilled to disk over every timed run (Spark's event log)")
     for n in sizes:
         spark, sql = ([r.seconds for r in runs[(e, n)]] for e in ("spark", "spark-sql"))
@@ -252,15 +305,17 @@ def print_ratios(runs, spilled, sizes) -> None:
         duck = statistics.median(r.seconds for r in runs[("duckdb", n)])
         target = TARGETS.get(n)
         verdict = "" if target is None else f"; target <= {target}x: {'met' if ratio <= target else 'NOT met'}"
-        print(f"at {n:>11,}: spark/spark-sql {ratio:.2f}x (ratio of medians; per round {min(rounds):.2f}x-"
-              f"{max(rounds):.2f}x){verdict}; spark/duckdb {statistics.median(spark) / duck:.1f}x")
+        print(
+            f"at {n:>11,}: spark/spark-sql {ratio:.2f}x (ratio of medians; per round {min(rounds):.2f}x-"
+            f"{max(rounds):.2f}x){verdict}; spark/duckdb {statistics.median(spark) / duck:.1f}x"
+        )
 
 
 def main(argv=None) -> int:
     args = parse(argv)
     wall, load_before = time.perf_counter(), os.getloadavg()
     workdir = Path(tempfile.mkdtemp(prefix="ktc-bench-"))
-    runs, notes, outputs = {}, [], {}   # timed runs, printed notes, per-batch results at the smallest size
+    runs, notes, outputs = {}, [], {}  # timed runs, printed notes, per-batch results at the smallest size
     try:
         inputs = write_inputs(args.sizes, workdir, notes)
         if not args.skip_reference:
@@ -274,8 +329,10 @@ def main(argv=None) -> int:
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     report(runs, spilled, info, args, outputs, notes, load_before)
-    print(f"agreement at {args.sizes[0]:,} ({' = '.join(outputs)}): "
-          + ("OK" if difference is None else f"DIFFERENT: {difference}"))
+    print(
+        f"agreement at {args.sizes[0]:,} ({' = '.join(outputs)}): "
+        + ("OK" if difference is None else f"DIFFERENT: {difference}")
+    )
     print(f"wall time: {time.perf_counter() - wall:.0f} s")
     return 0 if difference is None else 1
 

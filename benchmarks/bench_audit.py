@@ -14,6 +14,7 @@ ktc's client, and the topic is audited through ``--source ktc`` and ``--source k
 Kafka source) with the read included, against a plain Kafka-source count.  Prints records/s and the
 audit/read ratio for each, and checks the planted counts (exit 1 when one differs).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -45,11 +46,12 @@ def generate(n: int, seed: int) -> tuple[pa.Table, dict[str, int]]:
     future = rng.random(n) < 0.01
     ts[future] = READ_MS + HOUR + 1 + rng.integers(0, 24 * HOUR, size=int(future.sum()))
     lat = (~future) & (rng.random(n) < 0.005)
-    ts[lat] = READ_MS - 100 * HOUR + offset[lat]                 # rising along each partition ...
+    ts[lat] = READ_MS - 100 * HOUR + offset[lat]  # rising along each partition ...
     back = lat & (rng.random(n) < 0.2) & (offset > 1000)
-    ts[back] -= 10 * HOUR                                       # ... except these
-    table = pa.table({"partition": partition, "offset": offset, "timestamp_ms": ts,
-                      "timestampType": lat.astype(np.int32)})
+    ts[back] -= 10 * HOUR  # ... except these
+    table = pa.table(
+        {"partition": partition, "offset": offset, "timestamp_ms": ts, "timestampType": lat.astype(np.int32)}
+    )
     return table, {"create-time-within-after-bound": int(future.sum()), "timestamp-type-matches-config": int(lat.sum())}
 
 
@@ -64,21 +66,25 @@ def file_round(spark, path: str, n: int, planted: dict) -> list[str]:
 
     from ktc.audit import audit
     from ktc.audit.facts import facts_from_configs
+
     df = spark.read.parquet(path)
     _, read_s = timed(lambda: df.agg(*[F.max(c) for c in df.columns]).collect())
     facts = facts_from_configs("bench", CONFIGS, "kafka-4", read_ms=READ_MS)
     result, audit_s = timed(lambda: audit(spark.read.parquet(path), facts, samples=0))
     counts = {r.check: r.violating for r in result.rows}
     wrong = [f"{c}: audit {counts[c]}, planted {v}" for c, v in planted.items() if counts[c] != v]
-    print(f"file    {n:>12,} read {read_s:7.2f} s {n / read_s:>12,.0f}/s   audit {audit_s:7.2f} s "
-          f"{n / audit_s:>12,.0f}/s   audit/read {audit_s / read_s:5.1f}x   planted {'OK' if not wrong else wrong}")
+    print(
+        f"file    {n:>12,} read {read_s:7.2f} s {n / read_s:>12,.0f}/s   audit {audit_s:7.2f} s "
+        f"{n / audit_s:>12,.0f}/s   audit/read {audit_s / read_s:5.1f}x   planted {'OK' if not wrong else wrong}"
+    )
     return wrong
 
 
 def produce_topic(client, topic: str, n: int, seed: int) -> int:
     """n records in batches of 1000 over 4 partitions, ~1 % two hours ahead; returns how many are ahead."""
-    from ktc.kafka.client import messages, wire
+    from ktc.kafka.client import admin, wire
     from ktc.reference.types import Batch, Record
+
     rng, now, ahead = np.random.default_rng(seed), wire.now_ms(), 0
     assert client.create_topic(topic, {"message.timestamp.after.max.ms": 2**63 - 1}, partitions=4)[0] == 0
     for start in range(0, n, 1000):
@@ -88,7 +94,7 @@ def produce_topic(client, topic: str, n: int, seed: int) -> int:
         ahead += int(future.sum())
         out = client.produce(topic, Batch(tuple(Record(int(t)) for t in stamps)), partition=(start // 1000) % 4)
         assert out.error_code == 0, out
-    assert client.call(messages.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
+    assert client.call(admin.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
     return ahead
 
 
@@ -98,19 +104,25 @@ def broker_round(spark, n: int, seed: int) -> list[str]:
     from ktc.audit.facts import facts_from_configs
     from ktc.kafka.client import wire
     from ktc.kafka.processes.broker import LocalBroker
+
     with LocalBroker() as broker, wire.Client(broker.bootstrap, timeout_s=120) as client:
         ahead = produce_topic(client, "bench-audit", n, seed)
         facts = facts_from_configs("bench-audit", CONFIGS, "kafka-4")
         _, base_s = timed(lambda: sources.read_spark_kafka(spark, broker.bootstrap, "bench-audit").count())
-        via_spark, spark_s = timed(lambda: audit(sources.read_spark_kafka(spark, broker.bootstrap, "bench-audit"),
-                                                 facts, live=True, samples=0))
+        via_spark, spark_s = timed(
+            lambda: audit(sources.read_spark_kafka(spark, broker.bootstrap, "bench-audit"), facts, live=True, samples=0)
+        )
         (table, read_ms), read_s = timed(lambda: sources.read_ktc(client, "bench-audit"))
         via_ktc, ktc_s = timed(lambda: audit(spark.createDataFrame(table), replace(facts, read_ms=read_ms), samples=0))
     print(f"broker  {n:>12,} Kafka-source count {base_s:6.2f} s {n / base_s:>10,.0f}/s")
-    print(f"        audit, Spark's Kafka source {spark_s:6.2f} s {n / spark_s:>10,.0f}/s  "
-          f"({spark_s / base_s:.1f}x the count)")
-    print(f"        audit, ktc's client         {read_s + ktc_s:6.2f} s {n / (read_s + ktc_s):>10,.0f}/s  (read "
-          f"{read_s:.2f} s + audit {ktc_s:.2f} s; {(read_s + ktc_s) / base_s:.1f}x the count)")
+    print(
+        f"        audit, Spark's Kafka source {spark_s:6.2f} s {n / spark_s:>10,.0f}/s  "
+        f"({spark_s / base_s:.1f}x the count)"
+    )
+    print(
+        f"        audit, ktc's client         {read_s + ktc_s:6.2f} s {n / (read_s + ktc_s):>10,.0f}/s  (read "
+        f"{read_s:.2f} s + audit {ktc_s:.2f} s; {(read_s + ktc_s) / base_s:.1f}x the count)"
+    )
     found = [{r.check: r.violating for r in a.rows}["create-time-within-after-bound"] for a in (via_spark, via_ktc)]
     return [] if found == [ahead, ahead] else [f"broker: after-bound found {found}, planted {ahead}"]
 
@@ -130,6 +142,7 @@ def main(argv=None) -> int:
 
     from ktc.audit import connector
     from ktc.spark import session
+
     coordinate, why = connector.coordinate(pyspark.__version__)
     session.configure(master="local[2]", **{"spark.jars.packages": coordinate, "spark.driver.memory": "4g"})
     spark = session.get()

@@ -8,10 +8,10 @@ unless KTC_KAFKA_DATA_DIR=disk, see ktc/kafka/processes/scratch.py), generates a
 scenarios under the broker's profile (ktc/judge/bulk_intervals.py: CreateTopic, Produce, Fetch,
 ListOffsets; one partition each) and runs them twice on the same broker:
 
-  sequential  ``KafkaImplementation.run_sequential``: one history after another, one blocking
+  sequential  ``PipelineRuns.run_sequential``: one history after another, one blocking
               request at a time (no pipelining), on the first
               ``--sequential`` scenarios;
-  pipelined   ``KafkaImplementation.run``: CreateTopics per batch, histories in flight together on
+  pipelined   ``BrokerAdapter.run``: CreateTopics per batch, histories in flight together on
               ``--connections`` connections with up to ``--depth`` operations each.
 
 Both are judged the same way (every clause the broker supports, at both ends of every operation's
@@ -20,6 +20,7 @@ scenarios/s run on the broker and run + judged, unknown and failed scenario coun
 pipelined/sequential ratio.  Exit 1 when a scenario fails.  A script, not a test: the figures
 depend on load.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -33,9 +34,11 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.checks.verdicts import render_mismatch  # noqa: E402
+from ktc.implementations.families.kafka import KAFKA  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
+from ktc.implementations.kafka.settings import Started, Tuning  # noqa: E402
 from ktc.judge import bulk_intervals  # noqa: E402
-from ktc.judge.verdicts import render_mismatch  # noqa: E402
 
 WARMUP = 300
 
@@ -43,8 +46,8 @@ WARMUP = 300
 class Sequential:
     """The implementation with ``run`` as it was: one history at a time."""
 
-    def __init__(self, impl: KafkaImplementation):
-        self.run = impl.run_sequential
+    def __init__(self, impl: BrokerAdapter):
+        self.run = impl.executor.run_sequential
 
 
 def options(argv) -> argparse.Namespace:
@@ -52,9 +55,9 @@ def options(argv) -> argparse.Namespace:
     parser.add_argument("--version", default="3.9.2", help="Kafka version to start (default 3.9.2)")
     parser.add_argument("--scenarios", type=int, default=3000, help="pipelined scenarios (default 3000)")
     parser.add_argument("--sequential", type=int, default=300, help="sequential scenarios (default 300)")
-    parser.add_argument("--connections", type=int, default=KafkaImplementation.connections)
-    parser.add_argument("--depth", type=int, default=KafkaImplementation.depth)
-    parser.add_argument("--batch", type=int, default=KafkaImplementation.chunk, help="histories per CreateTopics")
+    parser.add_argument("--connections", type=int, default=Tuning.connections)
+    parser.add_argument("--depth", type=int, default=Tuning.depth)
+    parser.add_argument("--batch", type=int, default=Tuning.chunk, help="histories per CreateTopics")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)
     if min(args.scenarios, args.sequential, args.connections, args.depth, args.batch) < 1:
@@ -65,8 +68,11 @@ def options(argv) -> argparse.Namespace:
 def measure(label: str, runner, histories: list, clauses: list) -> bulk_intervals.IntervalReport:
     report = bulk_intervals.IntervalReport()
     found = bulk_intervals.check(runner, histories, clauses, report)
-    print(f"{label:<11} {report.scenarios:>9,} {report.run_seconds:>8.2f} {report.run_rate:>10.0f} "
-          f"{report.rate:>12.0f} {report.unknown:>8} {report.failed:>7}", flush=True)
+    print(
+        f"{label:<11} {report.scenarios:>9,} {report.run_seconds:>8.2f} {report.run_rate:>10.0f} "
+        f"{report.rate:>12.0f} {report.unknown:>8} {report.failed:>7}",
+        flush=True,
+    )
     if found is not None:
         print(f"  FAILED: {found[1][0].clause}: {render_mismatch(found[1][0].mismatch)}\n  on {found[0]}")
     return report
@@ -74,12 +80,12 @@ def measure(label: str, runner, histories: list, clauses: list) -> bulk_interval
 
 def main(argv=None) -> int:
     args = options(argv)
-    impl = KafkaImplementation(args.version)
-    impl.connections, impl.depth, impl.chunk = args.connections, args.depth, args.batch
+    tuning = Tuning(chunk=args.batch, connections=args.connections, depth=args.depth)
+    impl = BrokerAdapter(KAFKA, Started(args.version, tuning=tuning))
     try:
         started = time.monotonic()
         profile = impl.profile()
-        where = impl._data or "the broker's temp dir (KTC_KAFKA_DATA_DIR=disk or no tmpfs)"
+        where = impl.launcher.data or "the broker's temp dir (KTC_KAFKA_DATA_DIR=disk or no tmpfs)"
         print(
             f"Kafka {args.version} (profile {profile}) started in {time.monotonic() - started:.1f} s, data in {where}; "
             f"{os.cpu_count()} cores, Python {platform.python_version()}, 1-min load {os.getloadavg()[0]:.1f}; "
@@ -89,14 +95,16 @@ def main(argv=None) -> int:
         warmup, histories = histories[:WARMUP], histories[WARMUP:]
         clauses = bulk_intervals.clauses_for(impl, profile)
         impl.run(warmup)
-        impl.run_sequential(warmup[:30])
+        impl.executor.run_sequential(warmup[:30])
         print(
             f"{'mode':<11} {'scenarios':>9} {'run s':>8} {'run/s':>10} {'run+judge/s':>12} {'unknown':>8} {'failed':>7}"
         )
-        sequential = measure("sequential", Sequential(impl), histories[:args.sequential], clauses)
-        pipelined = measure("pipelined", impl, histories[:args.scenarios], clauses)
-        print(f"pipelined/sequential: {pipelined.run_rate / sequential.run_rate:.1f}x on the broker, "
-              f"{pipelined.rate / sequential.rate:.1f}x run and judged; 1-min load {os.getloadavg()[0]:.1f}")
+        sequential = measure("sequential", Sequential(impl), histories[: args.sequential], clauses)
+        pipelined = measure("pipelined", impl, histories[: args.scenarios], clauses)
+        print(
+            f"pipelined/sequential: {pipelined.run_rate / sequential.run_rate:.1f}x on the broker, "
+            f"{pipelined.rate / sequential.rate:.1f}x run and judged; 1-min load {os.getloadavg()[0]:.1f}"
+        )
         return 1 if sequential.failed or pipelined.failed else 0
     finally:
         impl.close()

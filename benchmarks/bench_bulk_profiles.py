@@ -8,6 +8,7 @@ time, the medians and their ratio.  The rows are the same either way (suites/sel
     .venv/bin/python benchmarks/bench_bulk_profiles.py                  # kip937 + kip32, 2 rounds, ~6 min
     .venv/bin/python benchmarks/bench_bulk_profiles.py --rounds 1 suites/kip937/test_validation.py
 """
+
 from __future__ import annotations
 
 import argparse
@@ -34,8 +35,21 @@ def arguments(argv):
 
 
 def timed_run(suites: list[str], extra: list[str], seed: int) -> tuple[float, str]:
-    argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist", "--impl", "spark",
-            f"--hypothesis-seed={seed}", *extra, *suites]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "--impl",
+        "spark",
+        f"--hypothesis-seed={seed}",
+        *extra,
+        *suites,
+    ]
     start = time.monotonic()
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, env=ci_env())
     if done.returncode != 0:
@@ -45,6 +59,7 @@ def timed_run(suites: list[str], extra: list[str], seed: int) -> tuple[float, st
 
 def ci_env() -> dict:
     import os
+
     return {**os.environ, "HYPOTHESIS_PROFILE": "ci"}
 
 
@@ -57,8 +72,10 @@ def main(argv=None) -> int:
             times[way].append(seconds)
             print(f"round {round_ + 1}  {way:<22} {seconds:7.1f} s   {summary}", flush=True)
     before, after = (statistics.median(times[way]) for way in WAYS)
-    print(f"median: each profile {before:.1f} s, profiles together {after:.1f} s; ratio {after / before:.2f}x "
-          f"({', '.join(args.suites)}, Hypothesis ci profile, seed {args.seed})")
+    print(
+        f"median: each profile {before:.1f} s, profiles together {after:.1f} s; ratio {after / before:.2f}x "
+        f"({', '.join(args.suites)}, Hypothesis ci profile, seed {args.seed})"
+    )
     return 0
 
 

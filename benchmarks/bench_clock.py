@@ -19,6 +19,7 @@ inclusive bound (``ts == now - before`` or ``ts == now + after`` on the history'
 once more on each broker, and for every clause the number of those cases decided (pass or fail,
 not unknown) is printed per clock.  Exit 1 when a scenario fails.  A script, not a test.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -30,10 +31,12 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.checks.verdicts import Validity  # noqa: E402
+from ktc.implementations.families.kafka import KAFKA  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
+from ktc.implementations.kafka.settings import Started  # noqa: E402
 from ktc.judge import bulk_intervals  # noqa: E402
 from ktc.judge.harness import judge_one  # noqa: E402
-from ktc.judge.verdicts import Validity  # noqa: E402
 from ktc.reference.configs import effective_limits  # noqa: E402
 from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states  # noqa: E402
 from ktc.specs.profiles import get as get_profile  # noqa: E402
@@ -54,11 +57,12 @@ def options(argv) -> argparse.Namespace:
     return args
 
 
-def start(version: str, mode: str) -> KafkaImplementation:
-    impl = KafkaImplementation(version, bootstrap="", clock=mode)
+def start(version: str, mode: str) -> BrokerAdapter:
+    impl = BrokerAdapter(KAFKA, Started(version, clock=mode))
     impl.profile()
-    if mode == "controlled" and not impl.clock.exact:
-        raise SystemExit(f"bench_clock: the controlled clock is unavailable: {impl.clock_reason}")
+    impl.address()
+    if mode == "controlled" and not impl.launcher.clock.exact:
+        raise SystemExit(f"bench_clock: the controlled clock is unavailable: {impl.launcher.clock_reason}")
     return impl
 
 
@@ -66,7 +70,7 @@ def measure(impl, histories, clauses) -> bulk_intervals.IntervalReport:
     report = bulk_intervals.IntervalReport()
     found = bulk_intervals.check(impl, histories, clauses, report)
     if found is not None:
-        print(f"  FAILED on {impl.clock_mode}: {found[1][0].clause} on {found[0]}")
+        print(f"  FAILED on {impl.settings.clock}: {found[1][0].clause} on {found[0]}")
     return report
 
 
@@ -89,12 +93,14 @@ def main(argv=None) -> int:
         print(f"Kafka {args.version} (profile {profile}); {os.cpu_count()} cores, 1-min load {os.getloadavg()[0]:.1f}")
         totals = {mode: [] for mode in MODES}
         for r in range(args.rounds):
-            histories = corpus[WARMUP + r * args.scenarios:WARMUP + (r + 1) * args.scenarios]
-            for mode in (MODES if r % 2 == 0 else MODES[::-1]):
+            histories = corpus[WARMUP + r * args.scenarios : WARMUP + (r + 1) * args.scenarios]
+            for mode in MODES if r % 2 == 0 else MODES[::-1]:
                 report = measure(impls[mode], histories, clauses)
                 totals[mode].append(report)
-                print(f"round {r + 1} {mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the "
-                      f"broker {report.rate:>7.0f}/s judged; {verdict_share(report)}; {report.failed} failed")
+                print(
+                    f"round {r + 1} {mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the "
+                    f"broker {report.rate:>7.0f}/s judged; {verdict_share(report)}; {report.failed} failed"
+                )
         code = summarise(totals, impls["controlled"])
         print_bound_cases([h for h in corpus[WARMUP:] if at_a_bound(h)], impls, clauses)
         return code
@@ -103,15 +109,19 @@ def main(argv=None) -> int:
             impl.close()
 
 
-def summarise(totals: dict, controlled: KafkaImplementation) -> int:
+def summarise(totals: dict, controlled: BrokerAdapter) -> int:
     merged = {mode: merge(reports) for mode, reports in totals.items()}
     for mode, report in merged.items():
-        print(f"{mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the broker "
-              f"{report.rate:>7.0f}/s judged; {verdict_share(report)}; {report.failed} failed")
+        print(
+            f"{mode:<10} {report.scenarios:>6} scenarios {report.run_rate:>7.0f}/s on the broker "
+            f"{report.rate:>7.0f}/s judged; {verdict_share(report)}; {report.failed} failed"
+        )
     host, ctl = merged["host"], merged["controlled"]
-    print(f"controlled/host: {ctl.run_rate / host.run_rate:.2f}x on the broker, {ctl.rate / host.rate:.2f}x judged; "
-          f"1-min load {os.getloadavg()[0]:.1f}")
-    print(f"clock: {controlled.clock_description()}")
+    print(
+        f"controlled/host: {ctl.run_rate / host.run_rate:.2f}x on the broker, {ctl.rate / host.rate:.2f}x judged; "
+        f"1-min load {os.getloadavg()[0]:.1f}"
+    )
+    print(f"clock: {controlled.target()['clock']}")
     return 1 if host.failed or ctl.failed else 0
 
 
@@ -130,8 +140,7 @@ def at_a_bound(history: History) -> bool:
 
 
 def is_create_time(config, op: Produce) -> bool:
-    return (config.timestamp_type is TimestampType.CREATE_TIME
-            and op.batch.timestamp_type is TimestampType.CREATE_TIME)
+    return config.timestamp_type is TimestampType.CREATE_TIME and op.batch.timestamp_type is TimestampType.CREATE_TIME
 
 
 def print_bound_cases(histories: list[History], impls: dict, clauses: list[str]) -> None:
@@ -139,8 +148,9 @@ def print_bound_cases(histories: list[History], impls: dict, clauses: list[str])
     decided = {mode: bound_verdicts(impl, histories, clauses) for mode, impl in impls.items()}
     print(f"{len(histories)} scenarios with a record exactly at an inclusive bound; cases decided per clause:")
     for clause in sorted(set().union(*(d.keys() for d in decided.values()))):
-        cells = ", ".join(f"{mode} {decided[mode].get(clause, (0, 0))[0]}/{decided[mode].get(clause, (0, 0))[1]}"
-                          for mode in MODES)
+        cells = ", ".join(
+            f"{mode} {decided[mode].get(clause, (0, 0))[0]}/{decided[mode].get(clause, (0, 0))[1]}" for mode in MODES
+        )
         print(f"  {clause:<45} {cells}")
 
 
@@ -157,10 +167,15 @@ def bound_verdicts(impl, histories: list[History], clauses: list[str]) -> dict[s
 def merge(reports: list) -> bulk_intervals.IntervalReport:
     total = bulk_intervals.IntervalReport()
     for report in reports:
-        total.scenarios, total.unknown, total.failed = (total.scenarios + report.scenarios,
-                                                        total.unknown + report.unknown, total.failed + report.failed)
-        total.run_seconds, total.judge_seconds = (total.run_seconds + report.run_seconds,
-                                                  total.judge_seconds + report.judge_seconds)
+        total.scenarios, total.unknown, total.failed = (
+            total.scenarios + report.scenarios,
+            total.unknown + report.unknown,
+            total.failed + report.failed,
+        )
+        total.run_seconds, total.judge_seconds = (
+            total.run_seconds + report.run_seconds,
+            total.judge_seconds + report.judge_seconds,
+        )
         total.verdicts.update(report.verdicts)
     return total
 

@@ -9,6 +9,7 @@ prints the medians, the ratio and the Spark jobs per call.
     .venv/bin/python benchmarks/bench_spark_small.py                      # 120 histories, 9 rounds, ~2 min
     .venv/bin/python benchmarks/bench_spark_small.py --histories 40 --rounds 5
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,8 +22,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 # The baseline, as the throughput bench (bench_append.py) runs Spark: AQE on, 4 shuffle partitions,
 # Spark's automatic broadcast joins
-BASELINE = {"spark.sql.adaptive.enabled": "true", "spark.sql.shuffle.partitions": "4",
-            "spark.sql.autoBroadcastJoinThreshold": "10485760"}
+BASELINE = {
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.autoBroadcastJoinThreshold": "10485760",
+}
 
 
 def arguments(argv):
@@ -42,6 +46,7 @@ def drawn(count: int, seed: int) -> list:
     from hypothesis import seed as fixed_seed
 
     from ktc.strategies import histories
+
     out = []
 
     @fixed_seed(seed)
@@ -49,6 +54,7 @@ def drawn(count: int, seed: int) -> list:
     @given(histories(profile="kafka-4"))
     def collect(history):
         out.append(history)
+
     collect()
     return out[:count]
 
@@ -67,6 +73,7 @@ def main(argv=None) -> int:
     args = arguments(argv)
     from ktc.implementations.spark import SparkImplementation
     from ktc.spark import session
+
     histories = drawn(args.histories, args.seed)
     impl, spark = SparkImplementation(), session.get()
     current = {key: spark.conf.get(key) for key in BASELINE}

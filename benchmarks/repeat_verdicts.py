@@ -7,6 +7,7 @@ verdict counts, then every (clause, implementation, profile) whose verdict diffe
 and exits 1 if any does.  Real brokers are judged over clock intervals, so this is how the broker
 tier's "identical verdicts" claim is measured (a script, not a test).
 """
+
 from __future__ import annotations
 
 import argparse

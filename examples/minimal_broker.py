@@ -4,6 +4,7 @@ It answers CreateTopic, Produce, Fetch and DescribeLog for single-segment logs u
 declares everything else unsupported, so ``ktc run --impl ktc.examples.minimal_broker:MinimalBroker
 --profile kafka-4`` reports pass / unsupported per clause.  Use it as a template.
 """
+
 from __future__ import annotations
 
 from ktc.implementations.protocol import Capabilities
@@ -24,15 +25,25 @@ from ktc.reference.types import (
     header_max,
 )
 
-UNSUPPORTED = {k: "not implemented by the minimal example" for k in
-               ("KIP-32", "KIP-33", "KIP-228", "KIP-870", "KIP-937.future-timestamp-warning",
-                "KIP-937.per-record-validation")}
+UNSUPPORTED = {
+    k: "not implemented by the minimal example"
+    for k in (
+        "KIP-32",
+        "KIP-33",
+        "KIP-228",
+        "KIP-870",
+        "KIP-937.future-timestamp-warning",
+        "KIP-937.per-record-validation",
+    )
+}
 MESSAGE = "One or more records have been rejected due to invalid timestamp"
 INVALID_CONFIG, UNKNOWN_TOPIC, UNSUPPORTED_VERSION = 40, 3, 35  # Kafka error codes
 # Every operation needs an answer of its result type (README: "What run() returns"), even one this
 # example does not implement: it answers those as a broker without the API would.
-NOT_IMPLEMENTED = {"RetentionPass": RetentionResult((), -1, UNSUPPORTED_VERSION),
-                   "ListOffsets": ListOffsetsResult(-1, -1, UNSUPPORTED_VERSION)}
+NOT_IMPLEMENTED = {
+    "RetentionPass": RetentionResult((), -1, UNSUPPORTED_VERSION),
+    "ListOffsets": ListOffsetsResult(-1, -1, UNSUPPORTED_VERSION),
+}
 
 
 class MinimalBroker:
@@ -84,9 +95,11 @@ class MinimalBroker:
         before = config.before_max_ms if config.before_max_ms is not None else 2**63 - 1
         after = config.after_max_ms if config.after_max_ms is not None else 3_600_000
         lat = config.timestamp_type is TimestampType.LOG_APPEND_TIME
-        errors = tuple(RecordError(i, self.out_of_range(ts, i, now, before, after))
-                       for i, ts in enumerate(self.read_timestamps(batch))
-                       if not lat and ts != -1 and self.wraps(now - ts, before, after))
+        errors = tuple(
+            RecordError(i, self.out_of_range(ts, i, now, before, after))
+            for i, ts in enumerate(self.read_timestamps(batch))
+            if not lat and ts != -1 and self.wraps(now - ts, before, after)
+        )
         if errors:
             return ProduceResult(32, MESSAGE, errors)
         base = sum(len(b.records) for b in log)
@@ -111,12 +124,17 @@ class MinimalBroker:
     @staticmethod
     def out_of_range(ts, offset, now, before, after):
         low, high = ((now - before + 2**63) % 2**64 - 2**63), ((now + after + 2**63) % 2**64 - 2**63)
-        return (f"Timestamp {ts} of message with offset {offset} is out of range. "
-                f"The timestamp should be within [{low}, {high}]")
+        return (
+            f"Timestamp {ts} of message with offset {offset} is out of range. "
+            f"The timestamp should be within [{low}, {high}]"
+        )
 
 
 def missing(kind: str):
     """The answer about a topic that does not exist (its creation was refused), or a partition it does not
     have: UNKNOWN_TOPIC_OR_PARTITION."""
-    return {"Produce": ProduceResult(UNKNOWN_TOPIC), "Fetch": FetchResult((), UNKNOWN_TOPIC),
-            "DescribeLog": DescribeLogResult((), UNKNOWN_TOPIC)}[kind]
+    return {
+        "Produce": ProduceResult(UNKNOWN_TOPIC),
+        "Fetch": FetchResult((), UNKNOWN_TOPIC),
+        "DescribeLog": DescribeLogResult((), UNKNOWN_TOPIC),
+    }[kind]

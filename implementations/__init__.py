@@ -1,11 +1,14 @@
 """Implementations under test: built-ins by name, anything else by ``package.module:attribute``.
 
 The registry of implementation families: each file of ``implementations/families/`` (but ``_*.py``)
-holds one family's ``PLUGIN`` (``implementations.protocol.Plugin``): its built-in names, its options
-and their checks, its one-line description, its own-profile rule, its replay environment, its
-subcommands.  ktc's generic core (ktc/cli, ktc/plugin) knows the families only through this module.
-Adding a family is adding its file there (and its adapter).
+holds one family's ``PLUGIN`` (``implementations.protocol.Plugin``): its built-in names and the target
+declarations they name, its options and their checks, its one-line description, its own-profile rule, its
+replay environment, its subcommands.  A third party's family is found the same way through the ``ktc.plugins``
+entry point group (``[project.entry-points."ktc.plugins"] mine = "mypackage.mine:PLUGIN"``), and a declaration
+needs no family at all: ``--impl mypackage.mine:TARGET``.  ktc's generic core (ktc/cli, ktc/plugin) knows the
+families only through this module.
 """
+
 from __future__ import annotations
 
 import functools
@@ -17,9 +20,10 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .protocol import Capabilities, Command, Implementation, Option, Plugin, SettingError
+from .protocol import Capabilities, Command, Declaration, Implementation, Option, Plugin, SettingError
 
 CORE = {"reference": "ktc.implementations.reference:ReferenceImplementation"}
+ENTRY_POINTS = "ktc.plugins"  # a third party's families
 _SPEC = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
@@ -29,15 +33,47 @@ class ImplementationError(ValueError):
 
 @functools.cache
 def plugins() -> tuple[Plugin, ...]:
-    """Every family's plug-in, in file-name order (the order their options are checked in)."""
+    """Every family's plug-in: ktc's own in file-name order (the order their options are checked in), then
+    those the ``ktc.plugins`` entry points name, by name."""
     folder = Path(__file__).resolve().parent / "families"
     names = sorted(p.stem for p in folder.glob("*.py") if not p.stem.startswith("_"))
-    return tuple(importlib.import_module(f"{__name__}.families.{name}").PLUGIN for name in names)
+    own = tuple(importlib.import_module(f"{__name__}.families.{name}").PLUGIN for name in names)
+    return own + tuple(third_party(own))
 
 
-def builtins() -> dict[str, str]:
-    """Every built-in ``--impl`` name -> ``module:attribute``."""
-    out = dict(CORE)
+def third_party(own: Sequence[Plugin]) -> list[Plugin]:
+    """The plug-ins of the ``ktc.plugins`` entry points; one that cannot be loaded, is not a ``Plugin`` or
+    claims a name already taken is one line (``SettingError``)."""
+    from importlib.metadata import entry_points
+
+    taken, found = {*CORE, *(name for plugin in own for name in plugin.builtins)}, []
+    for point in sorted(entry_points(group=ENTRY_POINTS), key=lambda p: p.name):
+        plugin = loaded(point)
+        clash = sorted(taken & set(plugin.builtins))
+        if clash:
+            raise SettingError(
+                f"the ktc plug-in {point.name} ({point.value}) declares {', '.join(clash)}, a name already taken"
+            )
+        taken |= set(plugin.builtins)
+        found.append(plugin)
+    return found
+
+
+def loaded(point) -> Plugin:
+    try:
+        plugin = point.load()
+    except Exception as error:  # a third party's module that fails: say which, in one line
+        raise SettingError(
+            f"the ktc plug-in {point.name} ({point.value}) cannot be loaded: {type(error).__name__}: {error}"
+        ) from None
+    if not isinstance(plugin, Plugin):
+        raise SettingError(f"the ktc plug-in {point.name} ({point.value}) is not a ktc.implementations.Plugin")
+    return plugin
+
+
+def builtins() -> dict[str, object]:
+    """Every built-in ``--impl`` name -> its declaration (or ``module:attribute``)."""
+    out: dict[str, object] = dict(CORE)
     for plugin in plugins():
         out.update(plugin.builtins)
     return out
@@ -77,16 +113,26 @@ def plugin_for(spec: str, values: Mapping) -> Plugin | None:
     return next((plugin for plugin in plugins() if plugin.claims(spec, values)), None)
 
 
-def settings(values: Mapping) -> dict:
-    """The option values built-ins' constructors take, by their ``setting`` names."""
-    return {option.setting: values.get(option.name) for option in options() if option.setting}
+def values(given: Mapping | None = None, environ: Mapping[str, str] | None = None) -> dict:
+    """Every family option's value by ``Option.name``: as given, else its default from its environment
+    variable (``Option.env``), else None: how ``ktc run`` and the pytest plugin both read those defaults."""
+    given, environ = given or {}, os.environ if environ is None else environ
+    return {
+        option.name: given.get(option.name)
+        if given.get(option.name) not in (None, [])
+        else (environ.get(option.env) or None if option.env else given.get(option.name))
+        for option in options()
+    }
 
 
 def check(values: Mapping, specs: Sequence[str], requested_profile: str) -> list[str]:
     """``ktc run``'s checks of the families' options, then each target's own-profile rule: the lines to
     print.  Raises ``SettingError`` (one line) at the first problem."""
-    lines = [option.check(values.get(option.name)) for option in options()
-             if option.check is not None and values.get(option.name) not in (None, [])]
+    lines = [
+        option.check(values.get(option.name))
+        for option in options()
+        if option.check is not None and values.get(option.name) not in (None, [])
+    ]
     for spec in specs:
         plugin = plugin_for(spec, values)
         lines.append(plugin.own_profile(spec, values, requested_profile) if plugin is not None else None)
@@ -109,28 +155,20 @@ def summary(spec: str, values: Mapping, target: Mapping) -> str | None:
     return plugin.summary(target) if plugin is not None else None
 
 
-def load(spec: str, **settings) -> Implementation:
-    """A built-in name (``reference``) or ``package.module:attribute`` -> an Implementation.
+def load(spec: str, given: Mapping | None = None) -> Implementation:
+    """A built-in name (``reference``, ``kafka-4``), a pattern (``kafka-3.7.2``) or ``package.module:attribute``
+    -> an Implementation.
 
-    The attribute may be an instance, a class, or a zero-argument factory.  ``settings`` (``version``,
-    ``bootstrap``: ``--kafka-version``, ``--kafka-bootstrap``) go to a built-in whose constructor takes
-    them; given as None, or to anything else, they are dropped.
+    The attribute may be a target declaration (``Declaration``), an instance, a class, or a zero-argument
+    factory.  A declaration is built from the families' option values (``given``, completed by ``values``).
     """
-    patterned = from_pattern(spec)
-    if patterned is not None:
-        return patterned
-    known = builtins()
-    target = known.get(spec, spec)
-    if not _SPEC.match(target):
-        hints = "".join(f", or {p.pattern_hint}" for p in plugins() if p.pattern_hint)
-        raise ImplementationError(
-            f"unknown implementation {spec!r}: use a built-in ({', '.join(known)}{hints}) or package.module:attribute")
-    candidate = _import(spec, target)
-    if inspect.isclass(candidate) or (callable(candidate) and not isinstance(candidate, Implementation)):
-        try:
-            candidate = candidate(**accepted(candidate, settings) if spec in known else {})
-        except Exception as error:  # a factory that cannot build is a bad --impl, not a crash
-            raise ImplementationError(f"{spec!r} could not be constructed: {type(error).__name__}: {error}") from None
+    chosen = values(given)
+    candidate = resolve(spec, chosen)
+    if isinstance(candidate, Declaration) and not inspect.isclass(candidate):
+        declared = candidate
+        candidate = build(spec, lambda: declared.implementation(chosen), said=ValueError)
+    elif inspect.isclass(candidate) or (callable(candidate) and not isinstance(candidate, Implementation)):
+        candidate = build(spec, candidate)
     if not isinstance(candidate, Implementation):
         raise ImplementationError(
             f"{spec!r} is not an implementation: it needs name, version, capabilities() and run()"
@@ -138,8 +176,38 @@ def load(spec: str, **settings) -> Implementation:
     return candidate
 
 
-def from_pattern(spec: str) -> Implementation | None:
-    """A name a family builds from a pattern (``kafka-3.7.2``), or None."""
+def resolve(spec: str, chosen: Mapping):
+    """What ``--impl spec`` names under these option values: a declaration, an implementation or a factory."""
+    patterned = from_pattern(spec)
+    if patterned is not None:
+        return patterned
+    plugin, known = plugin_for(spec, chosen), builtins()
+    target = plugin.builtins[spec] if plugin is not None and spec in plugin.builtins else known.get(spec, spec)
+    if not isinstance(target, str):
+        return target
+    if not _SPEC.match(target):
+        hints = "".join(f", or {p.pattern_hint}" for p in plugins() if p.pattern_hint)
+        raise ImplementationError(
+            f"unknown implementation {spec!r}: use a built-in ({', '.join(known)}{hints}) or package.module:attribute"
+        )
+    return _import(spec, target)
+
+
+def build(spec: str, factory, said: type[Exception] | tuple = ()):
+    """What a declaration or a factory makes; one that cannot build is a bad --impl (one line), not a crash.
+    A declaration's settings say what is wrong in their own words (a ValueError naming the setting)."""
+    try:
+        return factory()
+    except ImportError as error:
+        raise ImplementationError(f"{spec!r} could not be constructed: {error}{extra_hint(error)}") from None
+    except said as error:
+        raise ImplementationError(f"--impl {spec}: {error}") from None
+    except Exception as error:
+        raise ImplementationError(f"{spec!r} could not be constructed: {type(error).__name__}: {error}") from None
+
+
+def from_pattern(spec: str):
+    """What a family builds for a name of its pattern (``kafka-3.7.2``: a declaration), or None."""
     for plugin in plugins():
         match = plugin.pattern.match(spec) if plugin.pattern is not None else None
         if match is not None:
@@ -152,10 +220,20 @@ def from_pattern(spec: str) -> Implementation | None:
     return None
 
 
-def accepted(factory, settings: dict) -> dict:
-    """The settings a factory's signature names (and that were given)."""
-    names = inspect.signature(factory).parameters
-    return {k: v for k, v in settings.items() if v is not None and k in names}
+def expectation_files(spec: str, name: str, version: str, given: Mapping | None = None) -> list[Path]:
+    """The expectations a declared target keeps in its own folder (``Declaration.expectations``, when that
+    is not ktc's ``expectations/``, which the plugin reads anyway): ``<name>.toml`` and
+    ``<name>-<version>.toml`` there, those that exist."""
+    from ktc.paths import expectations_dir
+
+    try:
+        declared = resolve(spec, values(given))
+    except ImplementationError:
+        return []
+    folder = declared.expectations if isinstance(declared, Declaration) else None
+    if folder is None or Path(folder).resolve() == expectations_dir():
+        return []
+    return [path for path in (Path(folder) / f"{name}.toml", Path(folder) / f"{name}-{version}.toml") if path.exists()]
 
 
 def _import(spec: str, target: str):
@@ -165,16 +243,19 @@ def _import(spec: str, target: str):
     try:
         obj = importlib.import_module(module_name)
     except ImportError as error:
-        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}") \
-            from None
+        raise ImplementationError(
+            f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}"
+        ) from None
     except Exception as error:  # the module itself fails: say where, in one line
-        raise ImplementationError(f"importing {module_name!r} for --impl {spec!r} raised "
-                                  f"{type(error).__name__}: {error}") from None
+        raise ImplementationError(
+            f"importing {module_name!r} for --impl {spec!r} raised {type(error).__name__}: {error}"
+        ) from None
     try:
         return attribute_of(obj, attribute)
     except ImportError as error:  # a package that imports its implementation on first use (implementations.kafka)
-        raise ImplementationError(f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}") \
-            from None
+        raise ImplementationError(
+            f"cannot import {module_name!r} for --impl {spec!r}: {error}{extra_hint(error)}"
+        ) from None
     except AttributeError:
         raise ImplementationError(f"module {module_name!r} has no attribute {attribute!r} (--impl {spec!r})") from None
 
@@ -185,8 +266,15 @@ def attribute_of(obj, attribute: str):
     return obj
 
 
-EXTRAS = {"pyspark": "spark", "pyarrow": "spark", "pandas": "spark", "numpy": "spark", "kafka": "broker",
-          "docker": "broker", "testcontainers": "broker"}  # a missing package -> the ktc extra that brings it
+EXTRAS = {
+    "pyspark": "spark",
+    "pyarrow": "spark",
+    "pandas": "spark",
+    "numpy": "spark",
+    "kafka": "broker",
+    "docker": "broker",
+    "testcontainers": "broker",
+}  # a missing package -> the ktc extra that brings it
 
 
 def extra_hint(error: ImportError) -> str:
@@ -195,6 +283,26 @@ def extra_hint(error: ImportError) -> str:
     return f" (install ktc's {extra} extra: pip install 'ktc[{extra}]')" if extra else ""
 
 
-__all__ = ["Capabilities", "Command", "Implementation", "ImplementationError", "Option", "Plugin", "SettingError",
-           "builtins", "check", "commands", "configure", "load", "options", "plugin_for", "plugins", "replay_env",
-           "run_command", "settings", "summary"]
+__all__ = [
+    "Capabilities",
+    "Command",
+    "Declaration",
+    "Implementation",
+    "ImplementationError",
+    "Option",
+    "Plugin",
+    "SettingError",
+    "builtins",
+    "check",
+    "commands",
+    "configure",
+    "expectation_files",
+    "load",
+    "options",
+    "plugin_for",
+    "plugins",
+    "replay_env",
+    "run_command",
+    "summary",
+    "values",
+]

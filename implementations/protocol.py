@@ -8,12 +8,14 @@ reference does, and a real broker is judged against the interval it was observed
 ``run`` receives many histories at once so that a bulk engine (Spark) can evaluate them in one
 job; a simple implementation just loops.
 """
+
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from pathlib import Path
+from typing import Literal, Protocol, runtime_checkable
 
 from ktc.reference.types import History, Trace
 
@@ -64,7 +66,6 @@ class Implementation(Protocol):
     def run(self, histories: Sequence[History]) -> Sequence[Trace]:
         """One trace per history, each with one result per operation."""
         ...
-
 
 
 class OptionalCapabilities(Protocol):
@@ -121,19 +122,30 @@ class Cut:
     broker answered something ktc cannot read (a partition it did not report, a malformed response).
     """
 
-    validity: str   # "unknown" | "error"
+    validity: Literal["unknown", "error"]
     op_index: int
     reason: str
 
 
 class JudgedTrace(tuple):
-    """A trace plus how to judge it: (history at interval starts, at interval ends, aligned trace);
-    ``cut`` when the history could not be run to its end."""
+    """A trace, and what the implementation says about how to judge it: what ``run`` may return in place of a
+    plain tuple of results.  Every member is optional; its default is how a plain trace is judged.
 
-    judged_as: tuple = ()
+    ``judged_as``: a real broker's trace judged over clock intervals: (the history placed at the interval
+    starts, its results), (placed at the interval ends, its results); the harness judges both ends and calls
+    a clause ``unknown`` where they disagree.  ``undecidable``: some answer cannot be pinned inside its
+    interval (every verdict of the history is ``unknown``).  ``cut``: the history could not be run to its
+    end (``Cut``); the results stop there.
+    """
+
+    judged_as: tuple[tuple[History, Trace], ...] = ()
     undecidable: bool = False
     cut: Cut | None = None
 
+    @classmethod
+    def of(cls, trace: Sequence) -> JudgedTrace:
+        """The trace as the harness judges it: itself when it says how, else a plain trace (no interval, no cut)."""
+        return trace if isinstance(trace, JudgedTrace) else cls(trace)
 
 
 class SettingError(ValueError):
@@ -145,15 +157,15 @@ class SettingError(ValueError):
 class Option:
     """One option a family adds to ``ktc run`` and, with ``pytest``, to the pytest plugin.
 
-    ``setting``: the keyword it reaches a built-in's constructor under (``implementations.load``).
-    ``env``: ``ktc run``'s default, read from that environment variable.  ``check(value)``: run by
+    A target's declaration reads it from the option values by its ``name`` (``--kafka-version`` ->
+    ``kafka_version``).  ``env``: its default, read from that environment variable by ``ktc run`` and by the
+    pytest plugin (``implementations.values``; ktc/environment.py lists it).  ``check(value)``: run by
     ``ktc run`` before any work, in the registry's order; raises ``SettingError``, may return a line to
     print.  An option that is not a pytest option reaches the run through what ``check`` exports.
     """
 
     flag: str
     help: str
-    setting: str | None = None
     env: str | None = None
     metavar: str | None = None
     choices: tuple[str, ...] | None = None
@@ -189,12 +201,29 @@ def _never(*_) -> None:
     return None
 
 
+@runtime_checkable
+class Declaration(Protocol):
+    """A target declared as data, not as a subclass (a broker: implementations/kafka/target.py's
+    ``BrokerTarget``).  ``implementation(values)`` is what judges it, built from the families' option values
+    (``Option.name`` -> value) and the environment.  ``expectations``: the folder of its
+    ``<name>[-<version>].toml`` files (ktc's ``expectations/`` for the built-ins; a third party's beside its
+    declaration), or None.  ``--impl NAME`` finds one through a family's ``builtins``; ``--impl module:ATTR``
+    names one directly."""
+
+    name: str
+    expectations: Path | None
+
+    def implementation(self, values: Mapping | None = None) -> Implementation: ...
+
+
 @dataclass(frozen=True)
 class Plugin:
-    """One implementation family, as ktc's generic core sees it (implementations/__init__.py registers it).
+    """One implementation family, as ktc's generic core sees it (implementations/__init__.py registers it:
+    ktc's own from implementations/families/, a third party's from the ``ktc.plugins`` entry point group).
 
-    ``builtins``: its ``--impl`` names -> ``module:attribute``; ``pattern``/``from_pattern``: names it
-    builds from a pattern (``kafka-X.Y.Z``), with ``pattern_hint`` for the error that lists them.
+    ``builtins``: its ``--impl`` names -> a ``Declaration`` (or ``module:attribute`` naming a declaration, an
+    implementation or a zero-argument factory); ``pattern``/``from_pattern``: names it builds from a pattern
+    (``kafka-X.Y.Z``: a declaration), with ``pattern_hint`` for the error that lists them.
     ``serves(spec, values)``: whether an ``--impl`` under these option values (``Option.name`` -> value)
     is this family's target (``kafka`` is the started broker's, or, with ``--kafka-bootstrap``, the
     external one's).  ``own_profile(spec, values, requested)``: before any test, checks the target and
@@ -207,7 +236,7 @@ class Plugin:
 
     family: str
     description: str
-    builtins: Mapping[str, str] = field(default_factory=dict)
+    builtins: Mapping[str, object] = field(default_factory=dict)
     options: tuple[Option, ...] = ()
     serves: Callable[[str, Mapping], bool] | None = None
     own_profile: Callable[[str, Mapping, str], str | None] = _never

@@ -1,4 +1,5 @@
 """The reference model as an implementation under test (the oracle judged by its own suites)."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -7,4 +7,5 @@
 
 Suites call ``ktc.judge.harness.assert_conforms(impl, history)``.
 """
+
 __version__ = "0.1.0"

@@ -4,6 +4,7 @@ once a day.  Kafka's broker jars (ktc/kafka/processes/provision.py), Spark's Kaf
 (ktc/audit/connector.py) and Spark's own Ivy at a session's start (ktc/spark/session.py) all resolve under
 the lock: Maven's ~/.m2 and an Ivy cache are not safe for two writers, and Spark's Ivy reads ~/.m2 too.
 """
+
 from __future__ import annotations
 
 import fcntl

@@ -1,4 +1,5 @@
 """Where ktc's own files are, installed or in a clone: found from the packages, never from the clone's layout."""
+
 from __future__ import annotations
 
 from pathlib import Path

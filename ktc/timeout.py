@@ -4,6 +4,7 @@ In the main thread (pytest runs tests there, xdist workers too) a real-time inte
 ``TimedOut`` inside the call, as pytest-timeout's signal method does: it interrupts a busy loop and
 a blocking read alike.  Elsewhere the call runs unbounded, and says so once.
 """
+
 from __future__ import annotations
 
 import signal
@@ -31,6 +32,7 @@ def call_with_timeout(fn: Callable, argument, timeout_s: float):
 
     def expire(signum, frame):
         raise TimedOut(f"did not return within {timeout_s:g} s (--impl-timeout); it is not called again in this run")
+
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:

@@ -2,6 +2,7 @@
 more than one command takes: the report root ``ktc run``, ``ktc matrix``, ``ktc audit`` and ``ktc hunt``
 write into.  It sits below ktc/cli and ktc/hunt, so both raise the same error: the cli registers hunt's
 subcommand, and hunt never imports the cli."""
+
 from __future__ import annotations
 
 import os

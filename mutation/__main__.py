@@ -5,6 +5,7 @@ Bad input prints one line and exits 2; Ctrl-C stops every worker and forked chil
 with every mutant decided so far in ``DIR/outcomes.jsonl`` (``--resume`` goes on from there).
 Exit 0 when the run finished (the score is in the report, not in the exit code).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -39,24 +40,47 @@ def build_parser() -> Parser:
     parser.add_argument("--max", type=positive, help="run at most N mutants (a stable sample by --seed)")
     parser.add_argument("--workers", type=positive, default=2, help="parallel workers (default 2)")
     parser.add_argument("--seed", type=int, default=20261123, help="Hypothesis seed and sampling seed")
-    parser.add_argument("--timeout", type=positive, help="CPU seconds per mutant and phase before it counts as killed "
-                        "(default: three times the unmutated run's, at least 60)")
-    parser.add_argument("--only", action="append", metavar="KEY", help="run just this mutant (repeatable; keys as "
-                        "the report prints them, e.g. reference/int64.py:core/NumberReplacer:0)")
+    parser.add_argument(
+        "--timeout",
+        type=positive,
+        help="CPU seconds per mutant and phase before it counts as killed "
+        "(default: three times the unmutated run's, at least 60)",
+    )
+    parser.add_argument(
+        "--only",
+        action="append",
+        metavar="KEY",
+        help="run just this mutant (repeatable; keys as "
+        "the report prints them, e.g. reference/int64.py:core/NumberReplacer:0)",
+    )
     parser.add_argument("--out", default=str(ROOT / "mutation" / "latest"), help="report directory")
-    parser.add_argument("--shrink", type=positive, metavar="N", help="instead of killing: for N killed mutants of "
-                        "DIR/outcomes.jsonl, time the killing test's shrinking and size its counterexample")
-    parser.add_argument("--retry-survivors", action="store_true", help="with --resume: run the journal's survivors "
-                        "(and errors) again, on the tree as it is now, except reviewed equivalents; kills stand")
-    parser.add_argument("--resume", action="store_true", help="go on from DIR/outcomes.jsonl (same --seed): "
-                        "only mutants it does not hold are run")
+    parser.add_argument(
+        "--shrink",
+        type=positive,
+        metavar="N",
+        help="instead of killing: for N killed mutants of "
+        "DIR/outcomes.jsonl, time the killing test's shrinking and size its counterexample",
+    )
+    parser.add_argument(
+        "--retry-survivors",
+        action="store_true",
+        help="with --resume: run the journal's survivors "
+        "(and errors) again, on the tree as it is now, except reviewed equivalents; kills stand",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="go on from DIR/outcomes.jsonl (same --seed): only mutants it does not hold are run",
+    )
     return parser
 
 
 def progress(outcome, done: int, total: int) -> None:
     where = f" by {outcome.test}" if outcome.test else ""
-    print(f"[{done}/{total}] {outcome.status:8} {outcome.seconds:6.1f}s ({outcome.cpu:.1f}s CPU) {outcome.key}{where}",
-          flush=True)
+    print(
+        f"[{done}/{total}] {outcome.status:8} {outcome.seconds:6.1f}s ({outcome.cpu:.1f}s CPU) {outcome.key}{where}",
+        flush=True,
+    )
 
 
 def baseline_timeout(path: str, seed: int) -> int:
@@ -64,8 +88,11 @@ def baseline_timeout(path: str, seed: int) -> int:
     60.  CPU, not wall clock: on a loaded machine a mutant that merely waits for a core is not looping."""
     outcome = run_all([Unmutated(path)], 1, seed, 3600, progress)[0]
     if outcome.status != "survived":
-        print(f"mutation: error: the unmutated copy does not pass the suites ({outcome.status}: {outcome.test}); "
-              f"fix the suites or the copy first", file=sys.stderr)
+        print(
+            f"mutation: error: the unmutated copy does not pass the suites ({outcome.status}: {outcome.test}); "
+            f"fix the suites or the copy first",
+            file=sys.stderr,
+        )
         sys.exit(EXIT_USAGE)
     return max(60, round(3 * outcome.cpu))
 
@@ -77,8 +104,11 @@ def chosen(mutants: list, args) -> list:
     by_key = {m.key: m for m in mutants}
     unknown = [k for k in args.only if k not in by_key]
     if unknown:
-        print(f"mutation: error: no mutant {unknown[0]!r} (keys are module:operator:occurrence, as mutation.md "
-              f"prints them)", file=sys.stderr)
+        print(
+            f"mutation: error: no mutant {unknown[0]!r} (keys are module:operator:occurrence, as mutation.md "
+            f"prints them)",
+            file=sys.stderr,
+        )
         sys.exit(EXIT_USAGE)
     return [by_key[k] for k in args.only]
 
@@ -107,8 +137,11 @@ def main(argv: list[str] | None = None) -> int:
             done = among(done, mutants)
             decided = {o.key for o in done}
             todo = [m for m in mutants if m.key not in decided]
-            print(f"mutation: {len(todo)} mutants to run ({len(done)} from the journal), {args.workers} workers, "
-                  f"seed {args.seed}, timeout {timeout} CPU s", flush=True)
+            print(
+                f"mutation: {len(todo)} mutants to run ({len(done)} from the journal), {args.workers} workers, "
+                f"seed {args.seed}, timeout {timeout} CPU s",
+                flush=True,
+            )
             outcomes = done + run_all(todo, args.workers, args.seed, timeout, journaled(path))
         except journal.JournalError as error:
             print(f"mutation: error: {error}", file=sys.stderr)
@@ -117,16 +150,20 @@ def main(argv: list[str] | None = None) -> int:
             signal.signal(signal.SIGTERM, signal.SIG_IGN)  # a second signal must not cut the report short
             signal.signal(signal.SIGINT, signal.SIG_IGN)
             partial_report(out, mutants, args, argv, time.monotonic() - started)
-            print(f"mutation: interrupted; what was decided is in {out / journal.NAME} and a partial report in "
-                  f"{out / 'mutation.md'} (go on with --resume)", file=sys.stderr)
+            print(
+                f"mutation: interrupted; what was decided is in {out / journal.NAME} and a partial report in "
+                f"{out / 'mutation.md'} (go on with --resume)",
+                file=sys.stderr,
+            )
             return 130
         if args.resume:
             mutants, outcomes = whole_journal(out, args.seed, every)
         command = snapshot.command(argv)
-        facts = report.write(out, mutants, outcomes, report.reviewed_equivalents(), time.monotonic() - started,
-                             command)
-    print(f"mutation: score {facts['score']} ({facts['killed']} killed, {facts['survived']} survived, "
-          f"{facts['equivalent']} equivalent) in {facts['wall_s']} s; report in {args.out}/mutation.md")
+        facts = report.write(out, mutants, outcomes, report.reviewed_equivalents(), time.monotonic() - started, command)
+    print(
+        f"mutation: score {facts['score']} ({facts['killed']} killed, {facts['survived']} survived, "
+        f"{facts['equivalent']} equivalent) in {facts['wall_s']} s; report in {args.out}/mutation.md"
+    )
     return 0
 
 
@@ -172,14 +209,17 @@ def shrink(mutants: list, args, argv) -> int:
         print("mutation: interrupted", file=sys.stderr)
         return 130
     facts = shrinking.write(out, rows, snapshot.command(argv))
-    print(f"mutation: median shrink {facts['median_shrink_s']} s (max {facts['max_shrink_s']}), median "
-          f"counterexample {facts['median_ops']} ops after CreateTopic; report in {out}/shrinking.md")
+    print(
+        f"mutation: median shrink {facts['median_shrink_s']} s (max {facts['max_shrink_s']}), median "
+        f"counterexample {facts['median_ops']} ops after CreateTopic; report in {out}/shrinking.md"
+    )
     return 0
 
 
 def shrink_progress(row, done: int, total: int) -> None:
-    print(f"[{done}/{total}] {row.status:12} shrink {row.shrink_s}s, {row.ops} ops  {row.key} by {row.test}",
-          flush=True)
+    print(
+        f"[{done}/{total}] {row.status:12} shrink {row.shrink_s}s, {row.ops} ops  {row.key} by {row.test}", flush=True
+    )
 
 
 def opened(out: Path, args, copy: str) -> tuple[Path, int, list]:
@@ -199,6 +239,7 @@ def journaled(path: Path):
     def record(outcome, done: int, total: int) -> None:
         journal.append(path, outcome)
         progress(outcome, done, total)
+
     return record
 
 

@@ -4,6 +4,7 @@ half-way (Ctrl-C, a killed session) loses nothing and ``--resume`` runs only wha
 A journal belongs to one seed and one set of suites: its first line records the seed and the
 timeout, and ``--resume`` refuses a journal written with another seed.
 """
+
 from __future__ import annotations
 
 import json
@@ -41,8 +42,10 @@ def resume(out: Path, seed: int) -> tuple[Path, int, list[Outcome]]:
     lines = path.read_text().splitlines()
     header = parsed(lines[0] if lines else "", path)
     if not isinstance(header, dict) or header.get("seed") != seed:
-        raise JournalError(f"{path} was written with seed {header.get('seed') if isinstance(header, dict) else '?'}, "
-                           f"not {seed}: resume with that --seed, or start afresh without --resume")
+        raise JournalError(
+            f"{path} was written with seed {header.get('seed') if isinstance(header, dict) else '?'}, "
+            f"not {seed}: resume with that --seed, or start afresh without --resume"
+        )
     outcomes = [o for o in (outcome_of(parsed(line, None)) for line in lines[1:]) if o is not None]
     latest = {o.key: o for o in outcomes}  # a mutant run again (--retry-survivors): its last outcome counts
     return path, int(header["timeout_s"]), list(latest.values())

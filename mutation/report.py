@@ -3,6 +3,7 @@
 Score = killed / (mutants - no-ops - reviewed equivalents).  A timeout counts as killed (the suites
 noticed: the mutant made the model loop), an error as survived (nothing was shown wrong).
 """
+
 from __future__ import annotations
 
 import json
@@ -58,13 +59,27 @@ def summary(outcomes: list[Outcome], equivalents: dict[str, str], wall_s: float)
     }
 
 
-def write(out_dir: Path, mutants: list[Mutant], outcomes: list[Outcome], equivalents: dict[str, str],
-          wall_s: float, command: str) -> dict:
+def write(
+    out_dir: Path,
+    mutants: list[Mutant],
+    outcomes: list[Outcome],
+    equivalents: dict[str, str],
+    wall_s: float,
+    command: str,
+) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     facts = summary(outcomes, equivalents, wall_s)
     by_key = {m.key: m for m in mutants}
-    rows = [{**o.__dict__, "class": classify(o, equivalents), "module": by_key[o.key].module,
-             "line": by_key[o.key].line, "function": by_key[o.key].function} for o in outcomes]
+    rows = [
+        {
+            **o.__dict__,
+            "class": classify(o, equivalents),
+            "module": by_key[o.key].module,
+            "line": by_key[o.key].line,
+            "function": by_key[o.key].function,
+        }
+        for o in outcomes
+    ]
     (out_dir / "mutation.json").write_text(
         json.dumps({"summary": facts, "command": command, "mutants": rows}, indent=1)
     )
@@ -80,8 +95,14 @@ def markdown(facts: dict, by_key: dict, outcomes: list[Outcome], equivalents: di
     for o in sorted(outcomes, key=lambda o: o.key):
         if classify(o, equivalents) == "survived":
             m = by_key[o.key]
-            lines += [f"### `{o.key}` — {m.module}:{m.line} in `{m.function}` ({o.status}, {o.seconds} s)", "",
-                      "```diff", m.diff().rstrip(), "```", ""]
+            lines += [
+                f"### `{o.key}` — {m.module}:{m.line} in `{m.function}` ({o.status}, {o.seconds} s)",
+                "",
+                "```diff",
+                m.diff().rstrip(),
+                "```",
+                "",
+            ]
     lines += ["## Killed: the clauses whose tests killed them", "", "| clause | mutants |", "|---|---|"]
     clauses = Counter(c for o in outcomes if o.status == "killed" for c in (o.clauses or ("(no clause)",)))
     lines += [f"| {c} | {n} |" for c, n in clauses.most_common()]

@@ -6,6 +6,7 @@ reference-tier suites against ``MutantImplementation`` with ``-x`` (first failur
 restores the module.  The child imports the copy afresh, so nothing of one mutant reaches the next.
 Results are data (``Outcome``); mutation/report.py renders them.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -38,17 +39,28 @@ PHASES = ("mutation-quick", "mutation")
 @dataclass(frozen=True)
 class Outcome:
     key: str
-    status: str               # killed | survived | timeout | error | no-op
+    status: str  # killed | survived | timeout | error | no-op
     seconds: float
-    phase: str = ""           # the Hypothesis profile that decided it
-    test: str | None = None    # the first failing test (killed)
+    phase: str = ""  # the Hypothesis profile that decided it
+    test: str | None = None  # the first failing test (killed)
     clauses: tuple[str, ...] = ()  # the clauses that test cites
-    cpu: float = 0.0          # CPU seconds of its pytest runs (what the timeout counts: load does not)
+    cpu: float = 0.0  # CPU seconds of its pytest runs (what the timeout counts: load does not)
 
 
 def pytest_args(seed: int) -> list[str]:
-    return [*(str(ROOT / "suites" / s) for s in SUITES), "--rootdir", str(ROOT), "-x", "-q", "-p", "no:cacheprovider",
-            "-p", "no:xdist", f"--impl={IMPL}", f"--hypothesis-seed={seed}"]
+    return [
+        *(str(ROOT / "suites" / s) for s in SUITES),
+        "--rootdir",
+        str(ROOT),
+        "-x",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        f"--impl={IMPL}",
+        f"--hypothesis-seed={seed}",
+    ]
 
 
 class FirstFailure:
@@ -58,7 +70,8 @@ class FirstFailure:
         self.out, self.clauses = out, {}
 
     def pytest_collection_modifyitems(self, items):
-        from ktc.plugin.hooks import cited  # the plugin's own reading of @pytest.mark.clause
+        from ktc.plugin.plan import cited  # the plugin's own reading of @pytest.mark.clause
+
         self.clauses = {i.nodeid: list(cited(i)) for i in items}
 
     def pytest_runtest_logreport(self, report):
@@ -77,6 +90,7 @@ def die_with_parent(signum: int = signal.SIGKILL) -> None:
 def run_child(args: list[str], plugin, log: Path) -> None:
     """In the forked child: run pytest quietly (its output in ``log``) and exit with its code."""
     import pytest
+
     die_with_parent()
     fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
     os.dup2(fd, 1)
@@ -189,8 +203,9 @@ def applied(mutant: Mutant, mutated: str, workdir: Path):
         target.write_text(original)
 
 
-def run_all(mutants: list, workers: int, seed: int, timeout_s: float,
-            progress: Callable[[Outcome, int, int], None], task=None) -> list:
+def run_all(
+    mutants: list, workers: int, seed: int, timeout_s: float, progress: Callable[[Outcome, int, int], None], task=None
+) -> list:
     """Every mutant's outcome; ``progress(outcome, done, total)`` after each.  ``task(job, workdir, seed,
     timeout_s)`` (a module-level function) replaces ``run_one`` for other measurements."""
     context = multiprocessing.get_context("spawn")
@@ -199,8 +214,9 @@ def run_all(mutants: list, workers: int, seed: int, timeout_s: float,
         queue.cancel_join_thread()
     for mutant in mutants:
         jobs.put(mutant)
-    processes = [context.Process(target=worker, args=(jobs, results, seed, timeout_s, task), daemon=True)
-                 for _ in range(workers)]
+    processes = [
+        context.Process(target=worker, args=(jobs, results, seed, timeout_s, task), daemon=True) for _ in range(workers)
+    ]
     for p in processes:
         jobs.put(None)
         p.start()

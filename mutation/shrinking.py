@@ -7,6 +7,7 @@ generating (time to first failure) and shrinking, CPU seconds, and the size of t
 ktc reports (operations after the CreateTopics).  A pinned test (no Hypothesis) is counted apart:
 there is nothing to shrink.  Data first (``summary``), Markdown last (``render``).
 """
+
 from __future__ import annotations
 
 import json
@@ -28,11 +29,11 @@ PHASE_TIME = re.compile(r"during (generate|shrink) phase \(([\d.]+) seconds\)")
 class Shrunk:
     key: str
     test: str
-    status: str                    # failed again | crashed (the mutant raised) | passed (flaky kill) | timeout | error
-    generate_s: float | None    # None: nothing generated (a pinned test, or an @example failed first)
+    status: str  # failed again | crashed (the mutant raised) | passed (flaky kill) | timeout | error
+    generate_s: float | None  # None: nothing generated (a pinned test, or an @example failed first)
     shrink_s: float | None
     cpu: float
-    ops: int | None             # operations after CreateTopic in the reported counterexample
+    ops: int | None  # operations after CreateTopic in the reported counterexample
 
 
 class Counterexample:
@@ -54,8 +55,19 @@ class Counterexample:
 
 
 def args_for(test: str, seed: int) -> list[str]:
-    return [test, "--rootdir", str(ROOT), "-q", "-p", "no:cacheprovider", "-p", "no:xdist", f"--impl={IMPL}",
-            f"--hypothesis-seed={seed}", "--hypothesis-show-statistics"]
+    return [
+        test,
+        "--rootdir",
+        str(ROOT),
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        f"--impl={IMPL}",
+        f"--hypothesis-seed={seed}",
+        "--hypothesis-show-statistics",
+    ]
 
 
 def measure(job: tuple, workdir: Path, seed: int, timeout_s: float) -> Shrunk:
@@ -68,8 +80,15 @@ def measure(job: tuple, workdir: Path, seed: int, timeout_s: float) -> Shrunk:
     phases = {name: float(s) for name, s in PHASE_TIME.findall(log.read_text(errors="replace"))}
     size = out.read_text() if out.exists() else None
     status = {None: "timeout", 0: "passed", 1: "crashed" if size == "crash" else "failed again"}.get(code, "error")
-    return Shrunk(mutant.key, test, status, phases.get("generate"), phases.get("shrink"), round(cpu, 2),
-                  int(size) if size and size.isdigit() else None)
+    return Shrunk(
+        mutant.key,
+        test,
+        status,
+        phases.get("generate"),
+        phases.get("shrink"),
+        round(cpu, 2),
+        int(size) if size and size.isdigit() else None,
+    )
 
 
 def chosen(mutants: list, outcomes: list[Outcome], count: int, seed: int) -> list[tuple]:
@@ -83,29 +102,40 @@ def chosen(mutants: list, outcomes: list[Outcome], count: int, seed: int) -> lis
 def summary(rows: list[Shrunk]) -> dict:
     properties = [r for r in rows if r.status in ("failed again", "crashed") and r.shrink_s is not None]
     sizes = [r.ops for r in properties if r.ops is not None]
-    return {"measured": len(rows), "generated_kills": len(properties),
-            "pinned_kills": sum(r.status in ("failed again", "crashed") and r.shrink_s is None for r in rows),
-            "crashes": sum(r.status == "crashed" for r in rows),
-            "not_failing_again": sum(r.status not in ("failed again", "crashed") for r in rows),
-            "median_generate_s": median([r.generate_s for r in properties]),
-            "median_shrink_s": median([r.shrink_s for r in properties]),
-            "max_shrink_s": max((r.shrink_s for r in properties), default=None),
-            "median_ops": median(sizes), "max_ops": max(sizes, default=None)}
+    return {
+        "measured": len(rows),
+        "generated_kills": len(properties),
+        "pinned_kills": sum(r.status in ("failed again", "crashed") and r.shrink_s is None for r in rows),
+        "crashes": sum(r.status == "crashed" for r in rows),
+        "not_failing_again": sum(r.status not in ("failed again", "crashed") for r in rows),
+        "median_generate_s": median([r.generate_s for r in properties]),
+        "median_shrink_s": median([r.shrink_s for r in properties]),
+        "max_shrink_s": max((r.shrink_s for r in properties), default=None),
+        "median_ops": median(sizes),
+        "max_ops": max(sizes, default=None),
+    }
 
 
 def write(out_dir: Path, rows: list[Shrunk], command: str) -> dict:
     facts = summary(rows)
-    (out_dir / "shrinking.json").write_text(json.dumps({"summary": facts, "command": command,
-                                                        "mutants": [asdict(r) for r in rows]}, indent=1))
+    (out_dir / "shrinking.json").write_text(
+        json.dumps({"summary": facts, "command": command, "mutants": [asdict(r) for r in rows]}, indent=1)
+    )
     (out_dir / "shrinking.md").write_text(render(facts, rows, command))
     return facts
 
 
 def render(facts: dict, rows: list[Shrunk], command: str) -> str:
-    lines = ["# Time to shrink, per killed mutant", "", f"`{command}`", "",
-             *(f"- {k.replace('_', ' ')}: {v}" for k, v in facts.items()), "",
-             "| mutant | test | status | generate s | shrink s | CPU s | ops after CreateTopic |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "# Time to shrink, per killed mutant",
+        "",
+        f"`{command}`",
+        "",
+        *(f"- {k.replace('_', ' ')}: {v}" for k, v in facts.items()),
+        "",
+        "| mutant | test | status | generate s | shrink s | CPU s | ops after CreateTopic |",
+        "|---|---|---|---|---|---|---|",
+    ]
     for r in sorted(rows, key=lambda r: -(r.shrink_s or 0)):
         lines.append(f"| `{r.key}` | `{r.test}` | {r.status} | {r.generate_s} | {r.shrink_s} | {r.cpu} | {r.ops} |")
     return "\n".join(lines) + "\n"

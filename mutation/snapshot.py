@@ -4,6 +4,7 @@ changes nothing in it (a live tree once made a test the running workers could no
 mutants falsely).  Only the reviewed equivalents are read from the original tree, when the report is
 written.  The copy is removed when the run ends, however it ends.
 """
+
 from __future__ import annotations
 
 import os
@@ -33,11 +34,18 @@ def run_in_copy(argv: list[str], out: Path) -> int:
     child = None
     try:
         shutil.copytree(ROOT, scratch / "tree", ignore=LEFT_OUT)
-        child = subprocess.Popen([sys.executable, "-m", "mutation", *argv, "--out", str(out)],
-                                 cwd=scratch / "tree", env={**os.environ, MARK: "1", "PYTHONPATH": "",
-                                                            "KTC_MUTATION_ORIGIN": str(ROOT),
-                                                            COMMAND: shlex.join(["python", "-m", "mutation", *argv])},
-                                 preexec_fn=lambda: die_with_parent(signal.SIGTERM))
+        child = subprocess.Popen(
+            [sys.executable, "-m", "mutation", *argv, "--out", str(out)],
+            cwd=scratch / "tree",
+            env={
+                **os.environ,
+                MARK: "1",
+                "PYTHONPATH": "",
+                "KTC_MUTATION_ORIGIN": str(ROOT),
+                COMMAND: shlex.join(["python", "-m", "mutation", *argv]),
+            },
+            preexec_fn=lambda: die_with_parent(signal.SIGTERM),
+        )
         return child.wait()
     except KeyboardInterrupt:  # Ctrl-C reached the copy's run too (one process group); SIGTERM did not
         if child is not None:

@@ -6,6 +6,7 @@ implementation, so traces compare equal), and nothing else changed.  ``MutantImp
 histories through the copy, so the suites judge it against the unmutated reference like any other
 implementation under test.
 """
+
 from __future__ import annotations
 
 import re
@@ -55,8 +56,10 @@ class MutantImplementation:
     def kip228_tables(self):
         """The copy's KIP-228 tables (reference/kip228.py is not used by the model: only these reach it)."""
         import mutref.kip228
+
         return mutref.kip228
 
     def run(self, histories: Sequence[History]) -> list[Trace]:
         from mutref.model import Model  # imported here: the copy is on sys.path only in a mutation run
+
         return [Model.for_history(h).run(h) for h in histories]

@@ -2,6 +2,7 @@
 
 Each method is one rule, named after what it decides, so a mutant can override exactly one.
 """
+
 from __future__ import annotations
 
 from ktc.specs.profiles import Profile
@@ -58,8 +59,10 @@ class AppendRules:
     def out_of_range_message(self, ts: int, index: int, now: int, before: int, after: int) -> str:
         low = int64.sub(now, before, self.profile.wrapping)
         high = int64.add(now, after, self.profile.wrapping)
-        return (f"Timestamp {ts} of message with offset {index} is out of range. "
-                f"The timestamp should be within [{low}, {high}]")
+        return (
+            f"Timestamp {ts} of message with offset {index} is out of range. "
+            f"The timestamp should be within [{low}, {high}]"
+        )
 
     def wrong_type_message(self, index: int, ts: int, batch: Batch, config: TopicConfig) -> str:
         """Kafka names the record by its class: a compressed batch kept in place (no rebuild) is read without
@@ -69,9 +72,11 @@ class AppendRules:
         partial = batch.codec != "none" and not configs.rebuilds(config, batch.codec)
         kind = "PartialDefaultRecord" if partial else "DefaultRecord"
         key = (-1 if partial else 0) if record.key is None else len(record.key)
-        return (f"Invalid timestamp type in message {kind}(offset={index}, timestamp={ts}, "
-                f"key={key} bytes, value={len(record.value)} bytes). "
-                "Producer should not set timestamp type to LogAppendTime.")
+        return (
+            f"Invalid timestamp type in message {kind}(offset={index}, timestamp={ts}, "
+            f"key={key} bytes, value={len(record.value)} bytes). "
+            "Producer should not set timestamp type to LogAppendTime."
+        )
 
     def record_error(self, index: int, ts: int, batch: Batch, config: TopicConfig, now: int) -> str | None:
         """LogValidator.validateTimestamp for one record: an error text or None."""
@@ -119,8 +124,9 @@ class AppendRules:
         kept = self.seen_timestamps(batch) if configs.rebuilds(config, batch.codec) else own
         return [self.sentinel if self.is_no_timestamp(ts, batch) else ts for ts in kept]
 
-    def stored_records(self, batch: Batch, config: TopicConfig, base_offset: int,
-                       lat: int | None) -> tuple[StoredRecord, ...]:
+    def stored_records(
+        self, batch: Batch, config: TopicConfig, base_offset: int, lat: int | None
+    ) -> tuple[StoredRecord, ...]:
         create_times = self.stored_create_times(batch, config)
         if lat is None:  # a CreateTime topic: the one timestamp is the CreateTime
             return tuple(StoredRecord(base_offset + i, ct) for i, ct in enumerate(create_times))
@@ -140,8 +146,11 @@ class AppendRules:
         """KIP-937's promised WARN for CreateTimes more than one hour ahead of the broker."""
         if not self.profile.future_warning or config.timestamp_type is LAT:
             return ()
-        return tuple(f"future-timestamp:{i}" for i, r in enumerate(batch.records)
-                     if not self.is_no_timestamp(r.timestamp, batch) and r.timestamp - now > ONE_HOUR_MS)
+        return tuple(
+            f"future-timestamp:{i}"
+            for i, r in enumerate(batch.records)
+            if not self.is_no_timestamp(r.timestamp, batch) and r.timestamp - now > ONE_HOUR_MS
+        )
 
     def read_create_times(self, batch: Batch) -> list[int]:
         """Each record's CreateTime as the broker read it, the sentinel normalised: a LogAppendTime-typed

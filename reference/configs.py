@@ -1,12 +1,19 @@
 """Topic configs: which keys a profile knows, which values are valid, and the effective limits."""
+
 from __future__ import annotations
 
 from ktc.specs.profiles import Profile
 
 from .types import INT64_MAX, INVALID_CONFIG, NONE, TOPIC_COMPRESSION_TYPES, TopicConfig
 
-_AT_LEAST = {"before_max_ms": 0, "after_max_ms": 0, "difference_max_ms": 0, "segment_ms": 1,
-             "retention_ms": -1, "retention_max_eventtime_ms": 0}
+_AT_LEAST = {
+    "before_max_ms": 0,
+    "after_max_ms": 0,
+    "difference_max_ms": 0,
+    "segment_ms": 1,
+    "retention_ms": -1,
+    "retention_max_eventtime_ms": 0,
+}
 
 
 def config_error(config: TopicConfig, profile: Profile) -> int:

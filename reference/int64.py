@@ -4,6 +4,7 @@ Kafka computes ``now - ts`` and ``-1 * diff`` in 64-bit two's complement, which 
 overflow.  The KIP texts are written in exact arithmetic.  The model calls these helpers
 through a profile's ``arithmetic`` switch so that the choice is visible at every use.
 """
+
 from __future__ import annotations
 
 from .types import INT64_MIN

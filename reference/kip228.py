@@ -6,6 +6,7 @@ function returns the *set* of outcomes the table allows: cells that say "Error o
 both.  The broker side for a "new broker" is the Model under the ``kip`` profile with sentinel
 Long.MIN_VALUE; the consumer side has no broker involved and lives only here.
 """
+
 from __future__ import annotations
 
 from typing import Union

@@ -4,6 +4,7 @@ Pure and deterministic: time comes only from the history (real time plus each br
 offset), nothing is read from the machine.  ``Model`` combines the rule mixins; a mutant is a
 subclass that overrides one rule method (see suites/selftest/mutants.py).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -120,8 +121,9 @@ class Model(AppendRules, SegmentRules, OffsetRules):
             return ProduceResult(code, message, errors, -1, -1, partition.log_start_offset, False, warnings)
         return self.append(cluster, partition, op.batch, config, warnings)
 
-    def append(self, cluster: Cluster, partition: Partition, batch: Batch, config: TopicConfig,
-               warnings: tuple[str, ...]) -> ProduceResult:
+    def append(
+        self, cluster: Cluster, partition: Partition, batch: Batch, config: TopicConfig, warnings: tuple[str, ...]
+    ) -> ProduceResult:
         now = cluster.now(partition.leader)
         lat = None
         if config.timestamp_type is TimestampType.LOG_APPEND_TIME:
@@ -135,8 +137,16 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         in_place = batch.codec == "none" and not configs.rebuilds(config, "none")
         shallow = self.shallow_offset_of_max(records, self.read_create_times(batch), config.timestamp_type, in_place)
         self.write(cluster, partition, stored, shallow)
-        return ProduceResult(0, None, (), stored.base_offset, self.response_log_append_time(lat, now),
-                             partition.log_start_offset, rolled, warnings)
+        return ProduceResult(
+            0,
+            None,
+            (),
+            stored.base_offset,
+            self.response_log_append_time(lat, now),
+            partition.log_start_offset,
+            rolled,
+            warnings,
+        )
 
     def response_log_append_time(self, lat: int | None, now: int) -> int:
         """The ProduceResponse's log_append_time: the LogAppendTime, or -1 on a CreateTime topic."""
@@ -194,7 +204,7 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         doomed = self.deletable_prefix(partition, cluster.now(partition.leader), config)
         if len(doomed) == len(partition.segments):
             partition.segments.append(self.new_segment(cluster, partition.next_offset))
-        del partition.segments[:len(doomed)]
+        del partition.segments[: len(doomed)]
         return RetentionResult(tuple(s.base_offset for s in doomed), partition.log_start_offset)
 
     def op_DescribeLog(self, cluster: Cluster, op: DescribeLog) -> DescribeLogResult:
@@ -202,9 +212,12 @@ class Model(AppendRules, SegmentRules, OffsetRules):
         if partition is None:
             return DescribeLogResult((), UNKNOWN_TOPIC_OR_PARTITION)
         ends = [s.base_offset for s in partition.segments[1:]] + [partition.next_offset]
-        return DescribeLogResult(tuple(
-            SegmentInfo(s.base_offset, end, -1 if s.max_timestamp is None else s.max_timestamp, tuple(s.time_index))
-            for s, end in zip(partition.segments, ends)))
+        return DescribeLogResult(
+            tuple(
+                SegmentInfo(s.base_offset, end, -1 if s.max_timestamp is None else s.max_timestamp, tuple(s.time_index))
+                for s, end in zip(partition.segments, ends)
+            )
+        )
 
 
 def run(history: History) -> Trace:

@@ -5,6 +5,7 @@ What a version knows is profile data (``list_offsets_targets``, ``list_offsets_m
 storage the local log is the whole log: EARLIEST_LOCAL is the log start, LATEST_TIERED and
 EARLIEST_PENDING_UPLOAD find nothing.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -41,8 +42,11 @@ class OffsetRules:
     def refuses(self, target: int, version: int | None) -> bool:
         """UNSUPPORTED_VERSION for a target the broker does not know at this version (3.9+): decided before
         the partition is looked up, so a missing partition gets it too (measured on 4.4.0)."""
-        return self.profile.unknown_negative_target == "unsupported-version" and target < 0 and \
-            not self.knows(target, self.request_version(version))
+        return (
+            self.profile.unknown_negative_target == "unsupported-version"
+            and target < 0
+            and not self.knows(target, self.request_version(version))
+        )
 
     def knows(self, target: int, version: int) -> bool:
         """Whether the broker treats ``target`` as special: known to it, and (3.9+) at a version that has it."""
@@ -54,8 +58,13 @@ class OffsetRules:
     def special_offset(self, partition: Partition, target: int) -> ListOffsetsResult:
         """LATEST: the log end; EARLIEST and EARLIEST_LOCAL: the log start; LATEST_TIERED and EARLIEST_PENDING_UPLOAD:
         none (nothing tiered)."""
-        offsets = {LATEST: partition.next_offset, EARLIEST: partition.log_start_offset,
-                   EARLIEST_LOCAL: partition.log_start_offset, LATEST_TIERED: -1, EARLIEST_PENDING_UPLOAD: -1}
+        offsets = {
+            LATEST: partition.next_offset,
+            EARLIEST: partition.log_start_offset,
+            EARLIEST_LOCAL: partition.log_start_offset,
+            LATEST_TIERED: -1,
+            EARLIEST_PENDING_UPLOAD: -1,
+        }
         return ListOffsetsResult(offsets[target], -1)
 
     # -- target >= 0, and unknown negatives up to 3.8 ------------------------------------
@@ -123,8 +132,13 @@ class OffsetRules:
         floor = -1 if self.profile.batch_max_floor == "minus-one" else None
         return max(tops, default=floor)
 
-    def shallow_offset_of_max(self, records: Sequence[StoredRecord], read: list[int], timestamp_type: TimestampType,
-                              in_place_uncompressed: bool) -> int:
+    def shallow_offset_of_max(
+        self,
+        records: Sequence[StoredRecord],
+        read: list[int],
+        timestamp_type: TimestampType,
+        in_place_uncompressed: bool,
+    ) -> int:
         """The offset a segment records with a new max, before 3.8: for a CreateTime batch appended in place
         uncompressed (3.0-3.6), the first record whose timestamp *as the broker read it* is the max (a
         LogAppendTime-typed batch reads its header max in every record); else the batch's last offset."""

@@ -1,4 +1,5 @@
 """Segments: time-based rolling, the time index, time-based and KIP-870 event-time retention."""
+
 from __future__ import annotations
 
 from ktc.specs.profiles import Profile
@@ -75,8 +76,7 @@ class SegmentRules:
         if segment.empty:
             return False
         broker = partition.leader
-        return self.time_breached(segment, now, broker, config) or \
-            self.event_time_breached(segment, partition, config)
+        return self.time_breached(segment, now, broker, config) or self.event_time_breached(segment, partition, config)
 
     def deletable_prefix(self, partition: Partition, now: int, config: TopicConfig) -> list[Segment]:
         """Oldest first, stopping at the first segment that must be kept."""

@@ -1,4 +1,5 @@
 """Mutable state of the model: partitions made of segments.  No rules live here, only storage."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -9,14 +10,14 @@ from .types import StoredBatch, StoredRecord, TopicConfig
 @dataclass
 class Segment:
     base_offset: int
-    created_ms: dict[int, int]            # per broker: its clock when the segment was created
-    mtime_ms: dict[int, int]              # per broker: its clock at the last append (file mtime)
+    created_ms: dict[int, int]  # per broker: its clock when the segment was created
+    mtime_ms: dict[int, int]  # per broker: its clock at the last append (file mtime)
     batches: list[StoredBatch] = field(default_factory=list)
-    max_timestamp: int | None = None   # running max as the profile tracks it (None: nothing yet)
+    max_timestamp: int | None = None  # running max as the profile tracks it (None: nothing yet)
     offset_of_max: int = -1
     time_index: list[tuple[int, int]] = field(default_factory=list)
-    roll_base: int | None = None       # timestamp time-based rolling is measured from
-    event_max: int | None = None       # KIP-870: max event time of this segment's records
+    roll_base: int | None = None  # timestamp time-based rolling is measured from
+    event_max: int | None = None  # KIP-870: max event time of this segment's records
 
     @property
     def empty(self) -> bool:

@@ -8,6 +8,7 @@ modules next to it (see ARCHITECTURE.md).
 Timestamps are Python ints holding Java ``long`` milliseconds.  Whether arithmetic on them
 wraps like Java or is exact is a *profile* switch, never a property of the data.
 """
+
 from __future__ import annotations
 
 import enum
@@ -105,6 +106,7 @@ CONFIG_NAMES = {
 
 # ---- operations of a history -------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class CreateTopic:
     topic: str
@@ -201,6 +203,7 @@ class History:
 
 
 # ---- results --------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Ack:

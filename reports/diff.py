@@ -4,34 +4,38 @@ A gate that fails on every failure is ignored the day a known bug lands; one tha
 what is *new* (a failure the baseline did not have, or an expected failure that quietly started
 passing) stays on.  Rows are keyed by (clause, implementation, profile).
 """
+
 from __future__ import annotations
 
 from .outcomes import pass_surprises
+from .schema import Expected, Key, Row
 from .verdicts import BAD
 
 GOOD_BEFORE = ("pass", "unsupported", None)  # None: the baseline has no such row
+Change = tuple[Key, str | None, str | None, str | None]  # key, old verdict, new verdict, note
+Flagged = tuple[Key, str, str | None]  # key, verdict, note
 
 
-def key(row: dict) -> tuple:
+def key(row: Row) -> Key:
     return row["clause"], row["implementation"], row["profile"]
 
 
-def index(rows: list[dict]) -> dict:
+def index(rows: list[Row]) -> dict[Key, Row]:
     return {key(r): r for r in rows}
 
 
-def label(k: tuple) -> str:
+def label(k: Key) -> str:
     return f"{k[0]} on {k[1]}/{k[2]}"
 
 
-def verdict_of(rows: dict, k: tuple) -> str | None:
+def verdict_of(rows: dict[Key, Row], k: Key) -> str | None:
     return rows[k]["verdict"] if k in rows else None
 
 
-def compare(old_rows: list[dict], new_rows: list[dict]) -> dict:
+def compare(old_rows: list[Row], new_rows: list[Row]) -> dict[str, list[Change]]:
     """{"regressions", "fixes", "changes"}: lists of (key, old verdict, new verdict, note)."""
     old, new = index(old_rows), index(new_rows)
-    out = {"regressions": [], "fixes": [], "changes": []}
+    out: dict[str, list[Change]] = {"regressions": [], "fixes": [], "changes": []}
     for k in sorted(old.keys() | new.keys()):
         before, after = verdict_of(old, k), verdict_of(new, k)
         if after in BAD and before in GOOD_BEFORE:
@@ -41,12 +45,18 @@ def compare(old_rows: list[dict], new_rows: list[dict]) -> dict:
         elif before != after:
             out["changes"].append((k, before, after, None))
         elif after in BAD and old[k].get("signature") != new[k].get("signature"):
-            out["changes"].append((k, before, after, f"signature {old[k].get('signature')} -> {new[k].get('signature')}"
-                                                     " (a different failure)"))
+            out["changes"].append(
+                (
+                    k,
+                    before,
+                    after,
+                    f"signature {old[k].get('signature')} -> {new[k].get('signature')} (a different failure)",
+                )
+            )
     return out
 
 
-def render(result: dict) -> str:
+def render(result: dict[str, list[Change]]) -> str:
     lines = []
     for section in ("regressions", "fixes", "changes"):
         entries = result[section]
@@ -56,7 +66,9 @@ def render(result: dict) -> str:
     return "\n".join(lines)
 
 
-def gate(new_rows: list[dict], baseline_rows: list[dict] | None, expected: dict | None) -> dict:
+def gate(
+    new_rows: list[Row], baseline_rows: list[Row] | None, expected: dict[Key, Expected] | None
+) -> dict[str, list[Flagged]]:
     """{"new_failures", "unexpected_passes", "expected_failures"} for ``ktc run --baseline/--expectations``.
 
     ``expected`` maps (clause, implementation, profile) -> expectation entry (``reports.expectations``).
@@ -65,7 +77,7 @@ def gate(new_rows: list[dict], baseline_rows: list[dict] | None, expected: dict 
     baseline = index(baseline_rows) if baseline_rows is not None else None
     annotated = {key(r): r["expected"] for r in new_rows if r.get("expected")}  # expectations/<impl>.toml
     expected = {**annotated, **(expected or {})}
-    out = {"new_failures": [], "unexpected_passes": [], "expected_failures": []}
+    out: dict[str, list[Flagged]] = {"new_failures": [], "unexpected_passes": [], "expected_failures": []}
     for row in new_rows:
         k, verdict = key(row), row["verdict"]
         if k in expected:
@@ -81,9 +93,11 @@ def gate(new_rows: list[dict], baseline_rows: list[dict] | None, expected: dict 
     return out
 
 
-def render_gate(result: dict) -> str:
-    lines = [f"ktc gate: {len(result['new_failures'])} new failures, {len(result['unexpected_passes'])} unexpected "
-             f"passes, {len(result['expected_failures'])} expected failures"]
+def render_gate(result: dict[str, list[Flagged]]) -> str:
+    lines = [
+        f"ktc gate: {len(result['new_failures'])} new failures, {len(result['unexpected_passes'])} unexpected "
+        f"passes, {len(result['expected_failures'])} expected failures"
+    ]
     lines += [f"  NEW FAILURE      {label(k)}: {v}  ({note})" for k, v, note in result["new_failures"]]
     lines += [f"  UNEXPECTED PASS  {label(k)}  ({note})" for k, v, note in result["unexpected_passes"]]
     return "\n".join(lines)

@@ -18,13 +18,17 @@ reason = "off by one at after.max.ms"
 source = "https://example.org/bugs/123"
 ```
 """
+
 from __future__ import annotations
 
 import json
 import tomllib
+from collections.abc import Collection, Iterable
 from pathlib import Path
+from typing import cast
 
 from .loading import InputError
+from .schema import ExpectationsFile, Expected, Key, Row
 from .verdicts import BAD
 
 SCHEMA = 1
@@ -34,9 +38,12 @@ TODO = "TODO: explain"
 
 
 KEYS = {"clause", "profile", "verdict", "reason", "source"}
+Known = tuple[Collection[str] | None, Collection[str] | None]  # the clauses and profiles an entry may name
 
 
-def load(path: Path | str, clauses=None, profiles=None) -> dict:
+def load(
+    path: Path | str, clauses: Collection[str] | None = None, profiles: Collection[str] | None = None
+) -> ExpectationsFile:
     """The parsed file, validated (with ``clauses``/``profiles``, every entry names a known one; no entry
     twice); ``InputError`` (one line, ``file:line``) otherwise."""
     path = Path(path)
@@ -46,9 +53,9 @@ def load(path: Path | str, clauses=None, profiles=None) -> dict:
     except tomllib.TOMLDecodeError as error:
         raise InputError(f"expectations file {path} is not valid TOML: {error}") from None
     if data.get("schema_version") != SCHEMA or not isinstance(data.get("implementation"), str):
-        raise InputError(f"expectations file {path}:1: needs schema_version = {SCHEMA} and implementation = \"...\"")
+        raise InputError(f'expectations file {path}:1: needs schema_version = {SCHEMA} and implementation = "..."')
     check_entries(path, data.get("expect", []), entry_lines(text), (clauses, profiles))
-    return data
+    return cast(ExpectationsFile, data)  # its version, implementation and entries checked above
 
 
 def read_text(path: Path) -> str:
@@ -65,10 +72,10 @@ def entry_lines(text: str) -> list[int]:
     return [n for n, line in enumerate(text.splitlines(), 1) if line.strip().startswith("[[expect]]")]
 
 
-def check_entries(path: Path, entries, lines: list[int], known: tuple) -> None:
+def check_entries(path: Path, entries: object, lines: list[int], known: Known) -> None:
     if not isinstance(entries, list):
         raise InputError(f"expectations file {path}: 'expect' must be a list of [[expect]] tables")
-    seen: dict = {}
+    seen: dict[tuple[str, str], int] = {}
     for i, entry in enumerate(entries):
         where = f"expectations file {path}:{lines[i] if i < len(lines) else 1}"
         problem = entry_problem(entry, *known)
@@ -80,7 +87,7 @@ def check_entries(path: Path, entries, lines: list[int], known: tuple) -> None:
         seen[key] = lines[i] if i < len(lines) else 1
 
 
-def entry_problem(entry, clauses, profiles) -> str | None:
+def entry_problem(entry: object, clauses: Collection[str] | None, profiles: Collection[str] | None) -> str | None:
     if not isinstance(entry, dict):
         return "each [[expect]] entry must be a table"
     missing = [k for k in REQUIRED if not isinstance(entry.get(k), str) or not entry.get(k)]
@@ -98,12 +105,12 @@ def entry_problem(entry, clauses, profiles) -> str | None:
     return None
 
 
-def index(files: list[dict], rows: list[dict], external=()) -> dict:
+def index(files: list[ExpectationsFile], rows: list[Row], external: Iterable[str] = ()) -> dict[Key, Expected]:
     """(clause, implementation, profile) -> entry, for rows whose implementation (and version) match.  A
     file naming no implementation of the rows applies to the ``external`` ones (targets known only by
     address: the user's own broker, which the user says the file describes)."""
     versions = {(r["implementation"]): str(r.get("implementation_version")) for r in rows}
-    out = {}
+    out: dict[Key, Expected] = {}
     for data in files:
         impl, version = data["implementation"], data.get("version")
         if version is not None and impl in versions and versions[impl] != str(version):
@@ -114,7 +121,7 @@ def index(files: list[dict], rows: list[dict], external=()) -> dict:
     return out
 
 
-def update(rows: list[dict], implementation: str, old: dict | None) -> str:
+def update(rows: list[Row], implementation: str, old: ExpectationsFile | None) -> str:
     """A new file: one entry per failing row of ``implementation``; reasons and sources kept from
     ``old`` where it has the same (clause, profile), else ``TODO: explain``."""
     previous = {(e["clause"], e["profile"]): e for e in (old or {}).get("expect", [])}
@@ -124,9 +131,15 @@ def update(rows: list[dict], implementation: str, old: dict | None) -> str:
     lines += [f"version = {_s(str(version))}"] if version is not None else []
     for row in sorted(mine, key=lambda r: (r["clause"], r["profile"])):
         prev = previous.get((row["clause"], row["profile"]), {})
-        lines += ["", "[[expect]]", f"clause = {_s(row['clause'])}", f"profile = {_s(row['profile'])}",
-                  f"verdict = {_s(row['verdict'])}", f"reason = {_s(prev.get('reason') or TODO)}",
-                  f"source = {_s(prev.get('source') or '')}"]
+        lines += [
+            "",
+            "[[expect]]",
+            f"clause = {_s(row['clause'])}",
+            f"profile = {_s(row['profile'])}",
+            f"verdict = {_s(row['verdict'])}",
+            f"reason = {_s(prev.get('reason') or TODO)}",
+            f"source = {_s(prev.get('source') or '')}",
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -1,4 +1,5 @@
 """The report files' schema version and the one way they are written (atomically: a reader never sees half)."""
+
 from __future__ import annotations
 
 import os

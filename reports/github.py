@@ -6,15 +6,18 @@ pass, and one ``::warning`` per target with unknown rows.  ``ktc run`` prints th
 ``GITHUB_ACTIONS`` is set.  Escaping follows the workflow-command rules: ``%``, CR and LF in the
 message; also ``:`` and ``,`` in a property value.
 """
+
 from __future__ import annotations
 
 from . import rootcause
 from .outcomes import UNKNOWN, counted, outcome, unexpected_pass
 from .registry import Context, renderer
+from .rootcause import RootCause
+from .schema import Document, Row
 
 
 @renderer("github")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     lines = [cause_error(g) for g in rootcause.groups(doc, context.report_dir)]
     lines += [pass_error(r) for r in doc["rows"] if unexpected_pass(r)]
     lines += unknown_warnings(doc)
@@ -33,27 +36,34 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def cause_error(group: dict) -> str:
+def cause_error(group: RootCause) -> str:
     clauses = group["clauses"]
     more = f" (+{len(clauses) - 1})" if len(clauses) > 1 else ""
     title = f"ktc {group['implementation']} fails {clauses[0]}{more}"
-    message = (f"{counted(group['rows'], 'row')}, first divergence: {group['example'] or group['cause']}\n"
-               f"clauses: {', '.join(clauses)}\nreplay: {group['replay']}")
+    message = (
+        f"{counted(group['rows'], 'row')}, first divergence: {group['example'] or group['cause']}\n"
+        f"clauses: {', '.join(clauses)}\nreplay: {group['replay']}"
+    )
     return command("error", title, message)
 
 
-def pass_error(row: dict) -> str:
+def pass_error(row: Row) -> str:
     expected = row["expected"]
-    return command("error", f"ktc unexpected pass {row['clause']} on {row['implementation']}/{row['profile']}",
-                   f"expected {expected.get('verdict')} ({expected.get('reason')}; {expected.get('source')}) but it "
-                   f"passed: remove the entry from expectations/{expected.get('file')}")
+    return command(
+        "error",
+        f"ktc unexpected pass {row['clause']} on {row['implementation']}/{row['profile']}",
+        f"expected {expected.get('verdict')} ({expected.get('reason')}; {expected.get('source')}) but it "
+        f"passed: remove the entry from expectations/{expected.get('file')}",
+    )
 
 
-def unknown_warnings(doc: dict) -> list[str]:
+def unknown_warnings(doc: Document) -> list[str]:
     """Per implementation, the clauses no example decided (evidence missing, not a failure)."""
     found: dict[str, list[str]] = {}
     for row in doc["rows"]:
         if outcome(row) == UNKNOWN:
             found.setdefault(row["implementation"], []).append(f"{row['clause']} ({row['profile']})")
-    return [command("warning", f"ktc {impl}: {counted(len(rows), 'row')} unknown",
-                    "no example decided: " + ", ".join(rows)) for impl, rows in found.items()]
+    return [
+        command("warning", f"ktc {impl}: {counted(len(rows), 'row')} unknown", "no example decided: " + ", ".join(rows))
+        for impl, rows in found.items()
+    ]

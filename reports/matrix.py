@@ -4,24 +4,64 @@ the change's profile).  A cell that differs from its left neighbour is marked an
 changes (specs/kafka-versions.toml) released in between whose clauses include the row, in the manner of
 test262.fyi's engine x feature grid.  Data first (``build``), rendered last (text, JSON, HTML).
 """
+
 from __future__ import annotations
 
 import html
 import json
 import xml.etree.ElementTree as ET
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypedDict
+from xml.etree.ElementTree import Element
 
 from ktc.specs import versions
 
+from . import junit
 from .files import write_atomically
+from .outcomes import EXPECTED, outcome, worst
 from .registry import Context, renderer
-from .verdicts import rank
+from .schema import Row
 
 CHANGE_TEST = "test_a_change_in_kafka_fails_exactly_where_it_did_not_hold"
 DECIDED = ("pass", "fail", "error", "expected")  # a cell that says what the release does
-SYMBOL = {"pass": "ok", "fail": "FAIL", "error": "ERR", "unknown": "?", "unsupported": "-", "expected": "exp",
-          "missing": " "}
+SYMBOL = {
+    "pass": "ok",
+    "fail": "FAIL",
+    "error": "ERR",
+    "unknown": "?",
+    "unsupported": "-",
+    "expected": "exp",
+    "missing": " ",
+}
+
+
+class MatrixVersion(TypedDict):
+    """A release's column in matrix.json: its run's facts (the cells are in the rows)."""
+
+    version: str
+    profile: str
+    wall_s: float
+    clauses: None
+    changes: None
+    problem: str | None
+
+
+class MatrixRow(TypedDict):
+    """A clause's or a Kafka change's row: its cell per version, and a note where a cell changes."""
+
+    kind: str  # clauses | changes
+    row: str
+    notes: dict[str, str]
+    cells: dict[str, str]
+
+
+class MatrixTable(TypedDict):
+    """matrix.json: the versions, the rows, and how many fail/error cells no expectations file explains."""
+
+    versions: list[MatrixVersion]
+    rows: list[MatrixRow]
+    unexplained: int
 
 
 @dataclass
@@ -33,27 +73,25 @@ class Column:
     wall_s: float
     clauses: dict[str, str] = field(default_factory=dict)
     changes: dict[str, str] = field(default_factory=dict)
-    problem: str | None = None       # why the run gave no results (a broker that did not start, ...)
+    problem: str | None = None  # why the run gave no results (a broker that did not start, ...)
 
 
-def cell(row: dict) -> str:
+def cell(row: Row) -> str:
     """A row's verdict, with a fail or error an expectations file explains shown as ``expected``."""
-    expected = row.get("expected") or {}
-    return "expected" if row["verdict"] in ("fail", "error") and expected.get("verdict") == row["verdict"] \
-        else row["verdict"]
+    return EXPECTED if outcome(row) == EXPECTED else row["verdict"]
 
 
-def clause_cells(rows: list[dict], profile: str) -> dict[str, str]:
+def clause_cells(rows: list[Row], profile: str) -> dict[str, str]:
     """The version's own-profile row of each clause (the worst when several implementations ran)."""
-    worst: dict[str, dict] = {}
+    found: dict[str, list[Row]] = {}
     for row in (r for r in rows if r["profile"] == profile):
-        if row["clause"] not in worst or rank(row["verdict"]) > rank(worst[row["clause"]]["verdict"]):
-            worst[row["clause"]] = row
-    return {clause: cell(row) for clause, row in worst.items()}
+        found.setdefault(row["clause"], []).append(row)
+    return {clause: cell(worst(candidates)) for clause, candidates in found.items()}
 
 
 def change_cells(junit: Path) -> dict[str, str]:
-    """Per change id, how its pinned test ended (pass, fail, expected, error, unsupported) in junit.xml."""
+    """Per change id, what its pinned test decided (pass, fail, expected, error, unknown, unsupported): the worst
+    of the rows its test case carries in junit.xml (reports/junit.py)."""
     if not junit.exists():
         return {}
     ids = [c.id for c in versions.changes()]
@@ -62,19 +100,19 @@ def change_cells(junit: Path) -> dict[str, str]:
         name = case.get("name", "")
         found = next((i for i in ids if name.startswith(CHANGE_TEST + "[") and name.endswith(f"-{i}]")), None)
         if found is not None:
-            cells[found] = outcome(case)
+            cells[found] = case_cell(case)
     return cells
 
 
-def outcome(case) -> str:
+def case_cell(case: Element) -> str:
+    """The worst row the test case carries; without one (no row was decided: its setup broke, say), how pytest
+    ended it, and unknown when it did not fail."""
+    rows = junit.rows_of(case)
+    if rows:
+        return cell(worst(rows))
     if case.find("failure") is not None:
         return "fail"
-    if case.find("error") is not None:
-        return "error"
-    skipped = case.find("skipped")
-    if skipped is None:
-        return "pass"
-    return "expected" if "xfail" in (skipped.get("type") or "") else "unsupported"
+    return "error" if case.find("error") is not None else "unknown"
 
 
 def column(version: str, profile: str, wall_s: float, report: Path | None, problem: str | None = None) -> Column:
@@ -82,19 +120,11 @@ def column(version: str, profile: str, wall_s: float, report: Path | None, probl
     if report is None or not (report / "results.json").exists():
         return Column(version, profile, wall_s, problem=problem or "the run wrote no results.json")
     rows = json.loads((report / "results.json").read_text())["rows"]
-    changes = undecided(change_cells(report / "junit.xml"), rows)
-    return Column(version, profile, wall_s, clause_cells(rows, profile), changes, problem)
-
-
-def undecided(changes: dict[str, str], rows: list[dict]) -> dict[str, str]:
-    """A change pin that passed without deciding any of its rows (an earlier divergence explained every
-    difference away) is ``unknown``, not ``pass``."""
-    decided = {change for change in changes for row in rows if row["verdict"] == "pass"
-               and any(test.endswith(f"-{change}]") and CHANGE_TEST in test for test in row.get("tests", ()))}
-    return {c: ("unknown" if verdict == "pass" and c not in decided else verdict) for c, verdict in changes.items()}
+    return Column(version, profile, wall_s, clause_cells(rows, profile), change_cells(report / "junit.xml"), problem)
 
 
 # ---- the table ---------------------------------------------------------------------------------
+
 
 def rows_of(columns: list[Column]) -> tuple[list[str], list[str]]:
     clauses = sorted({c for col in columns for c in col.clauses})
@@ -104,33 +134,59 @@ def rows_of(columns: list[Column]) -> tuple[list[str], list[str]]:
 
 def notes(columns: list[Column], kind: str, row: str) -> dict[str, str]:
     """Per version whose cell differs from its left neighbour: the changes in between that name the row."""
-    out = {}
+    out: dict[str, str] = {}
     for left, right in zip(columns, columns[1:]):
         a, b = (getattr(col, kind).get(row, "missing") for col in (left, right))
         if a != b and a in DECIDED and b in DECIDED:
             fixed = versions.changes_between(left.version, right.version)
             broke = versions.introduced_between(left.version, right.version)
-            named = [f"{c.id}{suffix}" for found, suffix in ((fixed, ""), (broke, " (introduced)")) for c in found
-                     if (row in c.clauses if kind == "clauses" else c.id == row)]
+            named = [
+                f"{c.id}{suffix}"
+                for found, suffix in ((fixed, ""), (broke, " (introduced)"))
+                for c in found
+                if (row in c.clauses if kind == "clauses" else c.id == row)
+            ]
             out[right.version] = ", ".join(named) or "changed (no change in kafka-versions.toml names it)"
     return out
 
 
-def build(columns: list[Column]) -> dict:
+def build(columns: list[Column]) -> MatrixTable:
     """The matrix as data: versions, then per row its cells and the notes where a cell changes."""
     clauses, changes = rows_of(columns)
-    table = {"versions": [asdict(c) | {"clauses": None, "changes": None} for c in columns], "rows": []}
+    rows: list[MatrixRow] = []
     for kind, names in (("changes", changes), ("clauses", clauses)):
         for name in names:
-            table["rows"].append({"kind": kind, "row": name, "notes": notes(columns, kind, name),
-                                  "cells": {col.version: getattr(col, kind).get(name, "missing") for col in columns}})
-    table["unexplained"] = sum(1 for r in table["rows"] for v in r["cells"].values() if v in ("fail", "error"))
-    return table
+            rows.append(
+                {
+                    "kind": kind,
+                    "row": name,
+                    "notes": notes(columns, kind, name),
+                    "cells": {col.version: getattr(col, kind).get(name, "missing") for col in columns},
+                }
+            )
+    return {
+        "versions": [version_of(c) for c in columns],
+        "rows": rows,
+        "unexplained": sum(1 for r in rows for v in r["cells"].values() if v in ("fail", "error")),
+    }
+
+
+def version_of(column: Column) -> MatrixVersion:
+    """The column's facts in matrix.json, in its fields' order (the cells are the rows')."""
+    return {
+        "version": column.version,
+        "profile": column.profile,
+        "wall_s": column.wall_s,
+        "clauses": None,
+        "changes": None,
+        "problem": column.problem,
+    }
 
 
 # ---- rendering -----------------------------------------------------------------------------------
 
-def text(table: dict) -> str:
+
+def text(table: MatrixTable) -> str:
     versions_ = [v["version"] for v in table["versions"]]
     width = max([len(r["row"]) for r in table["rows"]] + [10])
     head = " " * width + "  " + " ".join(f"{v:>7}" for v in versions_)
@@ -141,44 +197,55 @@ def text(table: dict) -> str:
         lines.append(f"{row['row']:<{width}} {marks}")
     lines += ["", "* differs from the version to its left:"]
     lines += [f"  {r['row']} @ {v}: {n}" for r in table["rows"] for v, n in r["notes"].items()]
-    lines += ["", "wall time: " + ", ".join(f"{v['version']} {v['wall_s']:.0f} s" for v in table["versions"]),
-              f"fail/error cells no expectations file explains: {table['unexplained']}"]
+    lines += [
+        "",
+        "wall time: " + ", ".join(f"{v['version']} {v['wall_s']:.0f} s" for v in table["versions"]),
+        f"fail/error cells no expectations file explains: {table['unexplained']}",
+    ]
     lines += [f"{v['version']}: {v['problem']}" for v in table["versions"] if v["problem"]]
     return "\n".join(lines) + "\n"
 
 
-def page(table: dict) -> str:
+def page(table: MatrixTable) -> str:
     """A static HTML page: the grid, changed cells outlined with their note as a tooltip."""
-    head = "".join(f"<th>{html.escape(v['version'])}<br><small>{html.escape(v['profile'])}</small></th>"
-                   for v in table["versions"])
+    head = "".join(
+        f"<th>{html.escape(v['version'])}<br><small>{html.escape(v['profile'])}</small></th>" for v in table["versions"]
+    )
     body = "".join(page_row(r, [v["version"] for v in table["versions"]]) for r in table["rows"])
-    return (f"<!doctype html><meta charset=utf-8><title>ktc matrix</title><style>{STYLE}</style>"
-            f"<h1>Kafka versions x clauses</h1><table><tr><th></th>{head}</tr>{body}</table>")
+    return (
+        f"<!doctype html><meta charset=utf-8><title>ktc matrix</title><style>{STYLE}</style>"
+        f"<h1>Kafka versions x clauses</h1><table><tr><th></th>{head}</tr>{body}</table>"
+    )
 
 
-def page_row(row: dict, versions_: list[str]) -> str:
-    cells = "".join(f"<td class='{row['cells'][v]}{' changed' if v in row['notes'] else ''}' "
-                    f"title='{html.escape(row['notes'].get(v, ''))}'>{SYMBOL[row['cells'][v]]}</td>" for v in versions_)
+def page_row(row: MatrixRow, versions_: list[str]) -> str:
+    cells = "".join(
+        f"<td class='{row['cells'][v]}{' changed' if v in row['notes'] else ''}' "
+        f"title='{html.escape(row['notes'].get(v, ''))}'>{SYMBOL[row['cells'][v]]}</td>"
+        for v in versions_
+    )
     return f"<tr class='{row['kind']}'><th>{html.escape(row['row'])}</th>{cells}</tr>"
 
 
-STYLE = ("body{font:13px system-ui}td{text-align:center;padding:2px 6px}th{text-align:left}"
-         ".pass{background:#cfc}.fail,.error{background:#f99}.expected{background:#fd8}.unknown{background:#eee}"
-         ".unsupported{color:#999}.changed{outline:2px solid #333}tr.changes th{font-style:italic}")
+STYLE = (
+    "body{font:13px system-ui}td{text-align:center;padding:2px 6px}th{text-align:left}"
+    ".pass{background:#cfc}.fail,.error{background:#f99}.expected{background:#fd8}.unknown{background:#eee}"
+    ".unsupported{color:#999}.changed{outline:2px solid #333}tr.changes th{font-style:italic}"
+)
 
 
 @renderer("matrix")
-def render_text(table: dict, context: Context) -> str:
+def render_text(table: MatrixTable, context: Context) -> str:
     """The table as text (a matrix.json document, not a results document)."""
     return text(table)
 
 
 @renderer("matrix-html")
-def render_page(table: dict, context: Context) -> str:
+def render_page(table: MatrixTable, context: Context) -> str:
     return page(table)
 
 
-def write(directory: Path, table: dict) -> list[Path]:
+def write(directory: Path, table: MatrixTable) -> list[Path]:
     """matrix.json, matrix.txt and matrix.html in ``directory``."""
     outputs = {"matrix.json": json.dumps(table, indent=1), "matrix.txt": text(table), "matrix.html": page(table)}
     for name, content in outputs.items():

@@ -1,17 +1,27 @@
 """What a results document says per target, in the end-of-run answer's terms: one outcome per row
-(pass, unexpected fail, expected, unknown, not applicable) and one record per implementation under test.
+(pass, unexpected fail, expected, unknown, not applicable: reports/verdicts.py's ``Outcome``) and one
+record per implementation under test.
 
-The columns every renderer counts: "unexpected fail" is a fail/error row without a matching
-expectation, "expected" a row whose ``expected`` entry names its verdict, "not applicable" an
-``unsupported`` row.  A target's record comes from ``provenance.targets`` (the plugin writes one per
-implementation); what a record lacks (an older file, another writer) is inferred from the rows alone,
-so every renderer shows the same numbers whichever file it is given.
+The columns every renderer counts (the terminal table, summary.txt, Markdown, the HTML page's headline):
+"unexpected fail" is a fail/error row without a matching expectation, "expected" a row whose
+``expected`` entry names its verdict, "not applicable" an ``unsupported`` row.  A target's record comes
+from ``provenance.targets`` (the plugin writes one per implementation); what a record lacks (an older
+file, another writer) is inferred from the rows alone, so every renderer shows the same numbers whichever
+file it is given.
 """
+
 from __future__ import annotations
 
-from .schema import Row, Target
+from .schema import CollectionError, Document, Expected, Provenance, Row, Target, provenance_of
+from .verdicts import Outcome, Validity, outcome_rank, row_rank
 
-PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE = "pass", "unexpected fail", "expected", "unknown", "not applicable"
+PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE = (
+    Outcome.PASS,
+    Outcome.UNEXPECTED,
+    Outcome.EXPECTED,
+    Outcome.UNKNOWN,
+    Outcome.NOT_APPLICABLE,
+)
 COLUMNS = (PASS, UNEXPECTED, EXPECTED, UNKNOWN, NOT_APPLICABLE)
 EVERY_PROFILE = "every profile"
 
@@ -21,11 +31,26 @@ def matched(row: Row) -> bool:
     return bool(row.get("expected")) and row["expected"].get("verdict") == row["verdict"]
 
 
-def outcome(row: Row) -> str:
+def outcome(row: Row) -> Outcome:
     """The row's column; a fail or error an entry expected with another verdict stays unexpected."""
     if matched(row):
         return EXPECTED
-    return {"pass": PASS, "unknown": UNKNOWN, "unsupported": NOT_APPLICABLE}.get(row["verdict"], UNEXPECTED)
+    return {Validity.PASS: PASS, Validity.UNKNOWN: UNKNOWN, Validity.UNSUPPORTED: NOT_APPLICABLE}.get(
+        Validity(row["verdict"]), UNEXPECTED
+    )
+
+
+def worst(rows: list[Row]) -> Row:
+    """The row a reader must see first among several (a target's profiles of one clause, or several targets'):
+    the strongest outcome (reports/verdicts.py: ``OUTCOME_ORDER``), then the strongest verdict (``ORDER``)."""
+    return max(rows, key=lambda r: (outcome_rank(outcome(r)), row_rank(r)))
+
+
+def label(row: Row) -> str:
+    """A row's verdict in words, as JUnit's properties and the page's cells say it: ``pass``,
+    ``unknown (unexercised)``, ``fail (expected)``."""
+    said = row["verdict"] + (f" ({row['unknown']})" if row.get("unknown") else "")
+    return said + " (expected)" if matched(row) else said
 
 
 def unexpected_pass(row: Row) -> bool:
@@ -33,56 +58,63 @@ def unexpected_pass(row: Row) -> bool:
     return row["verdict"] == "pass" and pass_surprises(row.get("expected") or {})
 
 
-def pass_surprises(entry: dict) -> bool:
+def pass_surprises(entry: Expected) -> bool:
     """Whether a pass of the row this expectation entry names is a surprise that fails the run: it expected a
     failure.  Not an expected ``unknown`` (whether a run's examples reach a clause depends on its seed: a pass
     there is said), nor an entry inherited from an older version's file, nor one a partial selection cannot
     decide."""
-    return bool(entry) and entry.get("verdict") != "unknown" and not entry.get("inherited") \
-        and not entry.get("undecided")
+    return (
+        bool(entry) and entry.get("verdict") != "unknown" and not entry.get("inherited") and not entry.get("undecided")
+    )
 
 
 def counts(rows: list[Row]) -> dict[str, int]:
     """Rows per column, plus ``unexpected pass`` (also counted under ``pass``)."""
-    found = dict.fromkeys(COLUMNS, 0)
+    found: dict[str, int] = dict.fromkeys(COLUMNS, 0)
     for row in rows:
         found[outcome(row)] += 1
     return {**found, "unexpected pass": sum(map(unexpected_pass, rows))}
 
 
-def by_implementation(doc: dict) -> dict[str, list[Row]]:
+def by_implementation(doc: Document) -> dict[str, list[Row]]:
     found: dict[str, list[Row]] = {}
     for row in doc["rows"]:
         found.setdefault(row["implementation"], []).append(row)
     return found
 
 
-def names(doc: dict) -> list[str]:
+def names(doc: Document) -> list[str]:
     """Every implementation under test, in the order it was given (--impl), then any other the file names."""
-    prov = doc.get("provenance") or {}
+    prov = provenance_of(doc)
     found = [i.get("name") for i in prov.get("implementations") or ()]
     found += [t.get("implementation") for t in prov.get("targets") or ()]
     return list(dict.fromkeys(n for n in found + [r["implementation"] for r in doc["rows"]] if n))
 
 
-def targets(doc: dict) -> list[Target]:
+def targets(doc: Document) -> list[Target]:
     """One record per implementation under test, with ``counts`` of its rows (all its profiles) and
     ``duration_summed`` when its time is the rows' summed test time (an over-estimate), not its wall time."""
-    prov, rows = doc.get("provenance") or {}, by_implementation(doc)
+    prov, rows = provenance_of(doc), by_implementation(doc)
     records = {t.get("implementation"): t for t in prov.get("targets") or ()}
     return [target_of(name, records.get(name) or {}, rows.get(name, []), prov) for name in names(doc)]
 
 
-def target_of(name: str, record: dict, rows: list[Row], prov: dict) -> Target:
+def target_of(name: str, record: Target, rows: list[Row], prov: Provenance) -> Target:
     timed = isinstance(record.get("duration_s"), (int, float))
-    return {"implementation": name, "version": version_of(name, record, rows, prov),
-            "description": record.get("description") or "", "profile": record.get("profile") or profile_of(rows),
-            "evidence": evidence_of(record), "not_run": record["not_run"] if "not_run" in record else not_run_of(rows),
-            "duration_s": float(record["duration_s"]) if timed else summed_duration(rows), "duration_summed": not timed,
-            "counts": counts(rows)}
+    return {
+        "implementation": name,
+        "version": version_of(name, record, rows, prov),
+        "description": record.get("description") or "",
+        "profile": record.get("profile") or profile_of(rows),
+        "evidence": evidence_of(record),
+        "not_run": record["not_run"] if "not_run" in record else not_run_of(rows),
+        "duration_s": float(record["duration_s"]) if timed else summed_duration(rows),
+        "duration_summed": not timed,
+        "counts": counts(rows),
+    }
 
 
-def version_of(name: str, record: dict, rows: list[Row], prov: dict) -> str | None:
+def version_of(name: str, record: Target, rows: list[Row], prov: Provenance) -> str | None:
     """The record's version, else the rows', else the one ``provenance.implementations`` names."""
     if record.get("version"):
         return str(record["version"])
@@ -97,7 +129,7 @@ def profile_of(rows: list[Row]) -> str:
     return next(iter(judged)) if len(judged) == 1 else EVERY_PROFILE
 
 
-def evidence_of(record: dict) -> str:
+def evidence_of(record: Target) -> str:
     if record.get("evidence"):
         return str(record["evidence"])
     return "given with --profile" if record.get("requested_profile") else ""
@@ -125,15 +157,15 @@ def own_rows(target: Target, rows: list[Row]) -> list[Row]:
     return [r for r in rows if r["profile"] == target["profile"]]
 
 
-def conforms(doc: dict) -> bool:
+def conforms(doc: Document) -> bool:
     """Every failure expected, no expected deviation passing and every test file collected: the run's
     answer is yes."""
     return not collection_errors(doc) and not any(outcome(r) == UNEXPECTED or unexpected_pass(r) for r in doc["rows"])
 
 
-def collection_errors(doc: dict) -> list[dict]:
+def collection_errors(doc: Document) -> list[CollectionError]:
     """The test files pytest could not collect (``{"path", "error"}``): their tests judged nothing."""
-    return list((doc.get("provenance") or {}).get("collection_errors") or ())
+    return list(provenance_of(doc).get("collection_errors") or ())
 
 
 def counted(n: int, noun: str) -> str:

@@ -6,10 +6,12 @@ A new format is one module that registers itself and one import in reports/rende
 what callers use (``reports.render.render("terminal", doc, Context(...))``).  The registry itself
 imports no format, so formats may import each other without a circle.
 """
+
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 
 @dataclass
@@ -30,16 +32,21 @@ class Context:
     files: dict[str, str] = field(default_factory=dict)
 
 
-Renderer = Callable[[dict, Context], str]
+D = TypeVar("D", bound=Mapping[str, object])  # the document a format reads (reports/schema.py: Document, ...)
+Renderer = Callable[[D, Context], str]
 
-RENDERERS: dict[str, Renderer] = {}
+# Formats read different documents (a results document, a matrix table): which one a name takes is its
+# caller's to know, so the registry keeps each renderer with its document type erased.
+RENDERERS: dict[str, Callable[..., str]] = {}
 
 
-def renderer(name: str) -> Callable[[Renderer], Renderer]:
+def renderer(name: str) -> Callable[[Renderer[D]], Renderer[D]]:
     """Register a format under ``name`` (``ktc report --format NAME``)."""
-    def register(fn: Renderer) -> Renderer:
+
+    def register(fn: Renderer[D]) -> Renderer[D]:
         if name in RENDERERS:
             raise ValueError(f"two renderers for {name}")
         RENDERERS[name] = fn
         return fn
+
     return register

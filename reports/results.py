@@ -1,27 +1,40 @@
 """results.json: one row per clause x implementation x profile, written atomically, then summary.txt.
 
-Rows are merged from per-test contributions: a clause cited by several tests gets the worst
-verdict (reports/verdicts.py: fail > error > pass > unknown > unsupported) and the sum of their examples.
+Rows are merged from per-test contributions: a clause cited by several tests gets the strongest verdict
+in the one order of reports/verdicts.py (fail > error > pass > unknown > unsupported > unknown
+(unexercised)) and the sum of their examples.
 """
+
 from __future__ import annotations
 
 import datetime as dt
 import json
 import subprocess
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from .dedupe import text_signature
 from .files import SCHEMA_VERSION, write_atomically
-from .verdicts import BAD, rank
+from .schema import Document, Row
+from .verdicts import BAD, Validity, stronger
 
 
-def merge_rows(contributions: Iterable[dict]) -> list[dict]:
-    merged: dict[tuple, dict] = {}
+def merge_rows(contributions: Iterable[Row]) -> list[Row]:
+    merged: dict[tuple[str, str, str], Row] = {}
     for part in contributions:
         key = (part["clause"], part["implementation"], part["profile"])
-        row = merged.setdefault(key, {**part, "examples": 0, "tests": [], "duration": 0.0, "signatures": {},
-                                       "signature": next(iter(_signatures(part)), None), "features": {}})
+        row = merged.setdefault(
+            key,
+            {
+                **part,
+                "examples": 0,
+                "tests": [],
+                "duration": 0.0,
+                "signatures": {},
+                "signature": next(iter(_signatures(part)), None),
+                "features": {},
+            },
+        )
         row["examples"] += part.get("examples") or 0
         for name, count in (part.get("features") or {}).items():
             row["features"][name] = row["features"].get(name, 0) + count
@@ -29,17 +42,26 @@ def merge_rows(contributions: Iterable[dict]) -> list[dict]:
         row["tests"] = sorted(set(row["tests"]) | set(part.get("tests", ())))
         for sig, count in _signatures(part).items():
             row["signatures"][sig] = row["signatures"].get(sig, 0) + count
-        if rank(part["verdict"]) > rank(row["verdict"]):
-            row.update({k: part.get(k) for k in ("verdict", "reason", "counterexample", "first_failure_at", "expected",
-                                                 "first_divergence")})
-            row["signature"] = next(iter(_signatures(part)), None)
+        if stronger(part, row):
+            take(row, part)
     for row in merged.values():
-        if row["verdict"] == "unexercised":
-            row["verdict"] = "unknown"
+        if row["verdict"] != Validity.UNKNOWN or not row.get("unknown"):
+            row.pop("unknown", None)
     return sorted(merged.values(), key=lambda r: (r["implementation"], r["profile"], r["clause"]))
 
 
-def _signatures(part: dict) -> dict:
+def take(row: Row, part: Row) -> None:
+    """The stronger contribution's verdict and its evidence (the counts stay the sums)."""
+    row["verdict"], row["unknown"], row["reason"] = part["verdict"], part.get("unknown", ""), part.get("reason")
+    row["counterexample"], row["first_failure_at"] = part.get("counterexample"), part.get("first_failure_at")
+    row["first_divergence"], row["signature"] = part.get("first_divergence"), next(iter(_signatures(part)), None)
+    if part.get("expected"):
+        row["expected"] = part["expected"]
+    else:
+        row.pop("expected", None)
+
+
+def _signatures(part: Row) -> dict[str, int]:
     """Raw failure counts per signature of one contribution (a failure without a counterexample
     is signed by its normalised reason, so an assertion or a crash is still deduplicated)."""
     if part["verdict"] not in BAD:
@@ -55,13 +77,21 @@ def git_sha(root: Path) -> str | None:
     return out.stdout.strip() or None
 
 
-def document(rows: list[dict], provenance: dict) -> dict:
-    return {"schema_version": SCHEMA_VERSION,
-            "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
-            "provenance": provenance, "rows": rows}
+def document(rows: list[Row], provenance: Mapping[str, object]) -> Document:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "generated_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
+        "provenance": provenance,
+        "rows": rows,
+    }
 
 
-def write(directory: Path, rows: list[dict], provenance: dict, attach=None) -> Path:
+def write(
+    directory: Path,
+    rows: list[Row],
+    provenance: Mapping[str, object],
+    attach: Callable[[Document], object] | None = None,
+) -> Path:
     """Write results.json and summary.txt into ``directory``; return the results path.  ``attach(doc)``
     joins in what only upper layers know (clause texts, timelines, replays) before anything is written."""
     doc = document(rows, provenance)
@@ -70,11 +100,12 @@ def write(directory: Path, rows: list[dict], provenance: dict, attach=None) -> P
     return write_document(directory, doc)
 
 
-def write_document(directory: Path, doc: dict) -> Path:
+def write_document(directory: Path, doc: Document) -> Path:
     """results.json, then summary.txt rendered from it (reports/summary.py; imported here, not at the top, so
     that the readers of this module, the ``ktc`` command among them, do not load every format on start)."""
     from .registry import Context
     from .render import render
+
     results = directory / "results.json"
     write_atomically(results, json.dumps(doc, indent=1, sort_keys=True))
     write_atomically(directory / "summary.txt", render("summary", doc, Context(report_dir=str(directory))))

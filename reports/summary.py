@@ -2,27 +2,29 @@
 
 It opens with exactly the table ``ktc run`` prints (reports/terminal.py), so the two never disagree;
 then every root cause, then clauses x verdict per implementation and profile (``unsupported`` rows
-folded into one line per reason, expected deviations marked ``fail*``), then which input features
-reached which implementation.
+folded into one line per reason, expected deviations marked ``fail*``, unknown rows with their kind),
+then which input features reached which implementation.
 """
+
 from __future__ import annotations
 
 from . import coverage, rootcause, terminal
 from .registry import Context, renderer
+from .schema import Document, Row, provenance_of
 from .verdicts import SHOWN
 
 
 @renderer("summary")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     lines = terminal.table_lines(doc, context) + terminal.passes_lines(doc, context)
     lines += rootcause.text(doc, context.report_dir) + blocks(doc)
-    lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(doc.get("provenance") or {}))
+    lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(provenance_of(doc)))
     return "\n".join(lines) + "\n"
 
 
-def blocks(doc: dict) -> list[str]:
+def blocks(doc: Document) -> list[str]:
     """Clauses x verdict, one block per implementation and profile; counts first."""
-    found: dict[tuple, list[dict]] = {}
+    found: dict[tuple[str, str], list[Row]] = {}
     for row in doc["rows"]:
         found.setdefault((row["implementation"], row["profile"]), []).append(row)
     lines = []
@@ -34,14 +36,18 @@ def blocks(doc: dict) -> list[str]:
     return lines
 
 
-def summary_line(row: dict) -> str:
+def summary_line(row: Row) -> str:
+    """One row: its verdict (``*``: an expectations file names it), clause, examples and why; an unknown row
+    says its kind (reports/verdicts.py: ``Unknown``) before its reason."""
     expected = row.get("expected")
     verdict = row["verdict"] + ("*" if expected else "")
     note = f"expected deviation: {expected.get('reason')}" if expected else row.get("reason")
+    if row.get("unknown") and not expected:
+        note = f"{row['unknown']}: {note}" if note else row["unknown"]
     return f"  {verdict:<11} {row['clause']:<48} {row.get('examples') or 0:>6} ex" + (f"  ({note})" if note else "")
 
 
-def unsupported_lines(rows: list[dict]) -> list[str]:
+def unsupported_lines(rows: list[Row]) -> list[str]:
     """Unsupported rows folded by reason: one line each, with how many clauses it covers."""
     reasons: dict[str, int] = {}
     for row in rows:

@@ -5,11 +5,16 @@ Does each implementation conform, under which profile and why that one, and if n
 see it fail: that is what a reader of ``ktc run`` wants, in a screenful.  Every row of results.json is
 in summary.txt, which opens with this same table (reports/summary.py).
 """
+
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from . import outcomes, rootcause
 from .outcomes import COLUMNS, EXPECTED, UNEXPECTED, conforms, counted, human_seconds, targets, unexpected_pass
 from .registry import Context, renderer
+from .rootcause import RootCause
+from .schema import Document, provenance_of
 
 HEADERS = ("target", "version", "profile (evidence)", "pass", "unexp.fail", "expected", "unknown", "n/a", "time")
 NUMERIC = len(HEADERS) - 3  # the counts and the time, right-aligned
@@ -18,17 +23,18 @@ BLOCK = 3  # lines per root cause: what, where it first diverged, how to replay 
 
 
 @renderer("terminal")
-def render(doc: dict, context: Context) -> str:
+def render(doc: Document, context: Context) -> str:
     table = table_lines(doc, context)
     return "\n".join(table + answer_lines(doc, context, context.max_lines - len(table))) + "\n"
 
 
-def title(doc: dict) -> str:
-    prov = doc.get("provenance") or {}
-    hyp = prov.get("hypothesis") or {}
+def title(doc: Document) -> str:
+    hyp = provenance_of(doc).get("hypothesis") or {}
     count = len(targets(doc))
-    return (f"ktc results: {counted(count, 'target')}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
-            f"Hypothesis profile {hyp.get('profile')}; {doc.get('generated_at')}")
+    return (
+        f"ktc results: {counted(count, 'target')}, {len(doc['rows'])} rows; seed {hyp.get('seed')}, "
+        f"Hypothesis profile {hyp.get('profile')}; {doc.get('generated_at')}"
+    )
 
 
 def short_version(version: str) -> str:
@@ -40,9 +46,9 @@ def short_version(version: str) -> str:
     return version
 
 
-def cells(doc: dict) -> list[list[str]]:
+def cells(doc: Document) -> list[list[str]]:
     """One list of cells per target, in HEADERS order; a target that did not run has three."""
-    out = []
+    out: list[list[str]] = []
     for t in targets(doc):
         head = [t["implementation"], short_version(t.get("version") or "-")]
         if t.get("not_run"):
@@ -54,19 +60,21 @@ def cells(doc: dict) -> list[list[str]]:
     return out
 
 
-def table_lines(doc: dict, context: Context) -> list[str]:
+def table_lines(doc: Document, context: Context) -> list[str]:
     """The title, the header and one line per target, fitted to ``context.width``."""
     rows = cells(doc)
     widths = column_widths(rows, context.width)
     lines = [title(doc), line(HEADERS, widths, context.width)]
-    return lines + [line(r, widths, context.width) for r in rows] + [LEGEND[:context.width]]
+    return lines + [line(r, widths, context.width) for r in rows] + [LEGEND[: context.width]]
 
 
 def column_widths(rows: list[list[str]], width: int) -> list[int]:
     """Every column as wide as its widest cell (name, version and profile at most 22, 14 and 40); over
     ``width``, those three give up a character at a time, whichever has most to spare, down to 12, 7 and 24."""
-    widths = [max([len(h)] + [len(r[i]) for r in rows if i < len(r) and (i < 2 or len(r) == len(HEADERS))])
-              for i, h in enumerate(HEADERS)]
+    widths = [
+        max([len(h)] + [len(r[i]) for r in rows if i < len(r) and (i < 2 or len(r) == len(HEADERS))])
+        for i, h in enumerate(HEADERS)
+    ]
     widths[:3] = min(widths[0], 22), min(widths[1], 14), min(widths[2], 40)
     while sum(widths) + 2 * (len(HEADERS) - 1) > width:
         spare = [w - floor for w, floor in zip(widths, (12, 7, 24))]
@@ -76,7 +84,7 @@ def column_widths(rows: list[list[str]], width: int) -> list[int]:
     return widths
 
 
-def line(row, widths: list[int], width: int) -> str:
+def line(row: Sequence[str], widths: list[int], width: int) -> str:
     """Cells padded (counts right-aligned) and cut with an ellipsis; a not-run row's reason takes the rest."""
     out = [fit(row[0], widths[0]), fit(row[1], widths[1])]
     if len(row) == 3:
@@ -87,10 +95,10 @@ def line(row, widths: list[int], width: int) -> str:
 
 
 def fit(text: str, width: int) -> str:
-    return (text if len(text) <= width else text[:width - 1] + "…").ljust(width)
+    return (text if len(text) <= width else text[: width - 1] + "…").ljust(width)
 
 
-def answer_lines(doc: dict, context: Context, budget: int) -> list[str]:
+def answer_lines(doc: Document, context: Context, budget: int) -> list[str]:
     """Conforms (and how many expected deviations), or the root causes that fit in ``budget`` lines."""
     lines = passes_lines(doc, context) + uncollected_lines(doc, context)
     if conforms(doc):
@@ -100,7 +108,7 @@ def answer_lines(doc: dict, context: Context, budget: int) -> list[str]:
     return lines + cause_lines(doc, context, budget - len(lines))
 
 
-def conforms_line(doc: dict) -> str:
+def conforms_line(doc: Document) -> str:
     """Yes, with how many known deviations; a target that did not run is no evidence, and is named."""
     found = targets(doc)
     expected, idle = sum(t["counts"][EXPECTED] for t in found), [t["implementation"] for t in found if t.get("not_run")]
@@ -110,7 +118,7 @@ def conforms_line(doc: dict) -> str:
     return f"conforms where it ran: {said}; not run: {', '.join(idle)}" if idle else f"conforms: {said}"
 
 
-def uncollected_lines(doc: dict, context: Context) -> list[str]:
+def uncollected_lines(doc: Document, context: Context) -> list[str]:
     """Test files pytest could not collect: one line for the first, with its error, and how many more."""
     found = outcomes.collection_errors(doc)
     if not found:
@@ -119,27 +127,44 @@ def uncollected_lines(doc: dict, context: Context) -> list[str]:
     return [fit(f"not collected, so not judged: {found[0]['path']}: {found[0]['error']}{more}", context.width).rstrip()]
 
 
-def passes_lines(doc: dict, context: Context) -> list[str]:
+def passes_lines(doc: Document, context: Context) -> list[str]:
     """Expected deviations that passed (strict: each fails the run), on one line."""
     found = [f"{r['clause']} on {r['implementation']}/{r['profile']}" for r in doc["rows"] if unexpected_pass(r)]
-    changed = [f"{r['clause']} on {r['implementation']}" for r in doc["rows"]
-               if r["verdict"] == "pass" and (r.get("expected") or {}).get("inherited")]
-    undecided = [f"{r['clause']} on {r['implementation']}" for r in doc["rows"]
-                 if r["verdict"] == "pass" and (r.get("expected") or {}).get("undecided")]
+    changed = [
+        f"{r['clause']} on {r['implementation']}"
+        for r in doc["rows"]
+        if r["verdict"] == "pass" and (r.get("expected") or {}).get("inherited")
+    ]
+    undecided = [
+        f"{r['clause']} on {r['implementation']}"
+        for r in doc["rows"]
+        if r["verdict"] == "pass" and (r.get("expected") or {}).get("undecided")
+    ]
     lines = [f"{len(found)} unexpected passes (remove their expectations): " + ", ".join(found)] if found else []
-    lines += [f"{len(undecided)} expected deviations not shown by this selection (a whole run decides): "
-              + ", ".join(undecided)] if undecided else []
-    lines += [f"{len(changed)} passes an older version's file expected to fail (a change, not a failure): "
-              + ", ".join(changed)] if changed else []
+    lines += (
+        [
+            f"{len(undecided)} expected deviations not shown by this selection (a whole run decides): "
+            + ", ".join(undecided)
+        ]
+        if undecided
+        else []
+    )
+    lines += (
+        [
+            f"{len(changed)} passes an older version's file expected to fail (a change, not a failure): "
+            + ", ".join(changed)
+        ]
+        if changed
+        else []
+    )
     return [fit(line, context.width).rstrip() for line in lines]
 
 
-def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
+def cause_lines(doc: Document, context: Context, budget: int) -> list[str]:
     found = rootcause.groups(doc, context.report_dir)
     failing = sum(t["counts"][UNEXPECTED] for t in targets(doc))
-    shown = found[:max(1, (budget - 2) // BLOCK)]
-    lines = [f"{counted(failing, 'unexpected failure')}, {counted(len(found), 'root cause')} "
-             "(largest first):"]
+    shown = found[: max(1, (budget - 2) // BLOCK)]
+    lines = [f"{counted(failing, 'unexpected failure')}, {counted(len(found), 'root cause')} (largest first):"]
     for n, group in enumerate(shown, 1):
         lines += cause_block(n, group, context.width)
     if len(found) > len(shown):
@@ -147,11 +172,14 @@ def cause_lines(doc: dict, context: Context, budget: int) -> list[str]:
     return lines
 
 
-def cause_block(n: int, group: dict, width: int) -> list[str]:
+def cause_block(n: int, group: RootCause, width: int) -> list[str]:
     where = f"{n:>2}. {group['implementation']}, {counted(group['rows'], 'row')}: "
     example = (group["example"] or group["cause"]).splitlines()[0] if (group["example"] or group["cause"]) else ""
-    return [where + listed(group["clauses"], width - len(where)),
-            fit(f"    first divergence: {example}", width).rstrip(), f"    {group['replay']}"]
+    return [
+        where + listed(group["clauses"], width - len(where)),
+        fit(f"    first divergence: {example}", width).rstrip(),
+        f"    {group['replay']}",
+    ]
 
 
 def listed(names: list[str], width: int) -> str:

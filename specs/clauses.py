@@ -13,6 +13,7 @@ Quote kinds (``quote_source``):
   ``kafka-pr``      the description of a merged apache/kafka pull request, cited by its URL (a change Kafka made
                     that no KIP states, such as a removal; checked for form only)
 """
+
 from __future__ import annotations
 
 import functools
@@ -52,7 +53,7 @@ class Clause:
     kip: str
     statement: str
     quote: str
-    quote_file: str        # the vendored KIP text (kind kip), else ""
+    quote_file: str  # the vendored KIP text (kind kip), else ""
     status: str
     profiles: tuple[str, ...]
     ambiguity: str | None = None
@@ -87,11 +88,22 @@ def _clause(kip: dict[str, Any], raw: dict[str, Any], path: Path) -> Clause:
     kind = raw.get("quote_source", "kip")
     if kind not in QUOTE_KINDS:
         raise SpecError(f"{path.name}: clause {raw['id']!r}: quote_source must be one of {', '.join(QUOTE_KINDS)}")
-    deviations = tuple(Deviation(tuple(d["profiles"]), d["versions"], d["note"], d["source"])
-                       for d in raw.get("deviation", ()))
-    return Clause(raw["id"], kip["id"], raw["statement"], raw["quote"], kip.get("text", "") if kind == "kip" else "",
-                  raw["status"], tuple(raw["profiles"]), raw.get("ambiguity"), deviations, kind,
-                  raw.get("quote_url", ""))
+    deviations = tuple(
+        Deviation(tuple(d["profiles"]), d["versions"], d["note"], d["source"]) for d in raw.get("deviation", ())
+    )
+    return Clause(
+        raw["id"],
+        kip["id"],
+        raw["statement"],
+        raw["quote"],
+        kip.get("text", "") if kind == "kip" else "",
+        raw["status"],
+        tuple(raw["profiles"]),
+        raw.get("ambiguity"),
+        deviations,
+        kind,
+        raw.get("quote_url", ""),
+    )
 
 
 def _load(path: Path) -> Kip:
@@ -136,11 +148,19 @@ def _quote_problems(c: Clause) -> list[str]:
         return [] if quoted else [f"{c.id}: quote not found verbatim in {c.quote_file}: {c.quote[:60]!r}"]
     if c.quote_kind == "kafka-pr":
         found = KAFKA_PULL.fullmatch(c.quote_url)
-        return [] if found else [f"{c.id}: a kafka-pr quote needs quote_url, a github.com/apache/kafka/pull/N "
-                                 f"address (got {c.quote_url!r})"]
+        return (
+            []
+            if found
+            else [
+                f"{c.id}: a kafka-pr quote needs quote_url, a github.com/apache/kafka/pull/N "
+                f"address (got {c.quote_url!r})"
+            ]
+        )
     if not KAFKA_PERMALINK.fullmatch(c.quote_url):
-        return [f"{c.id}: a {c.quote_kind} quote needs quote_url, a github.com/apache/kafka permalink "
-                f"pinned to a commit and lines (got {c.quote_url!r})"]
+        return [
+            f"{c.id}: a {c.quote_kind} quote needs quote_url, a github.com/apache/kafka permalink "
+            f"pinned to a commit and lines (got {c.quote_url!r})"
+        ]
     excerpt = kafka_excerpts().get(c.quote_url)
     if excerpt is None:
         return [f"{c.id}: no excerpt of {c.quote_url} in specs/texts/{EXCERPTS.name}"]

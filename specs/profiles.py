@@ -6,6 +6,7 @@ profile names, so a new Kafka version is a new table in the TOML file, not new c
 ``extends`` another and list only what differs; ``lineage`` is the profile and its ancestors, which
 is where a clause listed for an ancestor also holds.
 """
+
 from __future__ import annotations
 
 import functools
@@ -87,9 +88,16 @@ def _build(name: str, table: dict[str, Any], lineage: tuple[str, ...]) -> Profil
         if table[key] not in allowed:
             raise ProfileError(f"profile {name!r}: {key} = {table[key]!r}, expected one of {sorted(allowed)}")
     targets = tuple(sorted(((int(k), int(v)) for k, v in table["list_offsets_targets"].items()), reverse=True))
-    return Profile(name=name, lineage=lineage, **{**table, "configs": frozenset(table["configs"]),
-                                                  "list_offsets_targets": targets,
-                                                  "differs_on": tuple(table.get("differs_on", ()))})
+    return Profile(
+        name=name,
+        lineage=lineage,
+        **{
+            **table,
+            "configs": frozenset(table["configs"]),
+            "list_offsets_targets": targets,
+            "differs_on": tuple(table.get("differs_on", ())),
+        },
+    )
 
 
 def resolved(name: str, data: dict[str, Any], seen: tuple[str, ...] = ()) -> tuple[dict[str, Any], tuple[str, ...]]:

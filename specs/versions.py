@@ -5,6 +5,7 @@ how a broker's ApiVersions answer names its line, and the changes between lines 
 3.7 among the lines that extend a profile discovery matched by configs; ``changes_between("3.7.2",
 "3.8.1")`` lists what a client sees change from one to the other.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,20 +27,20 @@ class VersionError(ValueError):
 
 @dataclass(frozen=True)
 class Line:
-    line: str                         # "3.7"
+    line: str  # "3.7"
     profile: str
-    last_known: str                   # the newest patch known when the file was written
+    last_known: str  # the newest patch known when the file was written
     api_max: tuple[tuple[str, int], ...] = ()
 
 
 @dataclass(frozen=True)
 class Change:
-    id: str                           # a JIRA or KIP
+    id: str  # a JIRA or KIP
     what: str
-    first: str                        # the first release with the change
+    first: str  # the first release with the change
     switches: tuple[str, ...]
     clauses: tuple[str, ...]
-    affected: str = ""                # for a bug: the releases that have it, "a-b"
+    affected: str = ""  # for a bug: the releases that have it, "a-b"
 
 
 def key(version: str) -> tuple[int, int, int]:
@@ -61,8 +62,10 @@ def in_span(version: str, span: str) -> bool:
 @functools.cache
 def lines() -> tuple[Line, ...]:
     data = tomllib.loads(VERSIONS_FILE.read_text())
-    found = tuple(Line(d["line"], d["profile"], d["last_known"], tuple(sorted(d.get("api_max", {}).items())))
-                  for d in data["line"])
+    found = tuple(
+        Line(d["line"], d["profile"], d["last_known"], tuple(sorted(d.get("api_max", {}).items())))
+        for d in data["line"]
+    )
     unknown = [ln.profile for ln in found if ln.profile not in all_profiles()]
     if unknown:
         raise VersionError(f"{VERSIONS_FILE.name}: unknown profiles {unknown}")
@@ -72,8 +75,10 @@ def lines() -> tuple[Line, ...]:
 @functools.cache
 def changes() -> tuple[Change, ...]:
     data = tomllib.loads(VERSIONS_FILE.read_text())
-    return tuple(Change(d["id"], d["what"], d["first"], tuple(d["switches"]), tuple(d["clauses"]),
-                        d.get("affected", "")) for d in data["change"])
+    return tuple(
+        Change(d["id"], d["what"], d["first"], tuple(d["switches"]), tuple(d["clauses"]), d.get("affected", ""))
+        for d in data["change"]
+    )
 
 
 def line_of(version: str) -> Line:
@@ -85,8 +90,10 @@ def line_of(version: str) -> Line:
     newest = lines()[-1]
     if (major, minor) > key(newest.last_known)[:2]:
         return newest  # a line newer than this file: judged as the newest known until the file says otherwise
-    raise VersionError(f"Kafka {version} is older than ktc's first line ({lines()[0].line}); "
-                       f"lines known: {', '.join(ln.line for ln in lines())}")
+    raise VersionError(
+        f"Kafka {version} is older than ktc's first line ({lines()[0].line}); "
+        f"lines known: {', '.join(ln.line for ln in lines())}"
+    )
 
 
 def profile_for(version: str) -> str:

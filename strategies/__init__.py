@@ -6,9 +6,17 @@ validation bounds around a broker clock, overflow); ``records`` and ``batches`` 
 draw whole scenarios for ``reference.run`` and the implementations under test;
 ``leader_change_histories`` those a cluster of running brokers with fixed clocks can run.
 """
+
 from .configs import topic_configs
 from .data import batches, records, timestamps
 from .scenarios import append_histories, histories, leader_change_histories
 
-__all__ = ["timestamps", "records", "batches", "topic_configs", "histories", "append_histories",
-           "leader_change_histories"]
+__all__ = [
+    "timestamps",
+    "records",
+    "batches",
+    "topic_configs",
+    "histories",
+    "append_histories",
+    "leader_change_histories",
+]

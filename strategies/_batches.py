@@ -1,4 +1,5 @@
 """Building blocks of ``records()`` and ``batches()``: header fields drawn from the records."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -34,9 +35,19 @@ def maybe(allowed: bool, strategy: st.SearchStrategy[T], default: T) -> st.Searc
 
 
 @st.composite
-def batches(draw: st.DrawFn, *, timestamps: st.SearchStrategy[int] | None = None, min_size: int = 1, max_size: int = 8,
-            codecs: Sequence[str] = CODECS, log_append_time_attribute: bool = False, bad_header: bool = False,
-            control: bool = False, transactional: bool = False, timestamp_extended: bool = False) -> Batch:
+def batches(
+    draw: st.DrawFn,
+    *,
+    timestamps: st.SearchStrategy[int] | None = None,
+    min_size: int = 1,
+    max_size: int = 8,
+    codecs: Sequence[str] = CODECS,
+    log_append_time_attribute: bool = False,
+    bad_header: bool = False,
+    control: bool = False,
+    transactional: bool = False,
+    timestamp_extended: bool = False,
+) -> Batch:
     """Named like the public strategy so that the repr reads as the user's call."""
     rows = tuple(draw(st.lists(records(timestamps=timestamps), min_size=min_size, max_size=max_size)))
     header = maybe(bad_header, dishonest_headers([r.timestamp for r in rows]), None)

@@ -1,4 +1,5 @@
 """Building blocks of ``topic_configs()``: one value strategy per field, keyed by Kafka config name."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -49,20 +50,28 @@ def field_strategies(limits: st.SearchStrategy[int | None]) -> dict[str, st.Sear
     }
 
 
-def accepted_fields(accepted: frozenset[str],
-                    limits: st.SearchStrategy[int | None]) -> dict[str, st.SearchStrategy[int | None]]:
+def accepted_fields(
+    accepted: frozenset[str], limits: st.SearchStrategy[int | None]
+) -> dict[str, st.SearchStrategy[int | None]]:
     """Only the fields whose Kafka config name the profile accepts."""
     return {attr: s for attr, s in field_strategies(limits).items() if CONFIG_NAMES[attr] in accepted}
 
 
 @st.composite
-def topic_configs(draw: st.DrawFn, *, profile: str, timestamp_types: Sequence[TimestampType] = tuple(TimestampType),
-                  limits: Sequence[int | None] | None = None) -> TopicConfig:
+def topic_configs(
+    draw: st.DrawFn,
+    *,
+    profile: str,
+    timestamp_types: Sequence[TimestampType] = tuple(TimestampType),
+    limits: Sequence[int | None] | None = None,
+) -> TopicConfig:
     """Named like the public strategy so that the repr reads as the user's call."""
     accepted = profiles.get(profile).configs
-    kind = st.sampled_from(timestamp_types) if "message.timestamp.type" in accepted else st.just(
-        TimestampType.CREATE_TIME)
+    kind = (
+        st.sampled_from(timestamp_types) if "message.timestamp.type" in accepted else st.just(TimestampType.CREATE_TIME)
+    )
     codec = mostly("producer", TOPIC_COMPRESSION_TYPES) if "compression.type" in accepted else st.just("producer")
     fields = {attr: draw(s) for attr, s in accepted_fields(accepted, limit_values(limits)).items()}
-    return TopicConfig(timestamp_type=draw(kind), compression_type=draw(codec),
-                       partitions=draw(st.integers(1, 3)), **fields)
+    return TopicConfig(
+        timestamp_type=draw(kind), compression_type=draw(codec), partitions=draw(st.integers(1, 3)), **fields
+    )

@@ -3,13 +3,24 @@
 Every value is a Java ``long`` of milliseconds since the epoch.  Strategies put these first so
 that they are drawn often and so that failing examples shrink onto a value with a name.
 """
+
 from __future__ import annotations
 
 from ktc.reference.types import INT64_MAX, INT64_MIN, NO_TIMESTAMP
 
 __all__ = [
-    "INT64_MIN", "INT64_MAX", "NO_TIMESTAMP", "GREGORIAN_CUTOVER_MS", "YEAR_1_MS", "YEAR_9999_END_MS",
-    "PANDAS_NS_MIN_MS", "PANDAS_NS_MAX_MS", "DAY_MS", "clamp", "wrap", "unit_mistakes",
+    "INT64_MIN",
+    "INT64_MAX",
+    "NO_TIMESTAMP",
+    "GREGORIAN_CUTOVER_MS",
+    "YEAR_1_MS",
+    "YEAR_9999_END_MS",
+    "PANDAS_NS_MIN_MS",
+    "PANDAS_NS_MAX_MS",
+    "DAY_MS",
+    "clamp",
+    "wrap",
+    "unit_mistakes",
 ]
 
 # INT64_MIN: KIP-228's proposed NO_TIMESTAMP sentinel, and where `now - ts` overflows first.

@@ -1,4 +1,5 @@
 """Building blocks of ``histories()`` and ``append_histories()``: one drawer per kind of op."""
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
@@ -54,8 +55,9 @@ def sentinels(profile: str) -> st.SearchStrategy[int]:
     return st.just(NO_TIMESTAMP)
 
 
-def batch_strategy(batches: BatchesArg, now: int, bounds: tuple[int, ...],
-                   missing: int = NO_TIMESTAMP) -> st.SearchStrategy[Batch]:
+def batch_strategy(
+    batches: BatchesArg, now: int, bounds: tuple[int, ...], missing: int = NO_TIMESTAMP
+) -> st.SearchStrategy[Batch]:
     """A strategy used as given; a callable called with timestamps near ``now`` and ``bounds``, and the
     history's own missing-timestamp sentinel (``missing``) as one record in ten or so."""
     if isinstance(batches, st.SearchStrategy):
@@ -132,7 +134,8 @@ def near_produced(sketch: Sketch) -> st.SearchStrategy[int]:
     """A produced timestamp, or one ms either side of it, within [0, INT64_MAX]: a ListOffsets target is an int64
     on the wire, so INT64_MAX + 1 is no request anyone can send (and it overflows Spark's LongType)."""
     return st.sampled_from(sketch.produced or [0]).flatmap(
-        lambda t: st.sampled_from((t, min(t + 1, INT64_MAX), max(0, t - 1))))
+        lambda t: st.sampled_from((t, min(t + 1, INT64_MAX), max(0, t - 1)))
+    )
 
 
 def reads(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> list[Op]:
@@ -141,8 +144,11 @@ def reads(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) ->
 
 def list_offsets(draw: st.DrawFn, sketch: Sketch, batches: BatchesArg, skew_ms: int) -> ListOffsets:
     topic, partition = where(draw, sketch, stray=True)
-    target = draw(st.one_of(st.sampled_from(SPECIAL_TARGETS + OTHER_NEGATIVE_TARGETS), near_produced(sketch),
-                            st.integers(0, INT64_MAX)))
+    target = draw(
+        st.one_of(
+            st.sampled_from(SPECIAL_TARGETS + OTHER_NEGATIVE_TARGETS), near_produced(sketch), st.integers(0, INT64_MAX)
+        )
+    )
     newest = min(sketch.profile.list_offsets_max_version, LIST_OFFSETS_MAX_VERSION)
     version = draw(st.one_of(st.none(), st.integers(1, newest)))  # None: the newest both sides speak
     return ListOffsets(topic, target, partition, version, draw(st.booleans()))
@@ -157,8 +163,9 @@ def drawers(brokers: int, skew_ms: int) -> list[Drawer]:
 
 def final_reads(sketch: Sketch) -> list[Op]:
     """Fetch and DescribeLog for every partition of every topic, in creation order."""
-    return [op(topic, p) for topic in sketch.topics for p in range(sketch.partitions(topic)) for op in
-            (Fetch, DescribeLog)]
+    return [
+        op(topic, p) for topic in sketch.topics for p in range(sketch.partitions(topic)) for op in (Fetch, DescribeLog)
+    ]
 
 
 def create_topics(draw: st.DrawFn, sketch: Sketch, configs: st.SearchStrategy[TopicConfig]) -> list[CreateTopic]:
@@ -169,9 +176,16 @@ def create_topics(draw: st.DrawFn, sketch: Sketch, configs: st.SearchStrategy[To
 
 
 @st.composite
-def histories(draw: st.DrawFn, *, profile: str, brokers: int = 1, max_ops: int = 12,
-              topic_configs: st.SearchStrategy[TopicConfig] | None = None, batches: BatchesArg = None,
-              skew_ms: int = 0) -> History:
+def histories(
+    draw: st.DrawFn,
+    *,
+    profile: str,
+    brokers: int = 1,
+    max_ops: int = 12,
+    topic_configs: st.SearchStrategy[TopicConfig] | None = None,
+    batches: BatchesArg = None,
+    skew_ms: int = 0,
+) -> History:
     """Named like the public strategy so that the repr reads as the user's call."""
     start, no_timestamp = draw(STARTS), draw(sentinels(profile))
     offsets = [0] + [draw(st.integers(-skew_ms, skew_ms)) for _ in range(brokers - 1)]
@@ -193,10 +207,14 @@ def value_or(given: T | st.SearchStrategy[T] | None, strategy: st.SearchStrategy
 
 
 @st.composite
-def append_histories(draw: st.DrawFn, *, profile: str,
-                     config: TopicConfig | st.SearchStrategy[TopicConfig] | None = None,
-                     batch: Batch | st.SearchStrategy[Batch] | None = None,
-                     now: int | st.SearchStrategy[int] | None = None) -> History:
+def append_histories(
+    draw: st.DrawFn,
+    *,
+    profile: str,
+    config: TopicConfig | st.SearchStrategy[TopicConfig] | None = None,
+    batch: Batch | st.SearchStrategy[Batch] | None = None,
+    now: int | st.SearchStrategy[int] | None = None,
+) -> History:
     """Named like the public strategy so that the repr reads as the user's call."""
     start = draw(value_or(now, STARTS))
     chosen = draw(value_or(config, configs.topic_configs(profile=profile)))
@@ -207,9 +225,15 @@ def append_histories(draw: st.DrawFn, *, profile: str,
 
 
 @st.composite
-def leader_change_histories(draw: st.DrawFn, *, profile: str, clock_offsets: Sequence[int], max_ops: int = 6,
-                            topic_configs: st.SearchStrategy[TopicConfig] | None = None,
-                            batches: BatchesArg = None) -> History:
+def leader_change_histories(
+    draw: st.DrawFn,
+    *,
+    profile: str,
+    clock_offsets: Sequence[int],
+    max_ops: int = 6,
+    topic_configs: st.SearchStrategy[TopicConfig] | None = None,
+    batches: BatchesArg = None,
+) -> History:
     """Named like the public strategy so that the repr reads as the user's call."""
     start, no_timestamp = draw(STARTS), draw(sentinels(profile))
     offsets = list(draw(st.permutations(clock_offsets)))

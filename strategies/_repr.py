@@ -1,4 +1,5 @@
 """Readable reprs: pass a private strategy only the arguments the user changed."""
+
 from __future__ import annotations
 
 import inspect

@@ -3,6 +3,7 @@
 This is bookkeeping, not semantics: it never decides what Kafka would answer, only where each
 broker's clock is (so Produce timestamps can sit near the validation bounds) and what exists.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,8 +23,10 @@ def config_bounds(config: TopicConfig, profile: Profile) -> tuple[int, ...]:
     at now +- each of them, +-1, so rolls and retention are decided at their exact edges too."""
     given = [getattr(config, a) for a in LIMIT_FIELDS if CONFIG_NAMES[a] in profile.configs]
     defaults = [profile.default_before_max_ms, profile.default_after_max_ms]
-    durations = [WEEK_MS if config.segment_ms is None else config.segment_ms,
-                 WEEK_MS if config.retention_ms is None else config.retention_ms]
+    durations = [
+        WEEK_MS if config.segment_ms is None else config.segment_ms,
+        WEEK_MS if config.retention_ms is None else config.retention_ms,
+    ]
     valid = (b for b in [*given, *defaults, *durations] if b is not None and 0 <= b <= INT64_MAX)
     return tuple(sorted(set(valid)))
 

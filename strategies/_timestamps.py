@@ -1,4 +1,5 @@
 """Building blocks of ``timestamps()``: the ordered edge list and the strategy built from it."""
+
 from __future__ import annotations
 
 import functools
@@ -43,8 +44,9 @@ def fixed_edges(min_value: int, max_value: int) -> list[int]:
     return sorted({*_GENERIC, *_CALENDAR, min_value, max_value}, key=lambda e: (abs(e), e < 0))
 
 
-def edge_list(now: int | None, bounds: tuple[int, ...], min_value: int, max_value: int,
-              allow_no_timestamp: bool) -> list[int]:
+def edge_list(
+    now: int | None, bounds: tuple[int, ...], min_value: int, max_value: int, allow_no_timestamp: bool
+) -> list[int]:
     """Every edge in [min_value, max_value], deduplicated, in shrinking-preference order."""
     edges = ([] if now is None else now_edges(now, bounds)) + fixed_edges(min_value, max_value)
     kept = (e for e in edges if min_value <= e <= max_value)
@@ -60,8 +62,9 @@ def near_now(now: int | None, min_value: int, max_value: int) -> st.SearchStrate
 
 
 @functools.lru_cache(maxsize=512)
-def build(now: int | None, bounds: tuple[int, ...], min_value: int, max_value: int,
-          allow_no_timestamp: bool) -> st.SearchStrategy[int]:
+def build(
+    now: int | None, bounds: tuple[int, ...], min_value: int, max_value: int, allow_no_timestamp: bool
+) -> st.SearchStrategy[int]:
     """Edges first (so examples shrink to the first one), then any integer, then integers near now."""
     edges = edge_list(now, bounds, min_value, max_value, allow_no_timestamp)
     branches = [st.sampled_from(edges)] if edges else []
@@ -71,7 +74,14 @@ def build(now: int | None, bounds: tuple[int, ...], min_value: int, max_value: i
 
 
 @st.composite
-def timestamps(draw: st.DrawFn, *, now: int | None = None, bounds: tuple[int, ...] = (), min_value: int = INT64_MIN,
-               max_value: int = INT64_MAX, allow_no_timestamp: bool = True) -> int:
+def timestamps(
+    draw: st.DrawFn,
+    *,
+    now: int | None = None,
+    bounds: tuple[int, ...] = (),
+    min_value: int = INT64_MIN,
+    max_value: int = INT64_MAX,
+    allow_no_timestamp: bool = True,
+) -> int:
     """Named like the public strategy so that the repr reads as the user's call."""
     return draw(build(now, bounds, min_value, max_value, allow_no_timestamp))

@@ -1,4 +1,5 @@
 """Argument checks shared by the public strategies.  Each raises InvalidArgument, never draws."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -1,4 +1,5 @@
 """Strategies for topic configurations that a given profile accepts."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -17,8 +18,12 @@ __all__ = ["topic_configs"]
 CREATE_TIME, LOG_APPEND_TIME = TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME
 
 
-def topic_configs(*, profile: str, timestamp_types: Sequence[TimestampType] = (CREATE_TIME, LOG_APPEND_TIME),
-                  limits: Sequence[int | None] | None = None) -> st.SearchStrategy[TopicConfig]:
+def topic_configs(
+    *,
+    profile: str,
+    timestamp_types: Sequence[TimestampType] = (CREATE_TIME, LOG_APPEND_TIME),
+    limits: Sequence[int | None] | None = None,
+) -> st.SearchStrategy[TopicConfig]:
     """Topic configs valid for ``profile``: only keys in ``specs.profiles.get(profile).configs`` are set.
 
     ``message.timestamp.type`` comes from ``timestamp_types``.  The before/after/difference
@@ -34,11 +39,14 @@ def topic_configs(*, profile: str, timestamp_types: Sequence[TimestampType] = (C
     spec = check_profile(profile)
     kinds = check_subset(timestamp_types, "timestamp_types", tuple(TimestampType))
     if "message.timestamp.type" not in spec.configs and CREATE_TIME not in kinds:
-        raise InvalidArgument(f"profile={profile!r} cannot set message.timestamp.type, "
-                              f"so timestamp_types={timestamp_types!r} must include {CREATE_TIME!r}")
+        raise InvalidArgument(
+            f"profile={profile!r} cannot set message.timestamp.type, "
+            f"so timestamp_types={timestamp_types!r} must include {CREATE_TIME!r}"
+        )
     kinds = tuple(kind for kind in TimestampType if kind in kinds)  # CreateTime first: the default
-    return _configs.topic_configs(**shown(topic_configs, profile=profile, timestamp_types=kinds,
-                                          limits=_check_limits(limits)))
+    return _configs.topic_configs(
+        **shown(topic_configs, profile=profile, timestamp_types=kinds, limits=_check_limits(limits))
+    )
 
 
 def _check_limits(limits: object) -> tuple[int | None, ...] | None:

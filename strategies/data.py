@@ -1,4 +1,5 @@
 """Strategies for the data a producer sends: timestamps, records and record batches."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -15,8 +16,14 @@ from ._validation import check_bool, check_int64, check_order, check_range, chec
 __all__ = ["timestamps", "records", "batches"]
 
 
-def timestamps(*, now: int | None = None, bounds: Sequence[int] = (), min_value: int = INT64_MIN,
-               max_value: int = INT64_MAX, allow_no_timestamp: bool = True) -> st.SearchStrategy[int]:
+def timestamps(
+    *,
+    now: int | None = None,
+    bounds: Sequence[int] = (),
+    min_value: int = INT64_MIN,
+    max_value: int = INT64_MAX,
+    allow_no_timestamp: bool = True,
+) -> st.SearchStrategy[int]:
     """Record timestamps: Java ``long`` milliseconds in ``[min_value, max_value]``.
 
     Named edges are drawn often: 0, 1, -1 (NO_TIMESTAMP, unless ``allow_no_timestamp`` is False,
@@ -41,8 +48,16 @@ def timestamps(*, now: int | None = None, bounds: Sequence[int] = (), min_value:
     for bound in bounds:
         check_range(bound, "each of bounds", 0, INT64_MAX)
     check_bool(allow_no_timestamp, "allow_no_timestamp")
-    return _timestamps.timestamps(**shown(timestamps, now=now, bounds=bounds, min_value=min_value,
-                                          max_value=max_value, allow_no_timestamp=allow_no_timestamp))
+    return _timestamps.timestamps(
+        **shown(
+            timestamps,
+            now=now,
+            bounds=bounds,
+            min_value=min_value,
+            max_value=max_value,
+            allow_no_timestamp=allow_no_timestamp,
+        )
+    )
 
 
 def records(*, timestamps: st.SearchStrategy[int] | None = None) -> st.SearchStrategy[Record]:
@@ -55,10 +70,18 @@ def records(*, timestamps: st.SearchStrategy[int] | None = None) -> st.SearchStr
     return _batches.records(**shown(records, timestamps=timestamps))
 
 
-def batches(*, timestamps: st.SearchStrategy[int] | None = None, min_size: int = 1, max_size: int = 8,
-            codecs: Sequence[str] = CODECS, log_append_time_attribute: bool = False, bad_header: bool = False,
-            control: bool = False, transactional: bool = False,
-            timestamp_extended: bool = False) -> st.SearchStrategy[Batch]:
+def batches(
+    *,
+    timestamps: st.SearchStrategy[int] | None = None,
+    min_size: int = 1,
+    max_size: int = 8,
+    codecs: Sequence[str] = CODECS,
+    log_append_time_attribute: bool = False,
+    bad_header: bool = False,
+    control: bool = False,
+    transactional: bool = False,
+    timestamp_extended: bool = False,
+) -> st.SearchStrategy[Batch]:
     """v2 record batches of ``min_size`` to ``max_size`` records with timestamps from ``timestamps``.
 
     Each flag lets a feature be drawn, never forces it: ``log_append_time_attribute`` the
@@ -75,9 +98,15 @@ def batches(*, timestamps: st.SearchStrategy[int] | None = None, min_size: int =
     check_range(max_size, "max_size", 1, 10_000)
     check_order(min_size, "min_size", max_size, "max_size")
     codecs = tuple(c for c in CODECS if c in check_subset(codecs, "codecs", CODECS))
-    flags = dict(log_append_time_attribute=log_append_time_attribute, bad_header=bad_header, control=control,
-                 transactional=transactional, timestamp_extended=timestamp_extended)
+    flags = dict(
+        log_append_time_attribute=log_append_time_attribute,
+        bad_header=bad_header,
+        control=control,
+        transactional=transactional,
+        timestamp_extended=timestamp_extended,
+    )
     for name, value in flags.items():
         check_bool(value, name)
-    return _batches.batches(**shown(batches, timestamps=timestamps, min_size=min_size, max_size=max_size,
-                                    codecs=codecs, **flags))
+    return _batches.batches(
+        **shown(batches, timestamps=timestamps, min_size=min_size, max_size=max_size, codecs=codecs, **flags)
+    )

@@ -1,4 +1,5 @@
 """Strategies for whole scenarios: histories of operations that ``reference.run`` interprets."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -16,9 +17,15 @@ from ._validation import check_int64, check_profile, check_range, check_sequence
 __all__ = ["histories", "append_histories", "leader_change_histories"]
 
 
-def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
-              topic_configs: st.SearchStrategy[TopicConfig] | None = None, batches: BatchesArg = None,
-              skew_ms: int = 0) -> st.SearchStrategy[History]:
+def histories(
+    *,
+    profile: str,
+    brokers: int = 1,
+    max_ops: int = 12,
+    topic_configs: st.SearchStrategy[TopicConfig] | None = None,
+    batches: BatchesArg = None,
+    skew_ms: int = 0,
+) -> st.SearchStrategy[History]:
     """Histories for ``profile`` on ``brokers`` brokers.
 
     ``start_ms`` is a round value (1.7e12 first) or within a year of 1.7e12; broker 0's clock
@@ -48,13 +55,27 @@ def histories(*, profile: str, brokers: int = 1, max_ops: int = 12,
         raise InvalidArgument(f"skew_ms={skew_ms!r} must be >= 0 (it bounds clock offsets both ways)")
     check_strategy(topic_configs, "topic_configs")
     _check_batches(batches)
-    return _histories.histories(**shown(histories, profile=profile, brokers=brokers, max_ops=max_ops,
-                                        topic_configs=topic_configs, batches=batches, skew_ms=skew_ms))
+    return _histories.histories(
+        **shown(
+            histories,
+            profile=profile,
+            brokers=brokers,
+            max_ops=max_ops,
+            topic_configs=topic_configs,
+            batches=batches,
+            skew_ms=skew_ms,
+        )
+    )
 
 
-def leader_change_histories(*, profile: str, clock_offsets: Sequence[int], max_ops: int = 6,
-                            topic_configs: st.SearchStrategy[TopicConfig] | None = None,
-                            batches: BatchesArg = None) -> st.SearchStrategy[History]:
+def leader_change_histories(
+    *,
+    profile: str,
+    clock_offsets: Sequence[int],
+    max_ops: int = 6,
+    topic_configs: st.SearchStrategy[TopicConfig] | None = None,
+    batches: BatchesArg = None,
+) -> st.SearchStrategy[History]:
     """Histories with exactly one leader change, on brokers whose clocks are fixed.
 
     The brokers' clock offsets are ``clock_offsets`` in a drawn order (broker b's is
@@ -71,27 +92,41 @@ def leader_change_histories(*, profile: str, clock_offsets: Sequence[int], max_o
     check_profile(profile)
     offsets = check_sequence(clock_offsets, "clock_offsets")
     if len(offsets) < 2:
-        raise InvalidArgument(f"clock_offsets={clock_offsets!r} needs two brokers or more: a leader change moves "
-                              "leadership to another broker")
+        raise InvalidArgument(
+            f"clock_offsets={clock_offsets!r} needs two brokers or more: a leader change moves "
+            "leadership to another broker"
+        )
     for i, offset in enumerate(offsets):
         check_int64(offset, f"clock_offsets[{i}]")
     check_range(max_ops, "max_ops", 0, 1_000)
     check_strategy(topic_configs, "topic_configs")
     _check_batches(batches)
-    return _histories.leader_change_histories(**shown(
-        leader_change_histories, profile=profile, clock_offsets=offsets, max_ops=max_ops,
-        topic_configs=topic_configs, batches=batches))
+    return _histories.leader_change_histories(
+        **shown(
+            leader_change_histories,
+            profile=profile,
+            clock_offsets=offsets,
+            max_ops=max_ops,
+            topic_configs=topic_configs,
+            batches=batches,
+        )
+    )
 
 
 def _check_batches(batches: object) -> None:
     if batches is not None and not (isinstance(batches, st.SearchStrategy) or callable(batches)):
-        raise InvalidArgument(f"batches={batches!r} must be a SearchStrategy, a callable taking "
-                              "timestamps= and returning one, or None")
+        raise InvalidArgument(
+            f"batches={batches!r} must be a SearchStrategy, a callable taking timestamps= and returning one, or None"
+        )
 
 
-def append_histories(*, profile: str, config: None | TopicConfig | st.SearchStrategy[TopicConfig] = None,
-                     batch: None | Batch | st.SearchStrategy[Batch] = None,
-                     now: None | int | st.SearchStrategy[int] = None) -> st.SearchStrategy[History]:
+def append_histories(
+    *,
+    profile: str,
+    config: None | TopicConfig | st.SearchStrategy[TopicConfig] = None,
+    batch: None | Batch | st.SearchStrategy[Batch] = None,
+    now: None | int | st.SearchStrategy[int] = None,
+) -> st.SearchStrategy[History]:
     """The single-append scenario most KIP-937 properties use.
 
     ``[CreateTopic("t", config), Produce("t", batch), Fetch("t")]`` with ``start_ms = now``
@@ -111,8 +146,7 @@ def append_histories(*, profile: str, config: None | TopicConfig | st.SearchStra
         unknown = [key for key in config.set_keys() if key not in spec.configs]
         if unknown:
             raise InvalidArgument(f"config sets {unknown!r}, which profile={profile!r} does not accept")
-    return _histories.append_histories(**shown(append_histories, profile=profile, config=config, batch=batch,
-                                               now=now))
+    return _histories.append_histories(**shown(append_histories, profile=profile, config=config, batch=batch, now=now))
 
 
 def _check_value_or_strategy(value: object, name: str, kind: type) -> None:

@@ -1,4 +1,5 @@
 """Small builders shared by the suites: histories from a config and a few timestamps."""
+
 from __future__ import annotations
 
 import signal

@@ -16,13 +16,15 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
+from ktc.checks.verdicts import Mismatch, Validity, Verdict
 from ktc.hunt import script
 from ktc.hunt.engine import Finding
-from ktc.implementations.kafka.adapter import KafkaImplementation
+from ktc.implementations.families.kafka import KAFKA
+from ktc.implementations.kafka.adapter import BrokerAdapter
+from ktc.implementations.kafka.settings import Started
 from ktc.judge.divergence import first_divergence
 from ktc.judge.harness import own_copy
 from ktc.judge.serialize import dump_history
-from ktc.judge.verdicts import Mismatch, Validity, Verdict
 from ktc.reference.model import Model
 from ktc.reference.types import Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record, TimestampType
 from ktc.specs.profiles import get
@@ -49,7 +51,7 @@ KIP_937_ON_KAFKA_4 = script.Model(
 
 
 def observed_on(version: str):
-    impl = KafkaImplementation(version=version)
+    impl = BrokerAdapter(KAFKA, Started(version))
     try:
         return impl.run([own_copy(HISTORY)])[0]
     finally:

@@ -3,6 +3,7 @@
 Everything here works through ktc's Kafka toolkit (ktc/kafka/), imported when used, so listing the
 families' options costs nothing and a plain install gets one line, not a traceback, when a part is missing.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,6 +16,7 @@ def known_release(version: str) -> None:
     """An unknown Kafka version is answered from Maven Central's metadata, in one request, before any work."""
     from ktc.kafka.processes.provision import ProvisionError, check_release
     from ktc.specs.versions import VersionError, line_of
+
     try:
         line_of(version)
         check_release(version)
@@ -22,11 +24,12 @@ def known_release(version: str) -> None:
         raise SettingError(f"--kafka-version {version}: {error}") from None
 
 
-def use_clock(mode: str) -> None:
-    """Hand the clock choice to the pytest child and its workers (KTC_KAFKA_CLOCK), checked first."""
-    from ktc.implementations.kafka.judge.clocked import CLOCK_ENV, ClockChoiceError, clock_mode
+def known_clock(mode: str) -> None:
+    """A clock choice (--kafka-clock, or its default $KTC_KAFKA_CLOCK) is checked before any work."""
+    from ktc.implementations.kafka.settings import ClockChoiceError, clock_mode
+
     try:
-        os.environ[CLOCK_ENV] = clock_mode({CLOCK_ENV: mode})
+        clock_mode(mode)
     except ClockChoiceError as error:
         raise SettingError(str(error)) from None
 
@@ -35,6 +38,7 @@ def use_config(path: str) -> str:
     """Check the TLS/SASL client properties now, and hand them to every connection (and the pytest
     child, its workers included) through KTC_KAFKA_CONFIG."""
     from ktc.kafka.client.security import ENV_VARIABLE, Security, SecurityError
+
     try:
         security = Security.from_properties(path)
     except SecurityError as error:
@@ -46,6 +50,7 @@ def use_config(path: str) -> str:
 def reachable(address: str) -> None:
     from ktc.kafka.reach import Unreachable
     from ktc.kafka.reach import reachable as ask
+
     try:
         ask(address)
     except Unreachable as error:
@@ -58,17 +63,39 @@ def dry_run(parser) -> None:
         parser.add_argument("--dry-run", action="store_true", help="list what would go, remove nothing")
 
 
-KAFKA_VERSION = Option("--kafka-version", "for --impl kafka / kafka-cluster / kafka-container: the Apache Kafka "
-                       "version to fetch and start", setting="version", metavar="VERSION", check=known_release)
-KAFKA_BOOTSTRAP = Option("--kafka-bootstrap", "for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)",
-                         setting="bootstrap", env="KAFKA_BOOTSTRAP_SERVERS", metavar="HOST:PORT", check=reachable)
-KAFKA_CONFIG = Option("--kafka-config", "for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, "
-                      "sasl.mechanism, sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)",
-                      env="KTC_KAFKA_CONFIG", metavar="FILE", pytest=False, check=use_config)
-KAFKA_CLOCK = Option("--kafka-clock", "for the brokers ktc starts: 'controlled' (default; ktc's preload sets the "
-                     "broker's clock and judges at it) or 'host' (judged over [sent, received]); default "
-                     "$KTC_KAFKA_CLOCK", env="KTC_KAFKA_CLOCK", choices=("controlled", "host"), pytest=False,
-                     check=use_clock)
+KAFKA_VERSION = Option(
+    "--kafka-version",
+    "for --impl kafka / kafka-cluster / kafka-container: the Apache Kafka "
+    "version to fetch and start (default $KTC_KAFKA_VERSION)",
+    env="KTC_KAFKA_VERSION",
+    metavar="VERSION",
+    check=known_release,
+)
+KAFKA_BOOTSTRAP = Option(
+    "--kafka-bootstrap",
+    "for --impl kafka: an existing broker (default $KAFKA_BOOTSTRAP_SERVERS)",
+    env="KAFKA_BOOTSTRAP_SERVERS",
+    metavar="HOST:PORT",
+    check=reachable,
+)
+KAFKA_CONFIG = Option(
+    "--kafka-config",
+    "for --kafka-bootstrap: client properties for TLS/SASL (security.protocol, "
+    "sasl.mechanism, sasl.username, sasl.password, ssl.ca.location, ...; default $KTC_KAFKA_CONFIG)",
+    env="KTC_KAFKA_CONFIG",
+    metavar="FILE",
+    pytest=False,
+    check=use_config,
+)
+KAFKA_CLOCK = Option(
+    "--kafka-clock",
+    "for the brokers ktc starts: 'controlled' (default; ktc's preload sets the "
+    "broker's clock and judges at it) or 'host' (judged over [sent, received]); default "
+    "$KTC_KAFKA_CLOCK",
+    env="KTC_KAFKA_CLOCK",
+    choices=("controlled", "host"),
+    check=known_clock,
+)
 
 
 def target_env(target) -> dict:
@@ -89,14 +116,18 @@ def describe_clock(clock: dict) -> str:
         return f"clock: the host's, operations judged over [sent, received] ({clock.get('reason')})"
     if not clock.get("checks"):
         return "clock: controlled by ktc, never set by a history"
-    return (f"clock: controlled by ktc, {clock['checks']} settings checked by a LogAppendTime echo, "
-            f"{clock['failures']} not echoed; a setting seen in {clock['median_seen_ms']:.1f} ms "
-            f"(median), {clock['max_seen_ms']:.1f} ms (max){retention_part(clock)}")
+    return (
+        f"clock: controlled by ktc, {clock['checks']} settings checked by a LogAppendTime echo, "
+        f"{clock['failures']} not echoed; a setting seen in {clock['median_seen_ms']:.1f} ms "
+        f"(median), {clock['max_seen_ms']:.1f} ms (max){retention_part(clock)}"
+    )
 
 
 def retention_part(clock: dict) -> str:
     """The broker's retention passes a history asked for, and what one took (judge/retention.py)."""
     if not clock.get("retention_passes"):
         return ""
-    return (f"; {clock['retention_passes']} retention passes run by the broker, "
-            f"{clock['retention_median_ms']:.0f} ms each (median), {clock['retention_max_ms']:.0f} ms (max)")
+    return (
+        f"; {clock['retention_passes']} retention passes run by the broker, "
+        f"{clock['retention_median_ms']:.0f} ms each (median), {clock['retention_max_ms']:.0f} ms (max)"
+    )

@@ -1,5 +1,7 @@
 """Any Kafka-compatible broker by address: ``--impl kafka --kafka-bootstrap HOST:PORT`` (implementations/kafka/
-adapter.py), its profile discovered (ktc/kafka/discovery.py) unless given, and ``ktc clean`` of ktc's topics there."""
+launch.py: ``Address``), its profile discovered (ktc/kafka/discovery.py) unless given, its answers probed before
+the first history, and ``ktc clean`` of ktc's topics there."""
+
 from __future__ import annotations
 
 import os
@@ -14,7 +16,17 @@ from ktc.implementations.families._kafka import (
     target_env,
     use_config,
 )
+from ktc.implementations.kafka.settings import ByAddress
+from ktc.implementations.kafka.target import BrokerTarget, Discovered
 from ktc.implementations.protocol import Command, Plugin
+
+TARGET = BrokerTarget(
+    name="kafka",
+    settings=ByAddress.from_options,
+    start="ktc.implementations.kafka.launch:Address",
+    profile=Discovered(),
+    probes=True,
+)
 
 
 def serves(spec: str, values) -> bool:
@@ -29,16 +41,25 @@ def own_profile(spec: str, values, requested: str) -> str:
         return f"{address} judged as {requested} (given with --profile)"
     from ktc.kafka.client import wire
     from ktc.kafka.discovery import discover
+
     with wire.Client(address, timeout_s=10.0) as client:
         found = discover(client)
     return f"{address} judged as {found.profile} (detected: {found.evidence})"
 
 
 def clean_arguments(parser) -> None:
-    parser.add_argument("--kafka-bootstrap", default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"), metavar="HOST:PORT",
-                        help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)")
-    parser.add_argument("--kafka-config", default=os.environ.get("KTC_KAFKA_CONFIG"), metavar="FILE",
-                        help="client properties for TLS/SASL (as for ktc run)")
+    parser.add_argument(
+        "--kafka-bootstrap",
+        default=os.environ.get("KAFKA_BOOTSTRAP_SERVERS"),
+        metavar="HOST:PORT",
+        help="the broker (default $KAFKA_BOOTSTRAP_SERVERS)",
+    )
+    parser.add_argument(
+        "--kafka-config",
+        default=os.environ.get("KTC_KAFKA_CONFIG"),
+        metavar="FILE",
+        help="client properties for TLS/SASL (as for ktc run)",
+    )
     dry_run(parser)
 
 
@@ -50,23 +71,34 @@ def clean(args) -> int | None:
         print(f"ktc: {use_config(args.kafka_config)}", file=sys.stderr)
     reachable(args.kafka_bootstrap)
     from ktc.kafka.clean import delete_own
+
     own, others, failed = delete_own(args.kafka_bootstrap, dry_run=args.dry_run)
     verb = "would delete" if args.dry_run else "deleted"
-    print(f"ktc clean: {verb} {own - len(failed)} ktc topics on {args.kafka_bootstrap}; "
-          f"left {others} other topics alone")
+    print(
+        f"ktc clean: {verb} {own - len(failed)} ktc topics on {args.kafka_bootstrap}; left {others} other topics alone"
+    )
     for name, code in sorted(failed.items()):
         print(f"ktc clean: {name}: DeleteTopics error {code}", file=sys.stderr)
     return 1 if failed else 0
 
 
-CLEAN = Command("clean", "delete the topics killed ktc runs left on a broker (only ktc's own)", clean_arguments, clean,
-                needs="--kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)")
+CLEAN = Command(
+    "clean",
+    "delete the topics killed ktc runs left on a broker (only ktc's own)",
+    clean_arguments,
+    clean,
+    needs="--kafka-bootstrap HOST:PORT (or KAFKA_BOOTSTRAP_SERVERS)",
+)
 
 PLUGIN = Plugin(
     family="bootstrap",
     description="any Kafka-compatible broker you run, by address: --kafka-bootstrap HOST:PORT (TLS/SASL: "
-                "--kafka-config)",
-    builtins={"kafka": "ktc.implementations.kafka:KafkaImplementation"},
-    options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP), serves=serves, own_profile=own_profile, replay_env=target_env,
-    summary=clock_line, commands=(CLEAN,),
+    "--kafka-config)",
+    builtins={"kafka": TARGET},
+    options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP),
+    serves=serves,
+    own_profile=own_profile,
+    replay_env=target_env,
+    summary=clock_line,
+    commands=(CLEAN,),
 )

@@ -1,4 +1,5 @@
 """``spark``: every clause, every profile, as PySpark DataFrame plans (implementations/spark/)."""
+
 from __future__ import annotations
 
 from ktc.implementations.protocol import Option, Plugin, SettingError
@@ -16,6 +17,7 @@ def configure(specs, values) -> None:
     master, conf = values.get("spark_master"), values.get("spark_conf") or []
     if "spark" in specs and (master or conf):
         from ktc.spark import session
+
         session.configure(master, **dict(item.split("=", 1) for item in conf if "=" in item))
 
 
@@ -23,8 +25,15 @@ PLUGIN = Plugin(
     family="spark",
     description="PySpark: every clause under every profile, each test one Spark job",
     builtins={"spark": "ktc.implementations.spark:SparkImplementation"},
-    options=(Option("--spark-master", "for --impl spark: the Spark master URL (default local[*])", metavar="URL"),
-             Option("--spark-conf", "for --impl spark: any Spark setting, passed through (repeatable)",
-                    metavar="spark.KEY=VALUE", repeat=True, check=spark_conf)),
+    options=(
+        Option("--spark-master", "for --impl spark: the Spark master URL (default local[*])", metavar="URL"),
+        Option(
+            "--spark-conf",
+            "for --impl spark: any Spark setting, passed through (repeatable)",
+            metavar="spark.KEY=VALUE",
+            repeat=True,
+            check=spark_conf,
+        ),
+    ),
     configure=configure,
 )

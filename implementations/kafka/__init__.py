@@ -1,12 +1,14 @@
-"""Real Apache Kafka brokers under test: provisioning, a local KRaft broker, a wire client,
-and the ``kafka`` implementation that runs histories on a broker (adapter.py).
+"""Kafka-compatible brokers under test: the target declarations' parts (target.py, settings.py), their
+launchers (launch.py and its kin), the one adapter that judges any of them (adapter.py), its executors
+(running.py, cluster_run.py) and the judge they share (judge/).
 
-The adapter (and kafka-python with it) is imported on first use, so the pure modules here
-(``cluster_histories``: the cluster's clock offsets) import without the broker extra.
+The adapter (and kafka-python with it) is imported on first use, so the declarations and the pure modules
+here (``cluster_histories``: the cluster's clock offsets) import without the broker extra.
 """
+
 import importlib
 
-__all__ = ["KafkaImplementation", "kafka_3_9", "kafka_4"]
+__all__ = ["BrokerAdapter"]
 
 
 def __getattr__(name: str):

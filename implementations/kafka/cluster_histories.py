@@ -10,6 +10,7 @@ after which only that partition is used (the halted node led every other one).  
 ``StepClock`` (a running JVM's offset is fixed) and no ``RetentionPass``/``DescribeLog`` (not
 observable through the Kafka protocol).
 """
+
 from __future__ import annotations
 
 from ktc.kafka.processes.skew import DEFAULT_OFFSETS_S, fastest_then_slowest, offsets_ms  # noqa: F401 (re-exported)
@@ -18,8 +19,10 @@ from ktc.reference.types import CreateTopic, DescribeLog, ElectLeader, History, 
 
 def cannot_run(history: History, cluster_ms: tuple[int, ...]) -> str | None:
     if sorted(history.clock_offsets) != sorted(cluster_ms):
-        return (f"the 3-node cluster runs only histories on its own clocks, offsets {list(cluster_ms)} ms in any "
-                f"order (this history: {list(history.clock_offsets)})")
+        return (
+            f"the 3-node cluster runs only histories on its own clocks, offsets {list(cluster_ms)} ms in any "
+            f"order (this history: {list(history.clock_offsets)})"
+        )
     if any(isinstance(op, StepClock) for op in history.ops):
         return "a running broker's clock offset cannot be stepped"
     if any(isinstance(op, (RetentionPass, DescribeLog)) for op in history.ops):

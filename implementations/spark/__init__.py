@@ -5,6 +5,7 @@ declaratively (append.py), segments per partition in ``applyInArrow`` (segments.
 imports the reference's rules; it shares only plain types (reference.types) and profile data
 (specs.profiles).  Timestamps stay LongType milliseconds end to end.
 """
+
 from __future__ import annotations
 
 import json
@@ -34,13 +35,33 @@ from . import contract, topics
 from .segments import CLIENT_MAX_VERSION
 
 BUCKETS = 8
-MISSING = {"Produce": ProduceResult(3), "Fetch": FetchResult((), 3), "ListOffsets": ListOffsetsResult(-1, -1, 3),
-           "RetentionPass": RetentionResult((), -1, 3), "DescribeLog": DescribeLogResult((), 3)}
-PROFILE_SWITCHES = ["arithmetic", "validation", "long_max_fallback", "default_before_max_ms", "default_after_max_ms",
-                    "lat_batch_check", "future_warning", "negative_timestamps", "batch_max_floor", "dual_timestamps",
-                    "roll_basis", "retention_basis", "list_offsets_scope", "event_time_retention",
-                    "max_timestamp_offset", "list_offsets_max_version", "list_offsets_targets",
-                    "unknown_negative_target"]
+MISSING = {
+    "Produce": ProduceResult(3),
+    "Fetch": FetchResult((), 3),
+    "ListOffsets": ListOffsetsResult(-1, -1, 3),
+    "RetentionPass": RetentionResult((), -1, 3),
+    "DescribeLog": DescribeLogResult((), 3),
+}
+PROFILE_SWITCHES = [
+    "arithmetic",
+    "validation",
+    "long_max_fallback",
+    "default_before_max_ms",
+    "default_after_max_ms",
+    "lat_batch_check",
+    "future_warning",
+    "negative_timestamps",
+    "batch_max_floor",
+    "dual_timestamps",
+    "roll_basis",
+    "retention_basis",
+    "list_offsets_scope",
+    "event_time_retention",
+    "max_timestamp_offset",
+    "list_offsets_max_version",
+    "list_offsets_targets",
+    "unknown_negative_target",
+]
 
 
 class SparkImplementation:
@@ -55,6 +76,7 @@ class SparkImplementation:
     @property
     def version(self) -> str:
         import pyspark
+
         return pyspark.__version__
 
     def capabilities(self) -> Capabilities:
@@ -75,6 +97,7 @@ class SparkImplementation:
 
     def evaluate(self, histories: list[History], flat: contract.Flat) -> dict:
         from .pipeline import run_pipeline
+
         spark = session.get()
         buckets = max(1, min(BUCKETS, spark.sparkContext.defaultParallelism))  # one Python call per core
         return run_pipeline(spark, histories, flat, profile_rows(histories), buckets)
@@ -132,9 +155,17 @@ def decode(kind: str, p: dict):
             tuple(p["warnings"]),
         )
     if kind == "Fetch":
-        return FetchResult(tuple(StoredBatch(b["base"], TimestampType(b["type"]), b["max"],
-                                             tuple(StoredRecord(o, t, c) for o, t, c in b["records"]))
-                                 for b in p["batches"]))
+        return FetchResult(
+            tuple(
+                StoredBatch(
+                    b["base"],
+                    TimestampType(b["type"]),
+                    b["max"],
+                    tuple(StoredRecord(o, t, c) for o, t, c in b["records"]),
+                )
+                for b in p["batches"]
+            )
+        )
     if kind == "ListOffsets":
         return ListOffsetsResult(p["offset"], p["timestamp"], p.get("error_code", 0))
     if kind == "RetentionPass":

@@ -16,6 +16,7 @@ of the batch, computed (one window) only over the records of LogAppendTime batch
 an unknown profile) raises ContractError naming it, before any job runs; a null timestamp fails the job
 that reads it with the same kind of message (no separate scan of the input first).
 """
+
 from __future__ import annotations
 
 import functools
@@ -30,8 +31,18 @@ from .contract import ContractError
 from .sql import Switches, aliased, both, case, literal, query, statement
 
 CONFIG_COLUMNS = {k: v for k, v in contract.TOPIC_COLUMNS.items() if k not in ("scenario", "topic", "created_clocks")}
-SWITCHES = ("arithmetic", "validation", "long_max_fallback", "default_before_max_ms", "default_after_max_ms",
-            "lat_batch_check", "future_warning", "negative_timestamps", "batch_max_floor", "dual_timestamps")
+SWITCHES = (
+    "arithmetic",
+    "validation",
+    "long_max_fallback",
+    "default_before_max_ms",
+    "default_after_max_ms",
+    "lat_batch_check",
+    "future_warning",
+    "negative_timestamps",
+    "batch_max_floor",
+    "dual_timestamps",
+)
 
 
 class Outputs:
@@ -77,22 +88,33 @@ def prepared(records: DataFrame) -> str:
     """The input as the verdicts read it: null timestamps refused (the job that reads one fails, naming the
     column), and the producer's header MaxTimestamp where the input has none, computed (one window) only over
     the records of LogAppendTime-typed batches, the only ones whose verdict reads it."""
-    refused = case(("timestamp_ms IS NULL", f"raise_error({literal(contract.NULL_TIMESTAMPS)})"),
-                   otherwise="timestamp_ms")
+    refused = case(
+        ("timestamp_ms IS NULL", f"raise_error({literal(contract.NULL_TIMESTAMPS)})"), otherwise="timestamp_ms"
+    )
     kept = ", ".join(f"{refused} AS timestamp_ms" if c == "timestamp_ms" else c for c in records.columns)
     if "header_max" in records.columns:
         return f"(SELECT {kept} FROM {{records}})"
     batch = f"PARTITION BY {', '.join(append.partition_key(records.columns))}, batch_id"
     own = f"greatest(max({refused}) OVER ({batch}), CAST(-1 AS BIGINT))"
-    return (f"(SELECT {kept}, CAST(NULL AS BIGINT) AS header_max FROM {{records}} WHERE NOT (timestampType <=> 1) "
-            f"UNION ALL SELECT {kept}, {own} AS header_max FROM {{records}} WHERE timestampType <=> 1)")
+    return (
+        f"(SELECT {kept}, CAST(NULL AS BIGINT) AS header_max FROM {{records}} WHERE NOT (timestampType <=> 1) "
+        f"UNION ALL SELECT {kept}, {own} AS header_max FROM {{records}} WHERE timestampType <=> 1)"
+    )
 
 
 def record_columns(s: Switches) -> dict[str, str]:
     """One verdict row per record: the outcome, the rule that decided it and the numbers behind it."""
     lower, upper = append.bounds(s)
-    return {"verdict": verdict(), "rule_id": rule_id(s), "error_code": "batch_error", "reason": "record_error",
-            "now_ms": "broker_now_ms", "ts_ms": "timestamp_ms", "lower": lower, "upper": upper}
+    return {
+        "verdict": verdict(),
+        "rule_id": rule_id(s),
+        "error_code": "batch_error",
+        "reason": "record_error",
+        "now_ms": "broker_now_ms",
+        "ts_ms": "timestamp_ms",
+        "lower": lower,
+        "upper": upper,
+    }
 
 
 def verdict() -> str:
@@ -112,4 +134,5 @@ def rule_id(s: Switches) -> str:
         ("batch_error = -1", "'KIP-228.rebuild-fails-on-negative'"),
         ("lat IS NOT NULL", "'KIP-32.log-append-time-assigned'"),
         ("NOT checked", "'KIP-228.minus-one-is-no-timestamp'"),
-        otherwise="'KIP-32.create-time-kept'")
+        otherwise="'KIP-32.create-time-kept'",
+    )

@@ -7,6 +7,7 @@ order, the base offset (running sum of accepted sizes), the LogAppendTime (the c
 running max where the profile keeps it monotonic) and the stored timestamps and batch max.
 Every function returns SQL: an expression, a select list, or a relation over the one it is given.
 """
+
 from __future__ import annotations
 
 from . import int64
@@ -30,8 +31,10 @@ def limits(s: Switches) -> dict[str, str]:
     legacy = s.equals("validation", "abs-difference")
     before = f"coalesce(before_max_ms, {s['default_before_max_ms']})"
     after = f"coalesce(after_max_ms, {s['default_after_max_ms']})"
-    return {"eff_before": case((legacy, difference), otherwise=fallback(before)),
-            "eff_after": case((legacy, difference), otherwise=fallback(after))}
+    return {
+        "eff_before": case((legacy, difference), otherwise=fallback(before)),
+        "eff_after": case((legacy, difference), otherwise=fallback(after)),
+    }
 
 
 def no_ts(ts: str, s: Switches) -> str:
@@ -50,34 +53,42 @@ def with_record_verdicts(records: str, s: Switches) -> str:
     quicker to parse, optimize and compile); whether it is checked and in range; then the verdict columns."""
     typed_lat = both("timestampType = 1", negated(s.equals("lat_batch_check", "never")))
     read = {"seen_ms": case((typed_lat, "header_max"), otherwise="timestamp_ms"), "rebuild": rebuild(), **limits(s)}
-    checked = {"checked": both("topic_type = 'CreateTime'", negated(no_ts("seen_ms", s))),
-               "out_of_range": out_of_range(s)}
+    checked = {
+        "checked": both("topic_type = 'CreateTime'", negated(no_ts("seen_ms", s))),
+        "out_of_range": out_of_range(s),
+    }
     return adding(records, read, differences(s), checked, verdict_columns(s))
 
 
 def differences(s: Switches) -> dict[str, str]:
     """``now - read`` (and ``read - now`` for abs-difference) as the broker computes them, and how far the
     record's own timestamp is ahead of the clock, exactly (NULL past a long)."""
-    return {"behind": int64.sub_long("broker_now_ms", "seen_ms", wrapping(s)),
-            "legacy_diff": int64.sub_long("seen_ms", "broker_now_ms", wrapping(s)),
-            "ahead": int64.sub_long("timestamp_ms", "broker_now_ms", "false")}
+    return {
+        "behind": int64.sub_long("broker_now_ms", "seen_ms", wrapping(s)),
+        "legacy_diff": int64.sub_long("seen_ms", "broker_now_ms", wrapping(s)),
+        "ahead": int64.sub_long("timestamp_ms", "broker_now_ms", "false"),
+    }
 
 
 def verdict_columns(s: Switches) -> dict[str, str]:
     typed = both("timestampType = 1", negated(s.equals("lat_batch_check", "never")))
-    wrong_type = both(typed, either("NOT checked", both("NOT out_of_range",
-                                                         s.equals("lat_batch_check", "after-range-check"))))
+    wrong_type = both(
+        typed, either("NOT checked", both("NOT out_of_range", s.equals("lat_batch_check", "after-range-check")))
+    )
     ranged = "(checked AND out_of_range)"
     kept = case(("rebuild", "seen_ms"), otherwise="timestamp_ms")
     ahead = case(("ahead IS NULL", "timestamp_ms > 0"), otherwise="ahead > 3600000")
-    future = both("topic_type = 'CreateTime'", s.holds("future_warning"), "NOT control",
-                  negated(no_ts("timestamp_ms", s)), ahead)
-    return {"record_error": case((ranged, range_message(s)), (wrong_type, type_message())),
-            "errs": has_text(ranged, wrong_type),
-            "create_time": case((no_ts(kept, s), s["sentinel"]), otherwise=kept),
-            "read_time": case((no_ts("seen_ms", s), s["sentinel"]), otherwise="seen_ms"),
-            "warning": case((future, "concat('future-timestamp:', offset)")),
-            "warns": case((future, "offset IS NOT NULL"), otherwise="false")}
+    future = both(
+        "topic_type = 'CreateTime'", s.holds("future_warning"), "NOT control", negated(no_ts("timestamp_ms", s)), ahead
+    )
+    return {
+        "record_error": case((ranged, range_message(s)), (wrong_type, type_message())),
+        "errs": has_text(ranged, wrong_type),
+        "create_time": case((no_ts(kept, s), s["sentinel"]), otherwise=kept),
+        "read_time": case((no_ts("seen_ms", s), s["sentinel"]), otherwise="seen_ms"),
+        "warning": case((future, "concat('future-timestamp:', offset)")),
+        "warns": case((future, "offset IS NOT NULL"), otherwise="false"),
+    }
 
 
 def has_text(ranged: str, wrong_type: str) -> str:
@@ -96,14 +107,18 @@ def out_of_range(s: Switches) -> str:
 
 def bounds(s: Switches) -> tuple[str, str]:
     """The range the broker allows, as text: ``[now - before, now + after]`` in its arithmetic."""
-    return (f"CAST({int64.sub('broker_now_ms', 'eff_before', wrapping(s))} AS STRING)",
-            f"CAST({int64.add('broker_now_ms', 'eff_after', wrapping(s))} AS STRING)")
+    return (
+        f"CAST({int64.sub('broker_now_ms', 'eff_before', wrapping(s))} AS STRING)",
+        f"CAST({int64.add('broker_now_ms', 'eff_after', wrapping(s))} AS STRING)",
+    )
 
 
 def range_message(s: Switches) -> str:
     low, high = bounds(s)
-    return (f"concat('Timestamp ', CAST(seen_ms AS STRING), ' of message with offset ', CAST(offset AS STRING), "
-            f"' is out of range. The timestamp should be within [', {low}, ', ', {high}, ']')")
+    return (
+        f"concat('Timestamp ', CAST(seen_ms AS STRING), ' of message with offset ', CAST(offset AS STRING), "
+        f"' is out of range. The timestamp should be within [', {low}, ', ', {high}, ']')"
+    )
 
 
 def type_message() -> str:
@@ -111,10 +126,12 @@ def type_message() -> str:
     partial = "(codec <> 'none' AND NOT rebuild)"
     key = f"coalesce(length(key), {case((partial, '-1'), otherwise='0')})"
     kind = case((partial, "'Partial'"), otherwise="''")
-    return (f"concat('Invalid timestamp type in message ', {kind}, 'DefaultRecord(offset=', CAST(offset AS STRING), "
-            f"', timestamp=', CAST(seen_ms AS STRING), ', key=', CAST({key} AS STRING), ' bytes, value=', "
-            "CAST(coalesce(length(value), 0) AS STRING), "
-            "' bytes). Producer should not set timestamp type to LogAppendTime.')")
+    return (
+        f"concat('Invalid timestamp type in message ', {kind}, 'DefaultRecord(offset=', CAST(offset AS STRING), "
+        f"', timestamp=', CAST(seen_ms AS STRING), ', key=', CAST({key} AS STRING), ' bytes, value=', "
+        "CAST(coalesce(length(value), 0) AS STRING), "
+        "' bytes). Producer should not set timestamp type to LogAppendTime.')"
+    )
 
 
 def rebuild() -> str:
@@ -122,13 +139,28 @@ def rebuild() -> str:
     return f"(({target}) <> 'producer' AND ({target}) <> codec)"
 
 
-BATCH_CONSTANTS = ["topic_type", "timestampType", "broker_now_ms", "clocks", "broker_id", "control", "codec", "rebuild",
-                   "negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
-FIXED_WIDTH = ["timestampType", "broker_now_ms", "broker_id", "control", "rebuild"]   # max() of a constant
-SHOWN = ["topic_type", "codec", "clocks"]     # string/array constants: output only
+BATCH_CONSTANTS = [
+    "topic_type",
+    "timestampType",
+    "broker_now_ms",
+    "clocks",
+    "broker_id",
+    "control",
+    "codec",
+    "rebuild",
+    "negative_timestamps",
+    "log_append_time_rule",
+    "batch_max_floor",
+    "sentinel",
+    "dual_timestamps",
+]
+FIXED_WIDTH = ["timestampType", "broker_now_ms", "broker_id", "control", "rebuild"]  # max() of a constant
+SHOWN = ["topic_type", "codec", "clocks"]  # string/array constants: output only
 PROFILE_SWITCHES = ["negative_timestamps", "log_append_time_rule", "batch_max_floor", "sentinel", "dual_timestamps"]
-LIST_TYPES = {"record_errors": "array<struct<offset:bigint,record_error:string>>",
-              "warnings": "array<struct<offset:bigint,warning:string>>"}
+LIST_TYPES = {
+    "record_errors": "array<struct<offset:bigint,record_error:string>>",
+    "warnings": "array<struct<offset:bigint,warning:string>>",
+}
 
 
 def batches(records: str, columns: list[str], s: Switches, with_records: bool = True) -> str:
@@ -149,8 +181,9 @@ def batches(records: str, columns: list[str], s: Switches, with_records: bool = 
     aggregates = {**figures(s), **shown(), **lists(), **(creates() if with_records else {})}
     grouped = f"(SELECT {keys}, {aliased(aggregates)} FROM {records} GROUP BY {keys})"
     constants = {name: s[name] for name in PROFILE_SWITCHES if name in s.values}
-    coded = adding(grouped, {**constants, "has_negative": f"CAST({flag('has_negative')} AS INT)",
-                             "error_code": error_code(s)})
+    coded = adding(
+        grouped, {**constants, "has_negative": f"CAST({flag('has_negative')} AS INT)", "error_code": error_code(s)}
+    )
     return response(with_positions(coded, batch_key[:-1], s), batch_key, s, with_records)
 
 
@@ -165,12 +198,22 @@ FLAGS = {"any_error": 1, "has_negative": 2, "control": 4, "rebuild": 8, "lat_top
 def figures(s: Switches) -> dict[str, str]:
     """Fixed-width aggregates only; the batch's yes/no facts as the bits of one ``bit_or``."""
     lat_topic = "topic_type = 'LogAppendTime'"
-    facts = {"any_error": "errs", "has_negative": "(seen_ms < 0 AND seen_ms <> -1)", "control": "control",
-             "rebuild": "rebuild", "lat_topic": lat_topic}
+    facts = {
+        "any_error": "errs",
+        "has_negative": "(seen_ms < 0 AND seen_ms <> -1)",
+        "control": "control",
+        "rebuild": "rebuild",
+        "lat_topic": lat_topic,
+    }
     bits = " | ".join(case((fact, str(FLAGS[name])), otherwise="0") for name, fact in facts.items())
     real = case((f"read_time <> {s['sentinel']}", "read_time"))  # the header is written from reads
-    return {"size": "count(*)", "flags": f"bit_or({bits})", "max_create": f"max({real})",
-            "lat_now": f"max({case((lat_topic, 'broker_now_ms'))})", **{c: f"max({c})" for c in FIXED_WIDTH}}
+    return {
+        "size": "count(*)",
+        "flags": f"bit_or({bits})",
+        "max_create": f"max({real})",
+        "lat_now": f"max({case((lat_topic, 'broker_now_ms'))})",
+        **{c: f"max({c})" for c in FIXED_WIDTH},
+    }
 
 
 def flag(name: str) -> str:
@@ -184,8 +227,10 @@ def shown() -> dict[str, str]:
 def lists() -> dict[str, str]:
     """Record errors and warnings, sorted by offset."""
     only = lambda flag, value: f"array_sort(collect_list({case((flag, value))}))"
-    return {"record_errors": only("errs", "struct(offset, record_error)"),
-            "warnings": only("warns", "struct(offset, warning)")}
+    return {
+        "record_errors": only("errs", "struct(offset, record_error)"),
+        "warnings": only("warns", "struct(offset, warning)"),
+    }
 
 
 def creates() -> dict[str, str]:
@@ -196,21 +241,27 @@ def response(b: str, batch_key: list[str], s: Switches, with_records: bool) -> s
     """The response columns in order, the batch max beside them; the lists typed as they always were (an
     array whose elements may be null), whichever aggregate made them."""
     lists = {name: f"coalesce({name}, CAST(array() AS {kind}))" for name, kind in LIST_TYPES.items()}
-    creates, stored = ("creates, ", ", transform(creates, c -> coalesce(lat, c.create_time)) AS stored") \
-        if with_records else ("", "")
-    return (f"(SELECT {', '.join(batch_key)}, size, {lists['record_errors']} AS record_errors, has_negative, "
-            f"max_create, {lists['warnings']} AS warnings, {creates}{', '.join(BATCH_CONSTANTS)}, error_code, "
-            f"base_offset, lat, {batch_max(s)} AS batch_max{stored} FROM {b})")
+    creates, stored = (
+        ("creates, ", ", transform(creates, c -> coalesce(lat, c.create_time)) AS stored") if with_records else ("", "")
+    )
+    return (
+        f"(SELECT {', '.join(batch_key)}, size, {lists['record_errors']} AS record_errors, has_negative, "
+        f"max_create, {lists['warnings']} AS warnings, {creates}{', '.join(BATCH_CONSTANTS)}, error_code, "
+        f"base_offset, lat, {batch_max(s)} AS batch_max{stored} FROM {b})"
+    )
 
 
 def with_positions(b: str, key: list[str], s: Switches) -> str:
     order = f"PARTITION BY {', '.join(key)} ORDER BY batch_id ROWS BETWEEN UNBOUNDED PRECEDING AND"
     accepted, lat_topic = "error_code = 0", flag("lat_topic")
     running = f"max({case((f'{accepted} AND {lat_topic}', 'lat_now'))}) OVER ({order} CURRENT ROW)"
-    lat = case((f"{accepted} AND {lat_topic}",
-                case((s.equals("log_append_time_rule", "max-last-appended"), running), otherwise="lat_now")))
-    positions = {"base_offset": f"coalesce(sum({case((accepted, 'size'))}) OVER ({order} 1 PRECEDING), 0)",
-                 "lat": lat}
+    lat = case(
+        (
+            f"{accepted} AND {lat_topic}",
+            case((s.equals("log_append_time_rule", "max-last-appended"), running), otherwise="lat_now"),
+        )
+    )
+    positions = {"base_offset": f"coalesce(sum({case((accepted, 'size'))}) OVER ({order} 1 PRECEDING), 0)", "lat": lat}
     return adding(b, positions)
 
 

@@ -12,6 +12,7 @@ Events (Fetch, ListOffsets, RetentionPass, DescribeLog) carry the same clock col
 configs and profile switches are joined per scenario.  ``check_records`` validates a
 user-supplied DataFrame against this contract before any job runs.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -22,20 +23,45 @@ from ktc.reference.types import CreateTopic, History, Produce, TimestampType, To
 from ktc.specs.profiles import get as get_profile
 
 RECORD_COLUMNS = {
-    "scenario": pa.int64(), "topic": pa.string(), "partition": pa.int32(), "offset": pa.int64(),
-    "key": pa.binary(), "value": pa.binary(), "timestampType": pa.int32(), "timestamp_ms": pa.int64(),
-    "batch_id": pa.int32(), "header_max": pa.int64(), "codec": pa.string(), "control": pa.bool_(),
-    "extended": pa.bool_(), "broker_id": pa.int32(), "broker_now_ms": pa.int64(), "clocks": pa.list_(pa.int64()),
+    "scenario": pa.int64(),
+    "topic": pa.string(),
+    "partition": pa.int32(),
+    "offset": pa.int64(),
+    "key": pa.binary(),
+    "value": pa.binary(),
+    "timestampType": pa.int32(),
+    "timestamp_ms": pa.int64(),
+    "batch_id": pa.int32(),
+    "header_max": pa.int64(),
+    "codec": pa.string(),
+    "control": pa.bool_(),
+    "extended": pa.bool_(),
+    "broker_id": pa.int32(),
+    "broker_now_ms": pa.int64(),
+    "clocks": pa.list_(pa.int64()),
 }
 EVENT_COLUMNS = {
-    "scenario": pa.int64(), "batch_id": pa.int32(), "kind": pa.string(), "topic": pa.string(),
-    "partition": pa.int32(), "target": pa.int64(), "version": pa.int32(), "broker_id": pa.int32(),
+    "scenario": pa.int64(),
+    "batch_id": pa.int32(),
+    "kind": pa.string(),
+    "topic": pa.string(),
+    "partition": pa.int32(),
+    "target": pa.int64(),
+    "version": pa.int32(),
+    "broker_id": pa.int32(),
     "clocks": pa.list_(pa.int64()),
 }
 TOPIC_COLUMNS = {
-    "scenario": pa.int64(), "topic": pa.string(), "topic_type": pa.string(), "before_max_ms": pa.int64(),
-    "after_max_ms": pa.int64(), "difference_max_ms": pa.int64(), "segment_ms": pa.int64(),
-    "retention_ms": pa.int64(), "retention_max_eventtime_ms": pa.int64(), "compression_type": pa.string(),
+    "scenario": pa.int64(),
+    "topic": pa.string(),
+    "topic_type": pa.string(),
+    "before_max_ms": pa.int64(),
+    "after_max_ms": pa.int64(),
+    "difference_max_ms": pa.int64(),
+    "segment_ms": pa.int64(),
+    "retention_ms": pa.int64(),
+    "retention_max_eventtime_ms": pa.int64(),
+    "compression_type": pa.string(),
     "created_clocks": pa.list_(pa.int64()),
 }
 EVENT_KINDS = {"Fetch", "ListOffsets", "RetentionPass", "DescribeLog"}
@@ -50,8 +76,8 @@ class Flat:
     records: list = field(default_factory=list)
     events: list = field(default_factory=list)
     topics: list = field(default_factory=list)
-    direct: dict = field(default_factory=dict)     # (scenario, op) -> result decided without Spark
-    created: dict = field(default_factory=dict)    # (scenario, topic) -> TopicConfig
+    direct: dict = field(default_factory=dict)  # (scenario, op) -> result decided without Spark
+    created: dict = field(default_factory=dict)  # (scenario, topic) -> TopicConfig
 
 
 def flatten(histories: list[History], topic_error) -> Flat:
@@ -79,10 +105,18 @@ def _create(flat, scenario, op_index, op: CreateTopic, history, topic_error, clo
 
 
 def _topic_row(scenario: int, topic: str, c: TopicConfig) -> dict:
-    return {"scenario": scenario, "topic": topic, "topic_type": c.timestamp_type.value,
-            "before_max_ms": c.before_max_ms, "after_max_ms": c.after_max_ms,
-            "difference_max_ms": c.difference_max_ms, "segment_ms": c.segment_ms, "retention_ms": c.retention_ms,
-            "retention_max_eventtime_ms": c.retention_max_eventtime_ms, "compression_type": c.compression_type}
+    return {
+        "scenario": scenario,
+        "topic": topic,
+        "topic_type": c.timestamp_type.value,
+        "before_max_ms": c.before_max_ms,
+        "after_max_ms": c.after_max_ms,
+        "difference_max_ms": c.difference_max_ms,
+        "segment_ms": c.segment_ms,
+        "retention_ms": c.retention_ms,
+        "retention_max_eventtime_ms": c.retention_max_eventtime_ms,
+        "compression_type": c.compression_type,
+    }
 
 
 def _route(flat: Flat, scenario: int, op_index: int, op, leader: int, clocks: list[int]) -> None:
@@ -92,20 +126,42 @@ def _route(flat: Flat, scenario: int, op_index: int, op, leader: int, clocks: li
     elif isinstance(op, Produce):
         flat.records += _record_rows(scenario, op_index, op, leader, clocks)
     else:
-        flat.events.append({"scenario": scenario, "batch_id": op_index, "kind": type(op).__name__,
-                            "topic": op.topic, "partition": op.partition, "target": getattr(op, "target", None),
-                            "version": getattr(op, "version", None),
-                            "broker_id": leader, "clocks": clocks})
+        flat.events.append(
+            {
+                "scenario": scenario,
+                "batch_id": op_index,
+                "kind": type(op).__name__,
+                "topic": op.topic,
+                "partition": op.partition,
+                "target": getattr(op, "target", None),
+                "version": getattr(op, "version", None),
+                "broker_id": leader,
+                "clocks": clocks,
+            }
+        )
 
 
 def _record_rows(scenario, op_index, op: Produce, leader, clocks) -> list[dict]:
     b = op.batch
     attribute = 1 if b.timestamp_type is TimestampType.LOG_APPEND_TIME else 0
-    common = {"scenario": scenario, "topic": op.topic, "partition": op.partition, "timestampType": attribute,
-              "batch_id": op_index, "header_max": header_max(b), "codec": b.codec, "control": b.control,
-              "extended": b.timestamp_extended, "broker_id": leader, "broker_now_ms": clocks[leader], "clocks": clocks}
-    return [{**common, "offset": i, "key": r.key, "value": r.value, "timestamp_ms": r.timestamp}
-            for i, r in enumerate(b.records)]
+    common = {
+        "scenario": scenario,
+        "topic": op.topic,
+        "partition": op.partition,
+        "timestampType": attribute,
+        "batch_id": op_index,
+        "header_max": header_max(b),
+        "codec": b.codec,
+        "control": b.control,
+        "extended": b.timestamp_extended,
+        "broker_id": leader,
+        "broker_now_ms": clocks[leader],
+        "clocks": clocks,
+    }
+    return [
+        {**common, "offset": i, "key": r.key, "value": r.value, "timestamp_ms": r.timestamp}
+        for i, r in enumerate(b.records)
+    ]
 
 
 def table(rows: list[dict], columns: dict) -> pa.Table:
@@ -135,5 +191,11 @@ def check_records(df, extra: dict | None = None, optional: tuple = ()) -> None:
 
 
 def _spark_type(arrow_type) -> str:
-    return {pa.int64(): "bigint", pa.int32(): "int", pa.string(): "string", pa.binary(): "binary",
-            pa.bool_(): "boolean", pa.list_(pa.int64()): "array<bigint>"}[arrow_type]
+    return {
+        pa.int64(): "bigint",
+        pa.int32(): "int",
+        pa.string(): "string",
+        pa.binary(): "binary",
+        pa.bool_(): "boolean",
+        pa.list_(pa.int64()): "array<bigint>",
+    }[arrow_type]

@@ -6,6 +6,7 @@ reproduces Java's result exactly (research note A7).  Results stay decimal(38,0)
 exact (``kip`` profile) and wrapped values share one type.  Arguments are SQL expressions: a
 column name, or any expression; ``wrapping`` a boolean one, folded where it is TRUE or FALSE.
 """
+
 from __future__ import annotations
 
 from .sql import case, negated
@@ -54,11 +55,15 @@ def exceeds(diff: str, limit: str) -> str:
 
 def negated_exceeds(diff: str, limit: str, wrapping: str) -> str:
     """``-diff > limit``: -Long.MIN_VALUE is Long.MIN_VALUE when wrapping and 2^63 when exact."""
-    return case((f"({diff}) IS NULL", "false"), (f"({diff}) = {_LONG_MIN}", negated(wrapping)),
-                otherwise=f"-({diff}) > {limit}")
+    return case(
+        (f"({diff}) IS NULL", "false"), (f"({diff}) = {_LONG_MIN}", negated(wrapping)), otherwise=f"-({diff}) > {limit}"
+    )
 
 
 def abs_exceeds(diff: str, limit: str, wrapping: str) -> str:
     """``Math.abs(diff) > limit``: Math.abs(Long.MIN_VALUE) is negative in Java."""
-    return case((f"({diff}) IS NULL", "true"), (f"({diff}) = {_LONG_MIN}", negated(wrapping)),
-                otherwise=f"abs({diff}) > {limit}")
+    return case(
+        (f"({diff}) IS NULL", "true"),
+        (f"({diff}) = {_LONG_MIN}", negated(wrapping)),
+        otherwise=f"abs({diff}) > {limit}",
+    )

@@ -5,6 +5,7 @@ scenario's profile switches (no join in the plan, no broadcast job), and each to
 ``Open`` row with the constants its log is opened with (segments.run_bucket), sorted before its operations.
 The append stage is SQL text (append.py): the plan costs a few dozen py4j calls, not thousands.
 """
+
 from __future__ import annotations
 
 import pyarrow as pa
@@ -13,15 +14,45 @@ from . import append, contract, segments
 from .api import SWITCHES
 from .sql import Switches, query
 
-SEQUENTIAL_COLUMNS = ["scenario", "topic", "partition", "batch_id", "error_code", "record_errors", "lat",
-                      "warnings", "control", "base_offset", "stored", "creates", "batch_max", "clocks",
-                      "broker_id", "broker_now_ms", "topic_type", "timestampType", "codec", "rebuild"]
+SEQUENTIAL_COLUMNS = [
+    "scenario",
+    "topic",
+    "partition",
+    "batch_id",
+    "error_code",
+    "record_errors",
+    "lat",
+    "warnings",
+    "control",
+    "base_offset",
+    "stored",
+    "creates",
+    "batch_max",
+    "clocks",
+    "broker_id",
+    "broker_now_ms",
+    "topic_type",
+    "timestampType",
+    "codec",
+    "rebuild",
+]
 TOPIC_CONFIG = ["topic_type", "before_max_ms", "after_max_ms", "difference_max_ms", "compression_type"]
 APPEND_SWITCHES = [*SWITCHES, "log_append_time_rule", "sentinel"]
 TOPIC_CONSTANTS = ["segment_ms", "retention_ms", "retention_max_eventtime_ms", "created_clocks"]
-PROFILE_CONSTANTS = ["roll_basis", "retention_basis", "list_offsets_scope", "batch_max_floor", "event_time_retention",
-                     "arithmetic", "sentinel", "dual_timestamps", "max_timestamp_offset", "list_offsets_max_version",
-                     "list_offsets_targets", "unknown_negative_target"]
+PROFILE_CONSTANTS = [
+    "roll_basis",
+    "retention_basis",
+    "list_offsets_scope",
+    "batch_max_floor",
+    "event_time_retention",
+    "arithmetic",
+    "sentinel",
+    "dual_timestamps",
+    "max_timestamp_offset",
+    "list_offsets_max_version",
+    "list_offsets_targets",
+    "unknown_negative_target",
+]
 
 
 def run_pipeline(spark, histories, flat, profile_rows, buckets: int) -> dict:
@@ -29,16 +60,25 @@ def run_pipeline(spark, histories, flat, profile_rows, buckets: int) -> dict:
     row_of = {(t["scenario"], t["topic"]): i for i, t in enumerate(flat.topics)}
     records = spark.createDataFrame(records_table(flat, topics, profiles, row_of))
     stage = append.evaluate("{records}", records.columns, Switches())  # each scenario's switches: columns
-    produced = query(spark, f"SELECT {', '.join(SEQUENTIAL_COLUMNS)}, 'Produce' AS kind, CAST(NULL AS BIGINT) AS "
-                            f"target, CAST(NULL AS INT) AS version FROM {stage}", records=records)
+    produced = query(
+        spark,
+        f"SELECT {', '.join(SEQUENTIAL_COLUMNS)}, 'Produce' AS kind, CAST(NULL AS BIGINT) AS "
+        f"target, CAST(NULL AS INT) AS version FROM {stage}",
+        records=records,
+    )
     events = spark.createDataFrame(contract.table(flat.events, contract.EVENT_COLUMNS))
     opens = spark.createDataFrame(opens_table(flat, topics, profiles, row_of))
     combined = produced.unionByName(events, allowMissingColumns=True).unionByName(opens, allowMissingColumns=True)
-    out = combined.selectExpr("*", f"scenario % {buckets} AS bucket").groupBy("bucket").applyInArrow(
-        segments.run_bucket, "scenario long, batch_id int, payload string")
+    out = (
+        combined.selectExpr("*", f"scenario % {buckets} AS bucket")
+        .groupBy("bucket")
+        .applyInArrow(segments.run_bucket, "scenario long, batch_id int, payload string")
+    )
     table = out.toArrow()
-    return {(s, b): p for s, b, p in zip(table["scenario"].to_pylist(), table["batch_id"].to_pylist(),
-                                         table["payload"].to_pylist())}
+    return {
+        (s, b): p
+        for s, b, p in zip(table["scenario"].to_pylist(), table["batch_id"].to_pylist(), table["payload"].to_pylist())
+    }
 
 
 def records_table(flat, topics: pa.Table, profiles: pa.Table, row_of: dict) -> pa.Table:
@@ -52,9 +92,15 @@ def opens_table(flat, topics: pa.Table, profiles: pa.Table, row_of: dict) -> pa.
     """One ``Open`` row per topic partition with a produce or an event: the constants of its log."""
     used = sorted({(r["scenario"], r["topic"], r["partition"]) for r in (*flat.records, *flat.events)})
     scenario, topic, partition = (list(column) for column in zip(*used))
-    keys = pa.table({"scenario": pa.array(scenario, pa.int64()), "topic": pa.array(topic, pa.string()),
-                     "partition": pa.array(partition, pa.int32()), "batch_id": pa.array([-1] * len(used), pa.int32()),
-                     "kind": pa.array(["Open"] * len(used), pa.string())})
+    keys = pa.table(
+        {
+            "scenario": pa.array(scenario, pa.int64()),
+            "topic": pa.array(topic, pa.string()),
+            "partition": pa.array(partition, pa.int32()),
+            "batch_id": pa.array([-1] * len(used), pa.int32()),
+            "kind": pa.array(["Open"] * len(used), pa.string()),
+        }
+    )
     constants = topics.select(TOPIC_CONSTANTS).take([row_of[(s, t)] for s, t in zip(scenario, topic)])
     return beside(keys, constants, profiles.select(PROFILE_CONSTANTS).take(scenario))
 

@@ -5,6 +5,7 @@ run in ``applyInArrow`` over rows of one partition in arrival order: produce out
 declarative stage, and events (Fetch, ListOffsets, RetentionPass, DescribeLog).  Each call gets
 a bucket of many partitions.  Output: one JSON payload per operation.
 """
+
 from __future__ import annotations
 
 import json
@@ -26,7 +27,7 @@ class Segment:
         self.base, self.created, self.mtime = base, list(clocks), list(clocks)
         self.batches: list[dict] = []
         self.max = None
-        self.max_offset = -1              # what MAX_TIMESTAMP answered before 3.8
+        self.max_offset = -1  # what MAX_TIMESTAMP answered before 3.8
         self.index: list[list[int]] = []
         self.roll_base = None
         self.event_max = None
@@ -34,7 +35,7 @@ class Segment:
 
 class PartitionLog:
     def __init__(self, row: dict):
-        self.p = row                      # profile switches and topic config, constant per partition
+        self.p = row  # profile switches and topic config, constant per partition
         self.segments = [Segment(0, row["created_clocks"])]
         self.next_offset = 0
         self.max_event = None
@@ -66,9 +67,16 @@ class PartitionLog:
         offsets = list(range(row["base_offset"], row["base_offset"] + len(stored)))
         if not seg.batches:
             seg.roll_base = self.first_roll_base(row, stored)
-        seg.batches.append({"base": row["base_offset"], "max": row["batch_max"], "offsets": offsets,
-                            "stored": stored, "creates": [c["create_time"] for c in row["creates"]],
-                            "type": row["topic_type"]})
+        seg.batches.append(
+            {
+                "base": row["base_offset"],
+                "max": row["batch_max"],
+                "offsets": offsets,
+                "stored": stored,
+                "creates": [c["create_time"] for c in row["creates"]],
+                "type": row["topic_type"],
+            }
+        )
         seg.mtime = list(row["clocks"])
         self.index(seg, row["batch_max"], self.recorded_offset(row, offsets, stored))
         self.event_time(seg, [c["create_time"] for c in row["creates"]])
@@ -88,8 +96,12 @@ class PartitionLog:
     def recorded_offset(self, row: dict, offsets: list[int], stored: list[int]) -> int:
         """LogValidator's offsetOfMaxTimestamp before 3.8: record-level only for an uncompressed CreateTime
         batch kept as sent (3.0-3.6); the last offset otherwise, and always on 3.7."""
-        record_level = (self.p["max_timestamp_offset"] == "record-level-in-place" and row["codec"] == "none"
-                        and not row["rebuild"] and row["topic_type"] == "CreateTime")
+        record_level = (
+            self.p["max_timestamp_offset"] == "record-level-in-place"
+            and row["codec"] == "none"
+            and not row["rebuild"]
+            and row["topic_type"] == "CreateTime"
+        )
         read = [row["batch_max"]] * len(stored) if row["timestampType"] == 1 else stored  # LAT-typed: header max
         return offsets[read.index(max(read))] if record_level else offsets[-1]
 
@@ -135,9 +147,20 @@ class PartitionLog:
     # -- reads ----------------------------------------------------------------------------------
     def fetch(self, row: dict) -> dict:
         batches = [b for s in self.segments for b in s.batches]
-        return {"batches": [{"base": b["base"], "type": b["type"], "max": b["max"],
-                             "records": [[o, t, c if self.keeps_both(b) else None] for o, t, c in
-                                         zip(b["offsets"], b["stored"], b["creates"])]} for b in batches]}
+        return {
+            "batches": [
+                {
+                    "base": b["base"],
+                    "type": b["type"],
+                    "max": b["max"],
+                    "records": [
+                        [o, t, c if self.keeps_both(b) else None]
+                        for o, t, c in zip(b["offsets"], b["stored"], b["creates"])
+                    ],
+                }
+                for b in batches
+            ]
+        }
 
     def keeps_both(self, batch: dict) -> bool:
         """KIP-870's second timestamp: the CreateTime under a LogAppendTime (a CreateTime topic has one)."""
@@ -145,8 +168,9 @@ class PartitionLog:
 
     def describe(self, row: dict) -> dict:
         ends = [s.base for s in self.segments[1:]] + [self.next_offset]
-        return {"segments": [[s.base, end, -1 if s.max is None else s.max, s.index]
-                             for s, end in zip(self.segments, ends)]}
+        return {
+            "segments": [[s.base, end, -1 if s.max is None else s.max, s.index] for s, end in zip(self.segments, ends)]
+        }
 
     def list_offsets(self, row: dict) -> dict:
         target = row["target"]
@@ -202,18 +226,25 @@ class PartitionLog:
 def response(row: dict) -> dict:
     """The ProduceResponse v8 fields the declarative stage computed."""
     accepted = row["error_code"] == 0
-    return {"error_code": row["error_code"],
-            "error_message": REJECTED if row["error_code"] == 32 else None,
-            "record_errors": [[e["offset"], e["record_error"]] for e in row["record_errors"] or []],
-            "base_offset": row["base_offset"] if accepted else -1,
-            "log_append_time": row["lat"] if accepted and row["lat"] is not None else -1,
-            "warnings": [] if row["control"] else [w["warning"] for w in row["warnings"] or []]}
+    return {
+        "error_code": row["error_code"],
+        "error_message": REJECTED if row["error_code"] == 32 else None,
+        "record_errors": [[e["offset"], e["record_error"]] for e in row["record_errors"] or []],
+        "base_offset": row["base_offset"] if accepted else -1,
+        "log_append_time": row["lat"] if accepted and row["lat"] is not None else -1,
+        "warnings": [] if row["control"] else [w["warning"] for w in row["warnings"] or []],
+    }
 
 
 REJECTED = "One or more records have been rejected due to invalid timestamp"
 
-HANDLERS = {"Produce": PartitionLog.produce, "RetentionPass": PartitionLog.retention, "Fetch": PartitionLog.fetch,
-            "DescribeLog": PartitionLog.describe, "ListOffsets": PartitionLog.list_offsets}
+HANDLERS = {
+    "Produce": PartitionLog.produce,
+    "RetentionPass": PartitionLog.retention,
+    "Fetch": PartitionLog.fetch,
+    "DescribeLog": PartitionLog.describe,
+    "ListOffsets": PartitionLog.list_offsets,
+}
 
 
 def run_bucket(table: pa.Table) -> pa.Table:

@@ -6,6 +6,7 @@ As SQL text, an expression costs nothing until the query that holds it is parsed
 query costs a handful of round trips.  Expressions here are SQL fragments (a column name is one), composed
 by the functions of append.py and int64.py the way Columns would be.
 """
+
 from __future__ import annotations
 
 

@@ -10,6 +10,7 @@ stored data alone or says why it cannot be (``unknown``).  Spark does the counti
 is audited by asking the broker ListOffsets for sampled timestamps (``offsets.py``).  This is a judge
 of stored data, not an implementation under test: it reads the specs and profiles like ``ktc/checks``.
 """
+
 from __future__ import annotations
 
 import time
@@ -30,7 +31,7 @@ class AuditDoc(TypedDict):
     """One audited topic in the audit's JSON (``ktc audit`` adds its source and failure count)."""
 
     topic: str
-    facts: dict[str, Any]      # TopicFacts' fields
+    facts: dict[str, Any]  # TopicFacts' fields
     records: int
     seconds: float
     rows: list[dict[str, Any]]  # AuditRow.as_dict()
@@ -56,12 +57,18 @@ class Audit:
         return [r for r in self.rows if r.verdict == "fail" and r.promised]
 
     def as_dict(self) -> AuditDoc:
-        return {"topic": self.facts.topic, "facts": vars(self.facts), "records": self.records,
-                "seconds": round(self.seconds, 3), "rows": [r.as_dict() for r in self.rows]}
+        return {
+            "topic": self.facts.topic,
+            "facts": vars(self.facts),
+            "records": self.records,
+            "seconds": round(self.seconds, 3),
+            "rows": [r.as_dict() for r in self.rows],
+        }
 
 
-def audit(records: DataFrame, facts: TopicFacts, *, live: bool = False, answer=None, samples: int = 32,
-          seed: int = 0) -> Audit:
+def audit(
+    records: DataFrame, facts: TopicFacts, *, live: bool = False, answer=None, samples: int = 32, seed: int = 0
+) -> Audit:
     """Audit one topic's stored ``records``.  ``live``: the frame reads the topic when first used, so the
     read time is taken after that; ``answer(partition, target)`` asks the broker ListOffsets."""
     started = time.perf_counter()

@@ -9,6 +9,7 @@ A session then starts with no Ivy at all: two pytest-xdist workers, or a test an
 child, once raced Ivy resolutions into one cache and lost jars.  ``./run`` resolves it during
 setup (``python -m ktc.audit.connector --resolve``); a plain ``pip install`` resolves it on first use.
 """
+
 from __future__ import annotations
 
 import json
@@ -56,8 +57,10 @@ def choose(installed: str, available: list[str]) -> tuple[str, str]:
     older = [v for v in available if v.split(".")[0] == base.split(".")[0] and key(v) < key(base)]
     if not older:
         return base, f"spark-sql-kafka-0-10 {base} (Maven Central lists no {base.split('.')[0]}.x below it)"
-    return older[-1], (f"spark-sql-kafka-0-10 {older[-1]}: Maven Central has no {base} for the installed "
-                       f"PySpark {installed}; the newest {base.split('.')[0]}.x below it")
+    return older[-1], (
+        f"spark-sql-kafka-0-10 {older[-1]}: Maven Central has no {base} for the installed "
+        f"PySpark {installed}; the newest {base.split('.')[0]}.x below it"
+    )
 
 
 def coordinate(installed: str) -> tuple[str, str]:
@@ -127,12 +130,14 @@ def resolved(coordinate: str, log: Path) -> list[str]:
         child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=out, text=True, start_new_session=True)
         printed = finished(child)
     if printed is None:
-        raise ConnectorError(f"Spark's Ivy did not resolve {coordinate} within {RESOLVE_TIMEOUT_S:.0f} s "
-                             f"(is repo.maven.apache.org reachable?); see {log}")
+        raise ConnectorError(
+            f"Spark's Ivy did not resolve {coordinate} within {RESOLVE_TIMEOUT_S:.0f} s "
+            f"(is repo.maven.apache.org reachable?); see {log}"
+        )
     if child.returncode != 0:
         from ktc.spark.session import root_cause
-        raise ConnectorError(f"Spark's Ivy could not resolve {coordinate}: {root_cause(log.read_text())}; "
-                             f"see {log}")
+
+        raise ConnectorError(f"Spark's Ivy could not resolve {coordinate}: {root_cause(log.read_text())}; see {log}")
     found = [url.removeprefix("file://") for url in json.loads(printed.splitlines()[-1]) if url]
     if not found:
         raise ConnectorError(f"Spark's Ivy resolved {coordinate} to no jars; see {log}")
@@ -157,8 +162,10 @@ def ivy_child(coordinate: str, ivy: str, settings: str) -> None:
     the gateway answers), print the jars it put on ``spark.jars`` as JSON, and let the JVM go."""
     from pyspark import SparkConf
     from pyspark.java_gateway import launch_gateway
-    conf = SparkConf(loadDefaults=False).setAll([
-        ("spark.jars.packages", coordinate), ("spark.jars.ivy", ivy), ("spark.jars.ivySettings", settings)])
+
+    conf = SparkConf(loadDefaults=False).setAll(
+        [("spark.jars.packages", coordinate), ("spark.jars.ivy", ivy), ("spark.jars.ivySettings", settings)]
+    )
     gateway = launch_gateway(conf, popen_kwargs={"stdout": sys.stderr})  # stdout carries the answer alone
     try:
         print(json.dumps(gateway.jvm.System.getProperty("spark.jars").split(",")), flush=True)
@@ -168,9 +175,11 @@ def ivy_child(coordinate: str, ivy: str, settings: str) -> None:
         gateway.proc.wait(60)
 
 
-LOGIN_MODULES = {"PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
-                 "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
-                 "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule"}
+LOGIN_MODULES = {
+    "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+}
 
 
 def kafka_options(security) -> dict[str, str]:
@@ -179,19 +188,24 @@ def kafka_options(security) -> dict[str, str]:
     out = {"kafka.security.protocol": security.protocol}
     if security.mechanism:
         out["kafka.sasl.mechanism"] = security.mechanism
-        out["kafka.sasl.jaas.config"] = (f'{LOGIN_MODULES[security.mechanism]} required '
-                                         f'username="{security.username}" password="{security.password}";')
+        out["kafka.sasl.jaas.config"] = (
+            f"{LOGIN_MODULES[security.mechanism]} required "
+            f'username="{security.username}" password="{security.password}";'
+        )
     if security.ca_location:
         out |= {"kafka.ssl.truststore.type": "PEM", "kafka.ssl.truststore.location": security.ca_location}
     if security.certificate_location and security.key_location:
-        out |= {"kafka.ssl.keystore.type": "PEM",
-                "kafka.ssl.keystore.certificate.chain": Path(security.certificate_location).read_text(),
-                "kafka.ssl.keystore.key": Path(security.key_location).read_text()}
+        out |= {
+            "kafka.ssl.keystore.type": "PEM",
+            "kafka.ssl.keystore.certificate.chain": Path(security.certificate_location).read_text(),
+            "kafka.ssl.keystore.key": Path(security.key_location).read_text(),
+        }
         if security.key_password:
             out["kafka.ssl.key.password"] = security.key_password
     if security.protocol.endswith("SSL"):
-        out["kafka.ssl.endpoint.identification.algorithm"] = "" if security.endpoint_identification == "none" \
-            else security.endpoint_identification
+        out["kafka.ssl.endpoint.identification.algorithm"] = (
+            "" if security.endpoint_identification == "none" else security.endpoint_identification
+        )
     return out
 
 
@@ -204,6 +218,7 @@ def main(argv: list[str]) -> int:
         print("usage: python -m ktc.audit.connector --resolve", file=sys.stderr)
         return 2
     import pyspark
+
     started = time.monotonic()
     if not complete(folder(pyspark.__version__)):  # a newcomer's terminal says what the silent minute is
         print("connector: resolving Spark's Kafka connector (spark-sql-kafka-0-10) with Ivy (once)", file=sys.stderr)

@@ -5,6 +5,7 @@ record, and the leader epoch it came from) and caches the frame; one aggregate t
 check, the rows it applies to and those that violate it; one more job collects the first sample
 offsets of each failing check.  ``violations`` stays a lazy DataFrame for further analysis.
 """
+
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
@@ -40,11 +41,11 @@ class AuditRow:
     kind: str
     unit: str
     describe: str
-    verdict: str | None          # pass / fail / unknown; None for a notice
+    verdict: str | None  # pass / fail / unknown; None for a notice
     checked: int | None = None
     violating: int | None = None
     reason: str = ""
-    promised: bool = True        # a clause of the check holds in the audit's profile
+    promised: bool = True  # a clause of the check holds in the audit's profile
     samples: list[Sample] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -67,9 +68,13 @@ def batches(base: DataFrame, sentinel: int) -> DataFrame:
     """One row per stored batch: its header max and its records' max (with and without the sentinel)."""
     real = F.when(F.col("timestamp_ms") != sentinel, F.col("timestamp_ms"))
     return base.groupBy("partition", "batch_offset").agg(
-        F.max("timestamp_ms").alias("record_max"), F.max(real).alias("real_max"),
-        F.first("batch_max_ms").alias("batch_max_ms"), F.first("control").alias("control"),
-        F.first("timestampType").alias("timestampType"), F.count("*").alias("records"))
+        F.max("timestamp_ms").alias("record_max"),
+        F.max(real).alias("real_max"),
+        F.first("batch_max_ms").alias("batch_max_ms"),
+        F.first("control").alias("control"),
+        F.first("timestampType").alias("timestampType"),
+        F.count("*").alias("records"),
+    )
 
 
 def rules(facts: TopicFacts, columns: frozenset) -> dict[str, Rule | str]:
@@ -101,21 +106,31 @@ def violations_of(check: AuditCheck, rule: Rule, frame: DataFrame, topic: str) -
     offset = "batch_offset" if check.unit == "batches" else "offset"
     stamp = "batch_max_ms" if check.unit == "batches" else "timestamp_ms"
     return frame.where(rule.applies & rule.violates).select(
-        F.lit(check.id).alias("check"), F.lit(check.clauses[0]).alias("clause"), F.lit(topic).alias("topic"),
-        F.col("partition"), F.col(offset).alias("offset"), F.col(stamp).alias("timestamp_ms"),
-        rule.detail.alias("detail"))
+        F.lit(check.id).alias("check"),
+        F.lit(check.clauses[0]).alias("clause"),
+        F.lit(topic).alias("topic"),
+        F.col("partition"),
+        F.col(offset).alias("offset"),
+        F.col(stamp).alias("timestamp_ms"),
+        rule.detail.alias("detail"),
+    )
 
 
 def first_samples(violations: DataFrame, failing: list[str]) -> dict[str, list[Sample]]:
     if not failing:
         return {}
     order = Window.partitionBy("check").orderBy("partition", "offset")
-    rows = (violations.where(F.col("check").isin(failing)).withColumn("n", F.row_number().over(order))
-            .where(F.col("n") <= SAMPLES).collect())
+    rows = (
+        violations.where(F.col("check").isin(failing))
+        .withColumn("n", F.row_number().over(order))
+        .where(F.col("n") <= SAMPLES)
+        .collect()
+    )
     out: dict[str, list[Sample]] = {c: [] for c in failing}
     for r in sorted(rows, key=lambda r: (r["check"], r["n"])):
-        out[r["check"]].append(Sample(partition=r["partition"], offset=r["offset"], timestamp_ms=r["timestamp_ms"],
-                                      detail=r["detail"]))
+        out[r["check"]].append(
+            Sample(partition=r["partition"], offset=r["offset"], timestamp_ms=r["timestamp_ms"], detail=r["detail"])
+        )
     return out
 
 
@@ -140,8 +155,18 @@ def row_for(check: AuditCheck, rule, found, profile: str) -> AuditRow:
     reason = rule if isinstance(rule, str) else None
     state, why = verdict(check, found, reason)
     checked, violating = found if found is not None else (None, None)
-    return AuditRow(check.id, check.clauses, check.kind, check.unit, check.describe, state, checked, violating,
-                    why, promised(check, profile))
+    return AuditRow(
+        check.id,
+        check.clauses,
+        check.kind,
+        check.unit,
+        check.describe,
+        state,
+        checked,
+        violating,
+        why,
+        promised(check, profile),
+    )
 
 
 def run_checks(base: DataFrame, facts: TopicFacts) -> tuple[list[AuditRow], DataFrame | None]:

@@ -4,6 +4,7 @@ A record's append time is not stored for CreateTime data, but it is bounded: no 
 appended after the read finished (``read_ms``, ktc's clock, plus ``skew_ms`` for a broker clock
 that runs ahead).  That bound is what makes the after-bound and the LogAppendTime checks decidable.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,13 +28,13 @@ class FactsError(ValueError):
 @dataclass(frozen=True)
 class TopicFacts:
     topic: str
-    timestamp_type: str            # the topic's message.timestamp.type now
+    timestamp_type: str  # the topic's message.timestamp.type now
     before_max_ms: int | None
     after_max_ms: int | None
     difference_max_ms: int | None  # None where the broker has no such config (Kafka 4)
     compression_type: str
     profile: str
-    read_ms: int | None = None     # ktc's clock when the read finished (None: unknown)
+    read_ms: int | None = None  # ktc's clock when the read finished (None: unknown)
     skew_ms: int = 0
 
     @property
@@ -61,8 +62,16 @@ def facts_from_configs(topic: str, configs: dict[str, str | None], profile: str,
     kind = configs.get(TYPE) or "CreateTime"
     if kind not in TIMESTAMP_TYPES:
         raise FactsError(f"{TYPE}={kind!r} for topic {topic!r}: expected CreateTime or LogAppendTime")
-    return TopicFacts(topic, kind, _ms(configs, BEFORE), _ms(configs, AFTER), _ms(configs, DIFFERENCE),
-                      configs.get(COMPRESSION) or "producer", profile, **more)
+    return TopicFacts(
+        topic,
+        kind,
+        _ms(configs, BEFORE),
+        _ms(configs, AFTER),
+        _ms(configs, DIFFERENCE),
+        configs.get(COMPRESSION) or "producer",
+        profile,
+        **more,
+    )
 
 
 def _ms(configs: dict[str, str | None], key: str) -> int | None:

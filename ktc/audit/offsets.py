@@ -6,6 +6,7 @@ was read: the first offset whose timestamp is at or after the target, with that 
 (-1, -1) when none is.  An answer past the last offset read is ``unknown``: it may be a record
 appended after the read.
 """
+
 from __future__ import annotations
 
 import random
@@ -67,24 +68,37 @@ def judge(asked, model: dict, answer: Callable[[int, int], tuple[int, int, int]]
         checked += 1
         if (error, stamp, offset) != (0, *model[(p, t)]):
             violating += 1
-            samples.append({"partition": p, "offset": offset, "timestamp_ms": stamp,
-                            "detail": f"target {t}: broker (error {error}, timestamp {stamp}, offset {offset}), "
-                                      f"stored data (timestamp {model[(p, t)][0]}, offset {model[(p, t)][1]})"})
+            samples.append(
+                {
+                    "partition": p,
+                    "offset": offset,
+                    "timestamp_ms": stamp,
+                    "detail": f"target {t}: broker (error {error}, timestamp {stamp}, offset {offset}), "
+                    f"stored data (timestamp {model[(p, t)][0]}, offset {model[(p, t)][1]})",
+                }
+            )
     return checked, violating, unknown, samples
 
 
 def audit_offsets(base: DataFrame, answer, per_partition: int, seed: int) -> AuditRow:
     """One row for the probe; ``answer(partition, target) -> (error, timestamp, offset)`` asks the broker."""
     if answer is None or not per_partition:
-        why = "not asked (--samples 0)" if answer is not None else "no broker to ask (a file source without " \
-            "--kafka-bootstrap)"
+        why = (
+            "not asked (--samples 0)"
+            if answer is not None
+            else "no broker to ask (a file source without --kafka-bootstrap)"
+        )
         return AuditRow(CHECK, (CLAUSE,), "check", "samples", DESCRIBE, "unknown", reason=why)
     facts = partition_facts(base)
     asked = targets(base, per_partition, seed, {p: n for p, (n, _) in facts.items()})
     ends = {p: last for p, (_, last) in facts.items()}
     checked, violating, unknown, samples = judge(asked, expected(base, asked) if asked else {}, answer, ends)
     state = "fail" if violating else "pass" if checked else "unknown"
-    reason = f"{unknown} answers past the last offset read (appended after the read?)" if unknown else \
-        ("" if checked else "no stored timestamp >= 0 to ask about")
-    return AuditRow(CHECK, (CLAUSE,), "check", "samples", DESCRIBE, state, checked, violating, reason,
-                    True, samples[:5])
+    reason = (
+        f"{unknown} answers past the last offset read (appended after the read?)"
+        if unknown
+        else ("" if checked else "no stored timestamp >= 0 to ask about")
+    )
+    return AuditRow(
+        CHECK, (CLAUSE,), "check", "samples", DESCRIBE, state, checked, violating, reason, True, samples[:5]
+    )

@@ -1,12 +1,13 @@
 """Where the stored records come from, each normalised to the audit's columns.
 
-  ktc      ktc's own wire client: every batch header (codec, MaxTimestamp, leader epoch, control),
-           every int64 timestamp as stored -- nothing is out of range
-  kafka    Spark's own Kafka source (spark-sql-kafka-0-10): record columns only; it refuses a
-           record whose millisecond timestamp overflows Spark's microseconds (a nanosecond
-           timestamp written as milliseconds), and then ktc reads the topic itself
-  PATH     a Parquet (or Delta) export with the Kafka source's columns, ``timestamp`` or ``timestamp_ms``
+ktc      ktc's own wire client: every batch header (codec, MaxTimestamp, leader epoch, control),
+         every int64 timestamp as stored -- nothing is out of range
+kafka    Spark's own Kafka source (spark-sql-kafka-0-10): record columns only; it refuses a
+         record whose millisecond timestamp overflows Spark's microseconds (a nanosecond
+         timestamp written as milliseconds), and then ktc reads the topic itself
+PATH     a Parquet (or Delta) export with the Kafka source's columns, ``timestamp`` or ``timestamp_ms``
 """
+
 from __future__ import annotations
 
 import time
@@ -17,10 +18,19 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
 REQUIRED = {"partition": "int", "offset": "bigint", "timestamp_ms": "bigint", "timestampType": "int"}
-BATCH_SCHEMA = pa.schema([
-    ("partition", pa.int32()), ("offset", pa.int64()), ("timestamp_ms", pa.int64()), ("timestampType", pa.int32()),
-    ("batch_offset", pa.int64()), ("batch_max_ms", pa.int64()), ("leader_epoch", pa.int32()),
-    ("control", pa.bool_()), ("codec", pa.string())])
+BATCH_SCHEMA = pa.schema(
+    [
+        ("partition", pa.int32()),
+        ("offset", pa.int64()),
+        ("timestamp_ms", pa.int64()),
+        ("timestampType", pa.int32()),
+        ("batch_offset", pa.int64()),
+        ("batch_max_ms", pa.int64()),
+        ("leader_epoch", pa.int32()),
+        ("control", pa.bool_()),
+        ("codec", pa.string()),
+    ]
+)
 ATTR_CONTROL = 0x20
 KAFKA_SOURCE_NOTE = "Spark's Kafka source has no batch headers, leader epochs, codecs or control records"
 
@@ -35,9 +45,11 @@ def now_ms() -> int:
 
 # ---- ktc's wire client -------------------------------------------------------------------------
 
+
 def partitions_of(client, topic: str) -> list[int]:
-    from ktc.kafka.client import messages
-    view = client.call(messages.metadata([topic]))
+    from ktc.kafka.client import admin
+
+    view = client.call(admin.metadata([topic]))
     error, leaders = view.topics.get(topic, (3, {}))
     if error:
         raise SourceError(f"topic {topic!r}: Metadata answered error {error} (3: no such topic)")
@@ -49,10 +61,15 @@ def batch_rows(partition: int, batch, columns: dict[str, list]) -> None:
     n = len(batch.records)
     columns["offset"].extend(r.offset for r in batch.records)
     columns["timestamp_ms"].extend(r.timestamp for r in batch.records)
-    shared = {"partition": partition, "timestampType": int(batch.timestamp_type.value == "LogAppendTime"),
-              "batch_offset": batch.base_offset, "batch_max_ms": batch.max_timestamp,
-              "leader_epoch": batch.leader_epoch, "control": bool(batch.attributes & ATTR_CONTROL),
-              "codec": batch.codec}
+    shared = {
+        "partition": partition,
+        "timestampType": int(batch.timestamp_type.value == "LogAppendTime"),
+        "batch_offset": batch.base_offset,
+        "batch_max_ms": batch.max_timestamp,
+        "leader_epoch": batch.leader_epoch,
+        "control": bool(batch.attributes & ATTR_CONTROL),
+        "codec": batch.codec,
+    }
     for name, value in shared.items():
         columns[name].extend([value] * n)
 
@@ -71,13 +88,25 @@ def read_ktc(client, topic: str) -> tuple[pa.Table, int]:
 
 # ---- Spark's Kafka source ------------------------------------------------------------------------
 
+
 def read_spark_kafka(spark, bootstrap: str, topic: str, options: dict[str, str] | None = None) -> DataFrame:
     """The topic through Spark's Kafka source; ``options``: extra ``kafka.*`` settings (TLS, SASL)."""
-    raw = (spark.read.format("kafka").option("kafka.bootstrap.servers", bootstrap).option("subscribe", topic)
-           .option("startingOffsets", "earliest").option("endingOffsets", "latest").options(**(options or {}))
-           .load())
-    return raw.select(F.col("partition").cast("int"), "offset", F.unix_millis("timestamp").alias("timestamp_ms"),
-                      F.col("timestampType").cast("int"), F.lit(False).alias("control"))
+    raw = (
+        spark.read.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("subscribe", topic)
+        .option("startingOffsets", "earliest")
+        .option("endingOffsets", "latest")
+        .options(**(options or {}))
+        .load()
+    )
+    return raw.select(
+        F.col("partition").cast("int"),
+        "offset",
+        F.unix_millis("timestamp").alias("timestamp_ms"),
+        F.col("timestampType").cast("int"),
+        F.lit(False).alias("control"),
+    )
 
 
 def kafka_source_failure(error: Exception) -> str | None:
@@ -86,10 +115,11 @@ def kafka_source_failure(error: Exception) -> str | None:
     NullPointerException; without the connector's jars, KAFKA_DATA_SOURCE_NOT_ENABLED); None for an error that
     is not the JVM's (a Python bug stays loud)."""
     from pyspark.errors.exceptions.captured import CapturedException
+
     text = str(error)
     start = text.find("Record at topic")
     if start >= 0 and "overflows when converting" in text:
-        return text[start:text.find(".", text.find("TimestampType", start)) + 1]
+        return text[start : text.find(".", text.find("TimestampType", start)) + 1]
     causes = [line.strip() for line in text.splitlines() if line.strip().startswith("Caused by:")]
     jvm = isinstance(error, CapturedException) or "Py4JJavaError" in type(error).__name__ or "org.apache" in text
     if not causes and not jvm:
@@ -98,6 +128,7 @@ def kafka_source_failure(error: Exception) -> str | None:
 
 
 # ---- files ----------------------------------------------------------------------------------------
+
 
 def read_file(spark, path: str) -> DataFrame:
     if not Path(path).exists():

@@ -11,6 +11,7 @@ Checks are written so that each compares only its own clause's projection: recor
 ``now - ts`` overflows belong to KIP-937.int64-wraparound, not to the before/after bounds, so a
 mutant is blamed on the clause it breaks.
 """
+
 from ktc.checks import kip32, kip33, kip228, kip870, kip937  # noqa: F401  (each registers its checks)
 from ktc.checks.registry import CHECKS, Compare, check, owner_at, run_check
 

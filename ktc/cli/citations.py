@@ -1,4 +1,5 @@
 """Which tests cite which clauses, read statically from the suites (no test is imported)."""
+
 from __future__ import annotations
 
 import ast
@@ -28,9 +29,12 @@ def citations(suites: Path) -> Counter:
     counts: Counter = Counter()
     for path in sorted(suites.rglob("test_*.py")):
         tree = ast.parse(path.read_text(), filename=str(path))
-        module_level = [c for stmt in tree.body if isinstance(stmt, ast.Assign)
-                        and any(getattr(t, "id", None) == "pytestmark" for t in stmt.targets)
-                        for c in _clause_args(stmt)]
+        module_level = [
+            c
+            for stmt in tree.body
+            if isinstance(stmt, ast.Assign) and any(getattr(t, "id", None) == "pytestmark" for t in stmt.targets)
+            for c in _clause_args(stmt)
+        ]
         for test in _tests(tree):
             decorators = [c for d in getattr(test, "decorator_list", []) for c in _clause_args(d)]
             for clause_id in set(decorators + module_level):

@@ -1,5 +1,6 @@
 """What every ``ktc`` subcommand shares: the one-line usage error (exit 2; ktc/usage.py, which ktc/hunt
 raises too), the parser that raises it, and the reachability check of a bootstrap address."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,7 @@ class Parser(argparse.ArgumentParser):
         self.given: list[str] = []
 
     def parse_known_args(self, args=None, namespace=None):
-        self.given = list(sys.argv[1:] if args is None else args)   # a subcommand's parser sees its own
+        self.given = list(sys.argv[1:] if args is None else args)  # a subcommand's parser sees its own
         return super().parse_known_args(args, namespace)
 
     def error(self, message: str):  # one line, exit 2, no usage dump
@@ -45,7 +46,7 @@ class Parser(argparse.ArgumentParser):
 
     def unknown_option(self) -> str | None:
         """The first ``--flag`` given (before ``--``) that this parser does not know."""
-        given = self.given[:self.given.index("--")] if "--" in self.given else self.given
+        given = self.given[: self.given.index("--")] if "--" in self.given else self.given
         flags = (token.split("=", 1)[0] for token in given if token.startswith("--"))
         return next((flag for flag in flags if flag not in self._option_string_actions), None)
 
@@ -66,6 +67,7 @@ def reachable(address: str, timeout_s: float = 10.0) -> None:
     """An unreachable bootstrap address is a usage error, reported in one line within the timeout."""
     from ktc.kafka.reach import Unreachable
     from ktc.kafka.reach import reachable as ask
+
     try:
         ask(address, timeout_s)
     except Unreachable as error:

@@ -1,6 +1,7 @@
 """``ktc new-impl NAME`` writes an adapter skeleton; ``ktc check-impl SPEC`` holds an adapter to the
 plug-in contract alone (what ``run()`` returns, for every operation kind), in seconds, without pytest
 and without judging anything against the reference."""
+
 from __future__ import annotations
 
 import keyword
@@ -41,9 +42,18 @@ def add_parsers(sub) -> None:
 
 def histories(profile: str) -> list[History]:
     """Every operation kind, a refused produce, a LogAppendTime topic, a topic that does not exist."""
-    every = (CreateTopic("t"), Produce("t", Batch((Record(NOW), Record(NOW - 1)))), Advance(5), StepClock(0, 1),
-             ElectLeader("t", 0), RetentionPass("t"), ListOffsets("t", -1), ListOffsets("t", NOW), Fetch("t"),
-             DescribeLog("t"))
+    every = (
+        CreateTopic("t"),
+        Produce("t", Batch((Record(NOW), Record(NOW - 1)))),
+        Advance(5),
+        StepClock(0, 1),
+        ElectLeader("t", 0),
+        RetentionPass("t"),
+        ListOffsets("t", -1),
+        ListOffsets("t", NOW),
+        Fetch("t"),
+        DescribeLog("t"),
+    )
     refused = (CreateTopic("t", TopicConfig(after_max_ms=0)), Produce("t", Batch((Record(NOW + 10**9),))), Fetch("t"))
     lat = (CreateTopic("t", LAT), Produce("t", Batch((Record(-1),))), Fetch("t"), ListOffsets("t", -3))
     missing = (Produce("nope", Batch((Record(NOW),))), Fetch("nope"), DescribeLog("nope"))
@@ -52,6 +62,7 @@ def histories(profile: str) -> list[History]:
 
 def cmd_check_impl(args) -> int:
     from ktc import implementations
+
     try:
         impl = implementations.load(args.spec)
     except implementations.ImplementationError as error:
@@ -66,6 +77,7 @@ def cmd_check_impl(args) -> int:
 
 def identity_problems(impl) -> list[str]:
     from ktc.implementations.protocol import Capabilities
+
     caps = impl.capabilities()
     found = [] if isinstance(getattr(impl, "name", None), str) else ["name must be a str"]
     found += [] if isinstance(getattr(impl, "version", None), str) else ["version must be a str"]

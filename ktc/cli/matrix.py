@@ -7,6 +7,7 @@ remembered in the cache; offline, the last list seen or the table's own).  A pro
 release with its wall time.  Ctrl-C stops the release in progress (its child cleans up its broker) and
 writes the table of the releases that finished.
 """
+
 from __future__ import annotations
 
 import os
@@ -21,16 +22,28 @@ from ktc.usage import report_root
 
 def add_parser(sub) -> None:
     matrix = sub.add_parser("matrix", help="judge every Kafka release line in turn; a version x clause table")
-    matrix.add_argument("--kafka-versions", metavar="LIST",
-                        help="comma-separated x.y.z releases (default: the newest patch of every line from 3.5 "
-                             "that Maven Central lists)")
-    matrix.add_argument("--report", default="ktc-report", metavar="DIR",
-                        help="report root: the matrix goes to DIR/<UTC time>-<id>/ (default ./ktc-report)")
+    matrix.add_argument(
+        "--kafka-versions",
+        metavar="LIST",
+        help="comma-separated x.y.z releases (default: the newest patch of every line from 3.5 "
+        "that Maven Central lists)",
+    )
+    matrix.add_argument(
+        "--report",
+        default="ktc-report",
+        metavar="DIR",
+        help="report root: the matrix goes to DIR/<UTC time>-<id>/ (default ./ktc-report)",
+    )
     matrix.add_argument("--workers", default="0", type=cli_run.workers, help="pytest-xdist workers per release")
-    matrix.add_argument("--hypothesis-profile", default="dev", choices=["dev", "ci", "nightly"],
-                        help="as for ktc run (default dev: 40 examples per test)")
-    matrix.add_argument("--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS",
-                        help="as for ktc run")
+    matrix.add_argument(
+        "--hypothesis-profile",
+        default="dev",
+        choices=["dev", "ci", "nightly"],
+        help="as for ktc run (default dev: 40 examples per test)",
+    )
+    matrix.add_argument(
+        "--impl-timeout", type=cli_run.timeout_arg, default=300.0, metavar="SECONDS", help="as for ktc run"
+    )
 
 
 def cmd_matrix(args) -> int:
@@ -46,12 +59,14 @@ def cmd_matrix(args) -> int:
 def chosen_versions(given: str | None) -> tuple[list[str], str]:
     """The releases to judge, and where the list came from; a bad one is a usage error naming it."""
     from ktc.specs import versions
+
     if given is None:
         return default_versions()
     chosen = [v.strip() for v in given.split(",") if v.strip()]
     if not chosen:
         raise UsageError("--kafka-versions: expected comma-separated releases, e.g. 3.7.2,3.9.2")
     from ktc.kafka.processes import provision
+
     for version in chosen:
         try:
             versions.line_of(version)
@@ -65,6 +80,7 @@ def default_versions() -> tuple[list[str], str]:
     """The newest patch of every line from 3.5: Maven Central's list, else the cached one, else the table's."""
     from ktc.kafka.processes import provision
     from ktc.specs import versions
+
     releases, source = provision.known_releases()
     if not releases:
         return versions.last_known(), f"the last known releases of specs/kafka-versions.toml: {source}"
@@ -85,6 +101,7 @@ def run_all(args, chosen: list[str], directory: Path) -> tuple[list, int]:
 def run_one(args, version: str, directory: Path, step: str):
     from ktc.reports import matrix
     from ktc.specs import versions
+
     profile = versions.profile_for(version)
     print(f"ktc matrix: {step} Kafka {version} under {profile} ...", flush=True)
     runs = directory / "runs" / version
@@ -100,9 +117,24 @@ def run_one(args, version: str, directory: Path, step: str):
 
 
 def run_argv(args, version: str, runs: Path) -> list[str]:
-    return [sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-version", version, "--report", str(runs),
-            "--workers", args.workers, "--hypothesis-profile", args.hypothesis_profile,
-            f"--impl-timeout={args.impl_timeout:g}", *(["--", *args.pytest_args] if args.pytest_args else [])]
+    return [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        "kafka",
+        "--kafka-version",
+        version,
+        "--report",
+        str(runs),
+        "--workers",
+        args.workers,
+        "--hypothesis-profile",
+        args.hypothesis_profile,
+        f"--impl-timeout={args.impl_timeout:g}",
+        *(["--", *args.pytest_args] if args.pytest_args else []),
+    ]
 
 
 def counts(column) -> str:
@@ -116,6 +148,7 @@ def counts(column) -> str:
 
 def finish(directory: Path, columns: list, code: int, wanted: int) -> int:
     from ktc.reports import matrix, render
+
     table = matrix.build(columns)
     paths = matrix.write(directory, table)
     print(render.render("matrix", table), end="")

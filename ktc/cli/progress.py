@@ -5,6 +5,7 @@ redrawn in place at most twice a second; when the output is not a terminal, or u
 a plain line is printed when a target finishes, and a heartbeat after a minute of silence (then ever
 more seldom).
 """
+
 from __future__ import annotations
 
 import json
@@ -41,6 +42,7 @@ def clock(seconds: float) -> str:
 @dataclass
 class Board:
     """The state of every target, fed by events; rendered by ``Live`` or ``Plain``."""
+
     targets: dict[str, Target] = field(default_factory=dict)
     started: float = field(default_factory=time.monotonic)
 

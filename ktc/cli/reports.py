@@ -11,6 +11,7 @@
 
 Every bad input file (missing, corrupt, another schema version) is one line and exit 2.
 """
+
 from __future__ import annotations
 
 import os
@@ -30,11 +31,13 @@ def usage_error(message: str) -> UsageError:
 
 def guarded(command):
     """Turn the reports layer's InputError into the CLI's one-line exit-2 error."""
+
     def run(args) -> int:
         try:
             return command(args)
         except loading.InputError as error:
             raise usage_error(str(error)) from None
+
     run.__doc__ = command.__doc__
     return run
 
@@ -44,9 +47,12 @@ def add_parsers(sub, run) -> None:
     run.add_argument("--expectations", action="append", metavar="TOML", help="expected failures (repeatable)")
     report = sub.add_parser("report", help="render results.json in a format (default: the HTML page)")
     report.add_argument("results")
-    report.add_argument("--format", default="html", metavar="NAME",
-                        help="html (default), terminal, summary, markdown, github; "
-                             "matrix/matrix-html take a matrix.json")
+    report.add_argument(
+        "--format",
+        default="html",
+        metavar="NAME",
+        help="html (default), terminal, summary, markdown, github; matrix/matrix-html take a matrix.json",
+    )
     report.add_argument("--out", help="file to write (default: index.html next to RESULTS for html, else stdout)")
     replay = sub.add_parser("replay", help="re-run a counterexample file: FIXED or STILL FAILING")
     replay.add_argument("file")
@@ -71,13 +77,18 @@ MATRIX_FORMATS = ("matrix", "matrix-html")
 def cmd_report(args) -> int:
     """Render RESULTS in ``--format`` to ``--out`` (with its side files) or, for text formats, to stdout."""
     from ktc.reports import render  # every format: loaded only by this command
+
     if args.format not in render.names():
         raise usage_error(f"--format {args.format}: unknown format; known: {', '.join(render.names())}")
     doc = report_input(args.results, args.format)
     out = args.out or (Path(args.results).with_name("index.html") if args.format == "html" else None)
     from ktc.reports.registry import Context
-    context = Context(report_dir=str(Path(args.results).parent), side_name=Path(out).stem if out else "index",
-                      width=shutil.get_terminal_size((100, 30)).columns)
+
+    context = Context(
+        report_dir=str(Path(args.results).parent),
+        side_name=Path(out).stem if out else "index",
+        width=shutil.get_terminal_size((100, 30)).columns,
+    )
     if out is None:
         print(render.render(args.format, doc, context), end="")
         return 0
@@ -99,6 +110,7 @@ def report_input(path: str, fmt: str) -> dict:
     doc = loading.load_results(path)
     if "clauses" not in doc:
         from ktc.plugin.artifacts import attach
+
         attach(doc)
     return doc
 
@@ -119,6 +131,7 @@ def runnable_history(data: dict, file: str):
     from ktc import reference
     from ktc.judge.serialize import FormatError, from_data
     from ktc.specs.clauses import all_clauses
+
     if data["clause"] not in all_clauses():
         raise usage_error(f"counterexample file {file} names unknown clause {data['clause']!r} (see 'ktc clauses')")
     try:
@@ -127,8 +140,10 @@ def runnable_history(data: dict, file: str):
     except FormatError as error:
         raise usage_error(f"counterexample file {file} has an unreadable history: {error}") from None
     except Exception as error:
-        raise usage_error(f"counterexample file {file} holds a history the reference cannot run "
-                          f"({type(error).__name__}: {error}); is the file edited or from another ktc?") from None
+        raise usage_error(
+            f"counterexample file {file} holds a history the reference cannot run "
+            f"({type(error).__name__}: {error}); is the file edited or from another ktc?"
+        ) from None
     return history
 
 
@@ -136,6 +151,7 @@ def runnable_history(data: dict, file: str):
 def cmd_replay(args) -> int:
     from ktc import implementations
     from ktc.judge.harness import ImplementationCrash, judge
+
     data = loading.load_counterexample(args.file)
     history = runnable_history(data, args.file)
     spec = args.impl or data.get("implementation_spec") or data["implementation"]
@@ -168,7 +184,8 @@ def retarget(impl, target) -> None:
 
 
 def replay_outcome(clause: str, name: str, verdicts) -> int:
-    from ktc.judge.verdicts import render_mismatch
+    from ktc.checks.verdicts import render_mismatch
+
     verdict = next((v for v in verdicts if v.clause == clause), None)
     if verdict is not None and verdict.failed:
         print(f"STILL FAILING: {clause} on {name}: {render_mismatch(verdict.mismatch)}")
@@ -197,6 +214,7 @@ def cmd_failures(args) -> int:
 @guarded
 def cmd_expectations(args) -> int:
     from ktc.reports.files import write_atomically
+
     doc = loading.load_results(args.results)
     failing = sorted({r["implementation"] for r in doc["rows"] if r["verdict"] in diff.BAD})
     impl = args.impl or (failing[0] if len(failing) == 1 else None)
@@ -238,5 +256,10 @@ def gate(args, report: Path, code: int, inputs: tuple) -> int:
     return 1 if result["new_failures"] or result["unexpected_passes"] else 0
 
 
-COMMANDS = {"report": cmd_report, "replay": cmd_replay, "diff": cmd_diff, "failures": cmd_failures,
-            "expectations": cmd_expectations}
+COMMANDS = {
+    "report": cmd_report,
+    "replay": cmd_replay,
+    "diff": cmd_diff,
+    "failures": cmd_failures,
+    "expectations": cmd_expectations,
+}

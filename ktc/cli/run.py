@@ -9,6 +9,7 @@ they started), and a group that has not exited ``GRACE_S`` later is killed.  If 
 killed outright (SIGKILL), the kernel sends the child SIGTERM (``die_with_parent``) and the child
 passes it on to its group.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -34,8 +35,9 @@ def new_run_directory(root: Path) -> Path:
     try:
         directory.mkdir(parents=True)
     except OSError as error:
-        raise UsageError(f"--report {root}: cannot create {directory.name} there ({error.strerror}); "
-                         "give a writable directory") from None
+        raise UsageError(
+            f"--report {root}: cannot create {directory.name} there ({error.strerror}); give a writable directory"
+        ) from None
     return directory
 
 
@@ -75,8 +77,12 @@ def check_pytest_args(args: list[str]) -> None:
     if not args:
         return
     with tempfile.TemporaryDirectory(prefix="ktc-args-") as empty:
-        done = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider",
-                               empty, *args], capture_output=True, text=True, timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", empty, *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
     if done.returncode in (3, 4):  # internal error / usage error
         said = [line for line in done.stderr.splitlines() if "error" in line.lower()] or done.stderr.splitlines()
         raise UsageError(
@@ -94,6 +100,7 @@ def die_with_parent() -> None:
     the child passes it on to its group (ktc/plugin), so nothing of the run outlives ktc."""
     try:
         import ctypes
+
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
     except (OSError, AttributeError):  # not Linux: the signal forwarding below still covers SIGINT/SIGTERM
         pass
@@ -112,8 +119,15 @@ class Child:
         if watcher is not None:
             env[PROGRESS_FD] = str(watcher.write_fd)
         with open(log, "ab") if log is not None else contextlib.nullcontext() as sink:
-            self.process = subprocess.Popen(argv, env=env, start_new_session=True, preexec_fn=die_with_parent,
-                                            pass_fds=fds, stdout=sink, stderr=subprocess.STDOUT if sink else None)
+            self.process = subprocess.Popen(
+                argv,
+                env=env,
+                start_new_session=True,
+                preexec_fn=die_with_parent,
+                pass_fds=fds,
+                stdout=sink,
+                stderr=subprocess.STDOUT if sink else None,
+            )
         if watcher is not None:
             watcher.start()
         self.signalled: int | None = None

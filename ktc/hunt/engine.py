@@ -3,6 +3,7 @@ until the budget is spent or a failure nothing explains turns up.  Each example 
 the harness (``ktc.judge.harness.judge``) on every clause the target supports under the drawn profile;
 explained failures are counted and the search goes on; an unexplained one is shrunk by Hypothesis (for a
 bulk target, by ktc/judge/shrink.py) and returned as the finding."""
+
 from __future__ import annotations
 
 import time
@@ -28,10 +29,10 @@ from ktc.reference.types import CreateTopic
 from ktc.specs.clauses import all_clauses
 from ktc.strategies import batches, histories, leader_change_histories
 
-ROUND_S = 60.0          # a round aims at this long, from the rate measured so far
-SHRINK_S = 300.0        # ktc's own shrinking of a finding: no round begins after this (a 3.9.2 hunt spent 28 min)
-MAX_CRASHES = 5         # the target raised this many times in a row: the hunt stops
-IDLE_ROUNDS = 1         # a round (hundreds of draws) in which the target could run no history: the hunt stops
+ROUND_S = 60.0  # a round aims at this long, from the rate measured so far
+SHRINK_S = 300.0  # ktc's own shrinking of a finding: no round begins after this (a 3.9.2 hunt spent 28 min)
+MAX_CRASHES = 5  # the target raised this many times in a row: the hunt stops
+IDLE_ROUNDS = 1  # a round (hundreds of draws) in which the target could run no history: the hunt stops
 
 
 class Finding(Exception):
@@ -52,8 +53,8 @@ def first_wrong(verdict) -> tuple:
 class Tally:
     seen: set = field(default_factory=set)
     coverage: Counter = field(default_factory=Counter)
-    verdicts: dict = field(default_factory=dict)   # (clause, profile) -> Counter of validities
-    features: dict = field(default_factory=dict)   # (clause, profile) -> Counter of features
+    verdicts: dict = field(default_factory=dict)  # (clause, profile) -> Counter of validities
+    features: dict = field(default_factory=dict)  # (clause, profile) -> Counter of features
     explained: Counter = field(default_factory=Counter)  # (clause, profile, why) -> examples
     crashes: list = field(default_factory=list)
     in_a_row: int = 0
@@ -94,8 +95,9 @@ class Hunt:
 
     def clauses(self, profile: str) -> tuple:
         registry, caps = all_clauses(), self.impl.capabilities()
-        return tuple(c for c in registry if c in CHECKS and registry[c].holds_in(profile)
-                     and not caps.reason_unsupported(c))
+        return tuple(
+            c for c in registry if c in CHECKS and registry[c].holds_in(profile) and not caps.reason_unsupported(c)
+        )
 
 
 @dataclass
@@ -116,9 +118,12 @@ def run(hunt: Hunt) -> Outcome:
         if outcome is not None:
             return outcome
         if hunt.tally.examples == 0 and hunt.tally.rounds >= IDLE_ROUNDS:
-            return Outcome(stopped=f"nothing judged: {hunt.impl.name} could run none of the histories drawn in "
-                                   f"{IDLE_ROUNDS} round(s) (its capabilities refuse them; try other --brokers or "
-                                   f"--profile)", idle=True)
+            return Outcome(
+                stopped=f"nothing judged: {hunt.impl.name} could run none of the histories drawn in "
+                f"{IDLE_ROUNDS} round(s) (its capabilities refuse them; try other --brokers or "
+                f"--profile)",
+                idle=True,
+            )
     return Outcome()
 
 
@@ -151,9 +156,13 @@ def minimal(hunt: Hunt, finding: Finding) -> Finding:
     wanted = {v.clause for v in finding.verdicts}
 
     def still_fails(candidates):
-        return [bool(wanted & {v.clause for v in unexplained(hunt, c, found)})
-                for c, found in zip(candidates, judge(hunt.impl, candidates, hunt.clauses(finding.history.profile),
-                                                      hunt.context))]
+        return [
+            bool(wanted & {v.clause for v in unexplained(hunt, c, found)})
+            for c, found in zip(
+                candidates, judge(hunt.impl, candidates, hunt.clauses(finding.history.profile), hunt.context)
+            )
+        ]
+
     smallest, _rounds = shrink(finding.history, still_fails, time.monotonic() + SHRINK_S)
     leaner = without_unused_topics(smallest)
     if leaner != smallest and still_fails([leaner])[0]:
@@ -183,8 +192,15 @@ def edgy(timestamps):
 
 def probe(hunt: Hunt, examples: int):
     # @settings above @seed: @seed alone drops the example database, which --resume continues from
-    @settings(max_examples=examples, database=hunt.database, deadline=None, phases=phases(hunt),
-              suppress_health_check=list(HealthCheck), report_multiple_bugs=False, print_blob=False)
+    @settings(
+        max_examples=examples,
+        database=hunt.database,
+        deadline=None,
+        phases=phases(hunt),
+        suppress_health_check=list(HealthCheck),
+        report_multiple_bugs=False,
+        print_blob=False,
+    )
     @hypothesis_seed(hunt.seed + hunt.tally.rounds)
     @given(st.data())
     def search(data):
@@ -192,6 +208,7 @@ def probe(hunt: Hunt, examples: int):
             reject()  # the budget is spent; a failure being shrunk is finished first
         profile = data.draw(st.sampled_from(hunt.profiles), label="profile")
         examine(hunt, data.draw(scenarios(hunt, profile), label="history"))
+
     return search
 
 
@@ -200,8 +217,13 @@ def scenarios(hunt: Hunt, profile: str):
     fixed = hunt.impl.capabilities().clock_offsets
     if fixed:
         return leader_change_histories(profile=profile, clock_offsets=fixed, max_ops=hunt.max_ops // 2, batches=edgy)
-    return histories(profile=profile, brokers=hunt.brokers, max_ops=hunt.max_ops, batches=edgy,
-                     skew_ms=120_000 if hunt.brokers > 1 else 0)
+    return histories(
+        profile=profile,
+        brokers=hunt.brokers,
+        max_ops=hunt.max_ops,
+        batches=edgy,
+        skew_ms=120_000 if hunt.brokers > 1 else 0,
+    )
 
 
 def examine(hunt: Hunt, history) -> None:

@@ -2,6 +2,7 @@
 ``--expectations FILE``, as ``ktc run`` reads them), a Kafka bug in specs/kafka-versions.toml whose
 affected releases include the target's version, or a finding already made, on a history of its shape
 (known.py).  What nothing explains is a finding."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -13,8 +14,8 @@ from ktc.specs import versions
 
 @dataclass(frozen=True)
 class Explainer:
-    index: dict      # (clause, implementation, profile) -> expectations entry
-    bugs: tuple      # (clause, change) for the Kafka bugs the target's version has
+    index: dict  # (clause, implementation, profile) -> expectations entry
+    bugs: tuple  # (clause, change) for the Kafka bugs the target's version has
     implementation: str
     version: str = ""
 
@@ -35,6 +36,9 @@ def bugs_of(version: str) -> tuple:
     """(clause, change) for each Kafka bug whose affected range holds ``version``."""
     if not versions.RELEASE.match(version):
         return ()
-    return tuple((clause, change) for change in versions.changes()
-                 if change.affected and versions.in_span(version, change.affected)
-                 for clause in change.clauses)
+    return tuple(
+        (clause, change)
+        for change in versions.changes()
+        if change.affected and versions.in_span(version, change.affected)
+        for clause in change.clauses
+    )

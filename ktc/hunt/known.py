@@ -4,6 +4,7 @@ clauses, on a history of its shape, on a release it affects, is that finding aga
 Each shape is a predicate on the history alone (what was sent), so a hunt that meets the same root cause through
 another clause is not stopped by it, and a failure of the same clause on a history without the shape still is.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -17,9 +18,9 @@ LAT, CT = TimestampType.LOG_APPEND_TIME, TimestampType.CREATE_TIME
 
 @dataclass(frozen=True)
 class KnownFinding:
-    folder: str                          # under findings/
+    folder: str  # under findings/
     what: str
-    affected: str                        # releases its triage reproduced it on, "a-b"
+    affected: str  # releases its triage reproduced it on, "a-b"
     clauses: frozenset[str]
     shape: Callable[[History], bool]
 
@@ -27,25 +28,42 @@ class KnownFinding:
 def lat_batch_on_create_time_topic(history: History) -> bool:
     """A batch carrying the LogAppendTime attribute, produced to a topic created CreateTime."""
     created = {op.topic: op.config.timestamp_type for op in history.ops if isinstance(op, CreateTopic)}
-    return any(isinstance(op, Produce) and op.batch.timestamp_type is LAT and created.get(op.topic) is CT
-               for op in history.ops)
+    return any(
+        isinstance(op, Produce) and op.batch.timestamp_type is LAT and created.get(op.topic) is CT for op in history.ops
+    )
 
 
 # what a stored MaxTimestamp that is not the records' max reaches: lookups, MAX_TIMESTAMP, the time index,
 # and retention and rolling by the segment's largest timestamp
-STORED_MAX = frozenset({
-    "KIP-33.list-offsets-first-offset-at-or-after", "KIP-33.list-offsets-not-found",
-    "KIP-33.list-offsets-first-segment-only", "KIP-33.list-offsets-max-timestamp",
-    "KIP-33.list-offsets-max-timestamp-compressed", "KIP-33.read-max-timestamp-holder",
-    "KIP-33.read-lookup-first-match", "KIP-33.time-index-running-max", "KIP-33.time-index-strictly-increasing",
-    "KIP-32.batch-max-timestamp", "KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level",
-    "KIP-32.roll-by-first-timestamp", "KIP-32.future-timestamp-pins-retention", "KIP-937.read-within-bounds",
-})
+STORED_MAX = frozenset(
+    {
+        "KIP-33.list-offsets-first-offset-at-or-after",
+        "KIP-33.list-offsets-not-found",
+        "KIP-33.list-offsets-first-segment-only",
+        "KIP-33.list-offsets-max-timestamp",
+        "KIP-33.list-offsets-max-timestamp-compressed",
+        "KIP-33.read-max-timestamp-holder",
+        "KIP-33.read-lookup-first-match",
+        "KIP-33.time-index-running-max",
+        "KIP-33.time-index-strictly-increasing",
+        "KIP-32.batch-max-timestamp",
+        "KIP-32.retention-by-last-timestamp",
+        "KIP-32.retention-segment-level",
+        "KIP-32.roll-by-first-timestamp",
+        "KIP-32.future-timestamp-pins-retention",
+        "KIP-937.read-within-bounds",
+    }
+)
 
 FINDINGS = (
-    KnownFinding("lat-batch-on-createtime-topic", "a LogAppendTime-flagged batch on a CreateTime topic is stored "
-                 "with its header as MaxTimestamp, not its records' max", "3.6.0-4.4.0", STORED_MAX,
-                 lat_batch_on_create_time_topic),
+    KnownFinding(
+        "lat-batch-on-createtime-topic",
+        "a LogAppendTime-flagged batch on a CreateTime topic is stored "
+        "with its header as MaxTimestamp, not its records' max",
+        "3.6.0-4.4.0",
+        STORED_MAX,
+        lat_batch_on_create_time_topic,
+    ),
 )
 
 

@@ -4,6 +4,7 @@ The script's code is ``script_template.py.txt``; what is written here is its dat
 the finding records (the target's, ``found``) and the KIP's (the model's, ``expected``).  The script says
 REPRODUCED only when a broker answers every operation as ``found`` does, so a broker that refuses what the
 finding's broker accepted is not counted as reproducing it."""
+
 from __future__ import annotations
 
 import json
@@ -48,31 +49,32 @@ def default_model(history) -> Model:
 
 # The script's data, as its template reads it (script_template.py.txt) ------------------------------------
 
+
 class TopicData(TypedDict):
     partitions: int
-    configs: dict[str, int | str]   # Kafka config names
+    configs: dict[str, int | str]  # Kafka config names
 
 
 class BatchData(TypedDict):
     timestamps: list[int]
     codec: str
-    keys: list[str | None]          # hex
-    values: list[str]               # hex
+    keys: list[str | None]  # hex
+    values: list[str]  # hex
     attributes: int
     header_max: int
 
 
 class OpData(TypedDict):
-    op: str                         # the operation's type name
+    op: str  # the operation's type name
     summary: str
     topic: str | None
     partition: int
-    batch: NotRequired[BatchData]   # a Produce
-    target: NotRequired[int]        # a ListOffsets
+    batch: NotRequired[BatchData]  # a Produce
+    target: NotRequired[int]  # a ListOffsets
     version: NotRequired[int | None]
     isolation_level: NotRequired[int]  # a ListOffsets: 0 READ_UNCOMMITTED, 1 READ_COMMITTED
-    ms: NotRequired[int]            # an Advance
-    found: NotRequired[Answer | None]     # what the finding recorded, in the history's frame
+    ms: NotRequired[int]  # an Advance
+    found: NotRequired[Answer | None]  # what the finding recorded, in the history's frame
     expected: NotRequired[Answer | None]  # what the model answers
 
 
@@ -84,7 +86,7 @@ class ProduceAnswer(TypedDict):
 class OffsetsAnswer(TypedDict):
     error_code: int
     offset: int
-    timestamp: int | None           # None: a time the broker stamped from its own clock
+    timestamp: int | None  # None: a time the broker stamped from its own clock
 
 
 class StoredData(TypedDict):
@@ -103,11 +105,11 @@ Answer = Union[ProduceAnswer, OffsetsAnswer, FetchAnswer]
 
 
 class Mismatch(TypedDict):
-    op_index: int | None            # among the ops the script sends (CreateTopic ops left out)
+    op_index: int | None  # among the ops the script sends (CreateTopic ops left out)
     what: str
-    expected: str | None            # repr
+    expected: str | None  # repr
     observed: str | None
-    clock: str                      # which clock the timestamps are at
+    clock: str  # which clock the timestamps are at
 
 
 class ScriptData(TypedDict):
@@ -120,29 +122,42 @@ class ScriptData(TypedDict):
     topics: dict[str, TopicData]
     ops: list[OpData]
     mismatch: Mismatch
-    model: str                      # the model the script's expected answers come from
+    model: str  # the model the script's expected answers come from
 
 
 def attributes(batch: Batch) -> int:
     bits = CODEC_IDS[batch.codec] | (0x08 if batch.timestamp_type is TimestampType.LOG_APPEND_TIME else 0)
-    return bits | (0x10 if batch.transactional else 0) | (0x20 if batch.control else 0) | \
-        (0x80 if batch.timestamp_extended else 0)
+    return (
+        bits
+        | (0x10 if batch.transactional else 0)
+        | (0x20 if batch.control else 0)
+        | (0x80 if batch.timestamp_extended else 0)
+    )
 
 
 def topic_data(op: CreateTopic) -> TopicData:
     from ktc.kafka.topics import kafka_configs
+
     return {"partitions": op.config.partitions, "configs": kafka_configs(op.config)}
 
 
 def op_data(op) -> OpData:
-    data: OpData = {"op": type(op).__name__, "summary": summary(op), "topic": getattr(op, "topic", None),
-            "partition": getattr(op, "partition", 0)}
+    data: OpData = {
+        "op": type(op).__name__,
+        "summary": summary(op),
+        "topic": getattr(op, "topic", None),
+        "partition": getattr(op, "partition", 0),
+    }
     if isinstance(op, Produce):
         b = op.batch
-        data["batch"] = {"timestamps": [r.timestamp for r in b.records], "codec": b.codec,
-                         "keys": [None if r.key is None else r.key.hex() for r in b.records],
-                         "values": [r.value.hex() for r in b.records],
-                         "attributes": attributes(b), "header_max": header_max(b)}
+        data["batch"] = {
+            "timestamps": [r.timestamp for r in b.records],
+            "codec": b.codec,
+            "keys": [None if r.key is None else r.key.hex() for r in b.records],
+            "values": [r.value.hex() for r in b.records],
+            "attributes": attributes(b),
+            "header_max": header_max(b),
+        }
     elif isinstance(op, ListOffsets):
         data["target"], data["version"], data["isolation_level"] = op.target, op.version, int(op.read_committed)
     elif hasattr(op, "ms"):
@@ -162,8 +177,10 @@ def answer_data(result, clock=lambda ts: ts) -> Answer | None:
     """An answer in the script's own shape (what its ``agrees`` compares); ``clock`` maps each timestamp into the
     history's frame, None for one the broker stamped from its own clock."""
     if isinstance(result, ProduceResult):
-        return {"error_code": result.error_code,
-                "record_errors": [[e.batch_index, e.message] for e in result.record_errors]}
+        return {
+            "error_code": result.error_code,
+            "record_errors": [[e.batch_index, e.message] for e in result.record_errors],
+        }
     if isinstance(result, ListOffsetsResult):
         return {"error_code": result.error_code, "offset": result.offset, "timestamp": clock(result.timestamp)}
     if isinstance(result, FetchResult):
@@ -172,8 +189,12 @@ def answer_data(result, clock=lambda ts: ts) -> Answer | None:
 
 
 def stored(b, clock) -> StoredData:
-    return {"base_offset": b.base_offset, "log_append_time": b.timestamp_type is TimestampType.LOG_APPEND_TIME,
-            "max_timestamp": clock(b.max_timestamp), "records": [[r.offset, clock(r.timestamp)] for r in b.records]}
+    return {
+        "base_offset": b.base_offset,
+        "log_append_time": b.timestamp_type is TimestampType.LOG_APPEND_TIME,
+        "max_timestamp": clock(b.max_timestamp),
+        "records": [[r.offset, clock(r.timestamp)] for r in b.records],
+    }
 
 
 def sent_timestamps(history) -> list[int]:
@@ -202,15 +223,26 @@ def data(finding, observed, found_on: str, model: Model | None = None) -> Script
     history = finding.history
     model = model or default_model(history)
     index = m.op_index if m is not None else None
-    return {"clause": clause.id, "kip": clause.kip, "quote": " ".join(clause.quote.split()),
-            "statement": clause.statement, "start_ms": history.start_ms, "found_on": found_on,
-            "model": model.description,
-            "topics": {op.topic: topic_data(op) for op in history.ops if isinstance(op, CreateTopic)},
-            "ops": steps(history, observed, model),
-            "mismatch": {"op_index": shifted(history, index), "what": m.what if m else "not judged",
-                         "expected": repr(m.expected) if m else None, "observed": repr(m.observed) if m else None,
-                         "clock": "timestamps at the wall clock of ktc's run" if getattr(observed, "judged_as", ())
-                         else "timestamps at the history's clock"}}
+    return {
+        "clause": clause.id,
+        "kip": clause.kip,
+        "quote": " ".join(clause.quote.split()),
+        "statement": clause.statement,
+        "start_ms": history.start_ms,
+        "found_on": found_on,
+        "model": model.description,
+        "topics": {op.topic: topic_data(op) for op in history.ops if isinstance(op, CreateTopic)},
+        "ops": steps(history, observed, model),
+        "mismatch": {
+            "op_index": shifted(history, index),
+            "what": m.what if m else "not judged",
+            "expected": repr(m.expected) if m else None,
+            "observed": repr(m.observed) if m else None,
+            "clock": "timestamps at the wall clock of ktc's run"
+            if getattr(observed, "judged_as", ())
+            else "timestamps at the history's clock",
+        },
+    }
 
 
 def steps(history, observed, model: Model) -> list[OpData]:
@@ -240,7 +272,7 @@ def write(path: Path, finding, observed, found_on: str, model: Model | None = No
     doc = data(finding, observed, found_on, model)
     quote = doc["quote"][:200].replace('"""', "'''").replace("\\", "/")
     text = TEMPLATE.read_text().replace("__DATA__", repr(json.dumps(doc, indent=1)))
-    said = textwrap.fill(f"Finding: {doc['clause']} ({doc['kip']}): \"{quote}\"", 116)
+    said = textwrap.fill(f'Finding: {doc["clause"]} ({doc["kip"]}): "{quote}"', 116)
     text = text.replace("CLAUSE_LINE", said)
     text = text.replace("THIS_FILE", path.name)
     path.write_text(text)

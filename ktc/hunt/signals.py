@@ -1,6 +1,7 @@
 """What a hunt steers towards (``hypothesis.target``) and counts: the validation bounds, the sentinel,
 int64 wrap, codec x attribute x topic-config combinations, batch headers that disagree with their
 records, leader changes, a moved log start."""
+
 from __future__ import annotations
 
 from hypothesis import target
@@ -18,14 +19,16 @@ from ktc.reference.types import (
     header_max,
 )
 
-COVERAGE = ("at a bound", "the sentinel", "int64 wrap", "a disagreeing header", "a leader change",
-            "a moved log start")
+COVERAGE = ("at a bound", "the sentinel", "int64 wrap", "a disagreeing header", "a leader change", "a moved log start")
 
 
 def produces(history) -> list[tuple[Produce, int]]:
     """(Produce op, its leader's clock) in order."""
-    return [(op, snap.leader_now(op.topic, op.partition))
-            for op, snap in zip(history.ops, clock_states(history)) if isinstance(op, Produce)]
+    return [
+        (op, snap.leader_now(op.topic, op.partition))
+        for op, snap in zip(history.ops, clock_states(history))
+        if isinstance(op, Produce)
+    ]
 
 
 def wraps(now: int, ts: int) -> bool:
@@ -49,15 +52,28 @@ def disagreeing(batch: Batch) -> bool:
 def combinations(history) -> int:
     """Distinct (batch codec, batch timestamp type, topic compression, topic timestamp type)."""
     configs = {op.topic: op.config for op in history.ops if isinstance(op, CreateTopic)}
-    return len({(op.batch.codec, op.batch.timestamp_type, configs[op.topic].compression_type,
-                 configs[op.topic].timestamp_type) for op, _ in produces(history) if op.topic in configs})
+    return len(
+        {
+            (
+                op.batch.codec,
+                op.batch.timestamp_type,
+                configs[op.topic].compression_type,
+                configs[op.topic].timestamp_type,
+            )
+            for op, _ in produces(history)
+            if op.topic in configs
+        }
+    )
 
 
 def leader_changes(history, expected) -> int:
     """Elections that move a partition's leadership to another broker, on a topic the model created (an election on
     a refused topic changes nothing)."""
-    created = {op.topic for op, r in zip(history.ops, expected)
-               if isinstance(op, CreateTopic) and getattr(r, "error_code", 1) == 0}
+    created = {
+        op.topic
+        for op, r in zip(history.ops, expected)
+        if isinstance(op, CreateTopic) and getattr(r, "error_code", 1) == 0
+    }
     leaders: dict[tuple[str, int], int] = {}
     moved = 0
     for op in history.ops:
@@ -87,10 +103,12 @@ def steer(history, expected) -> None:
 def covered(history, expected) -> set[str]:
     """Which of ``COVERAGE`` this example reached."""
     pairs = produces(history)
-    reached = {"at a bound": bound_distance(history) == 0,
-               "the sentinel": sentinels(history) > 0,
-               "int64 wrap": any(wraps(now, r.timestamp) for op, now in pairs for r in op.batch.records),
-               "a disagreeing header": any(disagreeing(op.batch) for op, _ in pairs),
-               "a leader change": leader_changes(history, expected) > 0,
-               "a moved log start": log_start(expected) > 0}
+    reached = {
+        "at a bound": bound_distance(history) == 0,
+        "the sentinel": sentinels(history) > 0,
+        "int64 wrap": any(wraps(now, r.timestamp) for op, now in pairs for r in op.batch.records),
+        "a disagreeing header": any(disagreeing(op.batch) for op, _ in pairs),
+        "a leader change": leader_changes(history, expected) > 0,
+        "a moved log start": log_start(expected) > 0,
+    }
     return {name for name, on in reached.items() if on}

@@ -1,5 +1,6 @@
 """Reproducer (b): a sketch in the style of Kafka's own unit tests (LogValidatorTest, UnifiedLogTest),
 naming the method under test, checked with ``javap`` against the release's jars in ktc's cache."""
+
 from __future__ import annotations
 
 import subprocess
@@ -67,19 +68,21 @@ def write(path: Path, finding, version: str) -> tuple[Path, str]:
     cls = resolve(cls, version)
     checked = javap_check(cls, method, version) + note
     m = finding.verdicts[0].mismatch
-    lines = [f"// Sketch for {test_class} (Apache Kafka {version or 'any'}): {clause.id} ({clause.kip})",
-             f"// Method under test: {cls}#{method}  [{checked}]",
-             f"// The KIP says: \"{' '.join(clause.quote.split())[:400]}\"",
-             "// ktc's minimised history (counterexample.json in the finding's folder):",
-             *[f"//   [{i}] {op!r}"[:400] for i, op in enumerate(finding.history.ops)],
-             "",
-             "@Test",
-             f"public void test{camel(clause.id)}() {{",
-             f"    // Given: the topic config and batches of the history above, at now = {finding.history.start_ms}",
-             f"    // When: {cls.rsplit('.', 1)[-1]}.{method}(...) is called as the broker calls it",
-             f"    // Then: {m.what if m else 'the answer'} should be {m.expected!r} (the KIP)" if m else "",
-             f"    //       but is {m.observed!r} (observed)" if m else "",
-             "}"]
+    lines = [
+        f"// Sketch for {test_class} (Apache Kafka {version or 'any'}): {clause.id} ({clause.kip})",
+        f"// Method under test: {cls}#{method}  [{checked}]",
+        f'// The KIP says: "{" ".join(clause.quote.split())[:400]}"',
+        "// ktc's minimised history (counterexample.json in the finding's folder):",
+        *[f"//   [{i}] {op!r}"[:400] for i, op in enumerate(finding.history.ops)],
+        "",
+        "@Test",
+        f"public void test{camel(clause.id)}() {{",
+        f"    // Given: the topic config and batches of the history above, at now = {finding.history.start_ms}",
+        f"    // When: {cls.rsplit('.', 1)[-1]}.{method}(...) is called as the broker calls it",
+        f"    // Then: {m.what if m else 'the answer'} should be {m.expected!r} (the KIP)" if m else "",
+        f"    //       but is {m.observed!r} (observed)" if m else "",
+        "}",
+    ]
     path.write_text("\n".join(line for line in lines if line is not None) + "\n")
     return path, checked
 

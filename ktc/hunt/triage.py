@@ -4,6 +4,7 @@ locally from ktc's cached jars, on the host's clock, one at a time, always stopp
 
   python -m ktc.hunt.triage FINDING_DIR [VERSION ...]     (default: the newest patch of every line, 3.5 on)
 """
+
 from __future__ import annotations
 
 import json
@@ -17,8 +18,9 @@ from ktc.specs.versions import last_known
 
 def run_on(script: Path, version: str) -> tuple[int, str]:
     with LocalBroker(version) as broker:
-        done = subprocess.run([sys.executable, str(script), "--bootstrap", broker.bootstrap], capture_output=True,
-                              text=True, timeout=600)
+        done = subprocess.run(
+            [sys.executable, str(script), "--bootstrap", broker.bootstrap], capture_output=True, text=True, timeout=600
+        )
     return done.returncode, done.stdout + done.stderr
 
 
@@ -47,8 +49,10 @@ def triage(folder: Path, versions: list[str]) -> dict[str, str]:
 
 def main(argv: list[str]) -> int:
     if not argv or not (Path(argv[0]) / "reproduce.py").is_file():
-        print("usage: python -m ktc.hunt.triage FINDING_DIR [VERSION ...] (a folder holding reproduce.py)",
-              file=sys.stderr)
+        print(
+            "usage: python -m ktc.hunt.triage FINDING_DIR [VERSION ...] (a folder holding reproduce.py)",
+            file=sys.stderr,
+        )
         return 2
     triage(Path(argv[0]), argv[1:] or last_known())
     return 0

@@ -7,6 +7,7 @@
 3. Chunks judged in one ``impl.run`` each; every trace compared whole with the reference.
 4. The first disagreement shrunk in bulk (ktc/judge/shrink.py) to a single minimal scenario.
 """
+
 from __future__ import annotations
 
 import random
@@ -16,8 +17,10 @@ from dataclasses import dataclass, field, replace
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
+from hypothesis.strategies import SearchStrategy
 
 from ktc import reference
+from ktc.implementations.protocol import Implementation
 from ktc.judge.shrink import shrink
 from ktc.reference.configs import config_error
 from ktc.reference.types import INT64_MAX, INT64_MIN, CreateTopic, History, Produce
@@ -34,22 +37,27 @@ class BulkReport:
     check_seconds: float = 0.0
     counterexample: History | None = None
     shrink_rounds: int = 0
-    per_profile: dict = field(default_factory=dict)
+    per_profile: dict[str, int] = field(default_factory=dict)
 
     @property
     def rate(self) -> float:
         return self.scenarios / self.check_seconds if self.check_seconds else 0.0
 
 
-def corpus(strategy, count: int, seed: int) -> list[History]:
+def corpus(strategy: SearchStrategy[History], count: int, seed: int) -> list[History]:
     """``count`` histories from a strategy, deterministic for a seed (no shrinking, no database)."""
     found: list[History] = []
 
     @hypothesis_seed(seed)
-    @settings(max_examples=count, database=None, deadline=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=count,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
-    def collect(history):
+    def collect(history: History) -> None:
         found.append(history)
 
     collect()
@@ -58,17 +66,17 @@ def corpus(strategy, count: int, seed: int) -> list[History]:
 
 def mutate(history: History, rng: random.Random) -> History:
     """One edge-preserving mutation: a record timestamp nudged or snapped to an edge, or time moved."""
-    produces = [i for i, op in enumerate(history.ops) if isinstance(op, Produce)]
+    produces = [(i, op) for i, op in enumerate(history.ops) if isinstance(op, Produce)]
     if not produces or rng.random() < 0.15:
         return replace(history, start_ms=history.start_ms + rng.choice((-1, 1, 1000, -3_600_000, 3_600_000)))
-    i = rng.choice(produces)
-    op = history.ops[i]
+    i, op = rng.choice(produces)
     j = rng.randrange(len(op.batch.records))
     record = op.batch.records[j]
     ts = nudge(record.timestamp, history.start_ms, rng)
-    records = op.batch.records[:j] + (replace(record, timestamp=ts),) + op.batch.records[j + 1:]
-    return replace(history, ops=history.ops[:i] + (replace(op, batch=replace(op.batch, records=records)),)
-                   + history.ops[i + 1:])
+    records = op.batch.records[:j] + (replace(record, timestamp=ts),) + op.batch.records[j + 1 :]
+    return replace(
+        history, ops=history.ops[:i] + (replace(op, batch=replace(op.batch, records=records)),) + history.ops[i + 1 :]
+    )
 
 
 def nudge(ts: int, now: int, rng: random.Random) -> int:
@@ -100,7 +108,7 @@ def expand(bases: list[History], profiles: list[str], total: int, seed: int) -> 
         produced += 1
 
 
-def check(impl, histories: list[History], report: BulkReport) -> History | None:
+def check(impl: Implementation, histories: list[History], report: BulkReport) -> History | None:
     started = time.monotonic()
     observed = impl.run(histories)
     first = None
@@ -114,7 +122,9 @@ def check(impl, histories: list[History], report: BulkReport) -> History | None:
     return first
 
 
-def run_bulk(impl, bases: list[History], profiles: list[str], total: int, chunk: int, seed: int) -> BulkReport:
+def run_bulk(
+    impl: Implementation, bases: list[History], profiles: list[str], total: int, chunk: int, seed: int
+) -> BulkReport:
     """Throughput is measured after a warm-up run (JVM start and first job excluded)."""
     report = BulkReport()
     impl.run(bases[:50])
@@ -128,5 +138,6 @@ def run_bulk(impl, bases: list[History], profiles: list[str], total: int, chunk:
         report.counterexample = report.counterexample or check(impl, batch, report)
     if report.counterexample is not None:
         report.counterexample, report.shrink_rounds = shrink(
-            report.counterexample, lambda cs: [tuple(t) != reference.run(c) for c, t in zip(cs, impl.run(cs))])
+            report.counterexample, lambda cs: [tuple(t) != reference.run(c) for c, t in zip(cs, impl.run(cs))]
+        )
     return report

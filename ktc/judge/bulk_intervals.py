@@ -11,6 +11,7 @@ implementation's profile, each ending with one ListOffsets, expanded by ktc/judg
 edge-preserving mutations.  Only operations a broker performs (CreateTopic, Produce, Fetch,
 ListOffsets): no RetentionPass, ElectLeader, StepClock or DescribeLog.
 """
+
 from __future__ import annotations
 
 import random
@@ -20,9 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from ktc.checks import CHECKS
+from ktc.checks.verdicts import Validity, Verdict
+from ktc.implementations.protocol import Implementation
 from ktc.judge import bulk
 from ktc.judge.harness import ClauseViolation, judge_one, minimal_violation
-from ktc.judge.verdicts import Validity
 from ktc.reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
 from ktc.specs.clauses import all_clauses
 from ktc.strategies import append_histories, topic_configs
@@ -35,8 +37,8 @@ SPECIAL_TARGETS = (-1, -2, -3)  # latest, earliest, max timestamp
 class IntervalReport:
     scenarios: int = 0
     unknown: int = 0  # scenarios with at least one unknown verdict
-    failed: int = 0   # scenarios with at least one fail verdict
-    verdicts: Counter = field(default_factory=Counter)
+    failed: int = 0  # scenarios with at least one fail verdict
+    verdicts: Counter[str] = field(default_factory=Counter)
     run_seconds: float = 0.0
     judge_seconds: float = 0.0
     violation: ClauseViolation | None = None  # the first failure, shrunk
@@ -54,8 +56,9 @@ class IntervalReport:
 
 def with_list_offsets(history: History, rng: random.Random) -> History:
     """The history with one ListOffsets at its end: a special target or a record's own timestamp."""
-    stamps = [r.timestamp for op in history.ops if isinstance(op, Produce) for r in op.batch.records
-              if r.timestamp >= 0]
+    stamps = [
+        r.timestamp for op in history.ops if isinstance(op, Produce) for r in op.batch.records if r.timestamp >= 0
+    ]
     target = rng.choice(SPECIAL_TARGETS + tuple(stamps[:2]))
     return replace(history, ops=history.ops + (ListOffsets("t", target),))
 
@@ -74,14 +77,17 @@ def scenarios(profile: str, total: int, seed: int, bases: int = 300) -> list[His
     return out
 
 
-def clauses_for(impl, profile: str) -> list[str]:
+def clauses_for(impl: Implementation, profile: str) -> list[str]:
     """Every clause with a check that holds in ``profile`` and that ``impl`` does not declare unsupported."""
     caps, registry = impl.capabilities(), all_clauses()
-    return sorted(c for c in CHECKS if c in registry and registry[c].holds_in(profile)
-                  and not caps.reason_unsupported(c))
+    return sorted(
+        c for c in CHECKS if c in registry and registry[c].holds_in(profile) and not caps.reason_unsupported(c)
+    )
 
 
-def check(impl, histories: list[History], clauses: list[str], report: IntervalReport) -> tuple | None:
+def check(
+    impl: Implementation, histories: list[History], clauses: list[str], report: IntervalReport
+) -> tuple[History, list[Verdict]] | None:
     """Run and judge one chunk; the first (history, its failing verdicts), if any."""
     started = time.monotonic()
     traces = impl.run(histories)
@@ -97,15 +103,16 @@ def check(impl, histories: list[History], clauses: list[str], report: IntervalRe
     return first
 
 
-def tally(verdicts: list, report: IntervalReport) -> list:
+def tally(verdicts: list[Verdict], report: IntervalReport) -> list[Verdict]:
     report.verdicts.update(v.validity.value for v in verdicts)
     report.unknown += any(v.validity is Validity.UNKNOWN for v in verdicts)
     report.failed += any(v.validity is Validity.FAIL for v in verdicts)
     return verdicts
 
 
-def run_intervals(impl, histories: list[History], clauses: list[str], chunk: int,
-                  warmup: Sequence[History] = ()) -> IntervalReport:
+def run_intervals(
+    impl: Implementation, histories: list[History], clauses: list[str], chunk: int, warmup: Sequence[History] = ()
+) -> IntervalReport:
     """Judge every history in chunks of one ``impl.run`` each, after an uncounted run of ``warmup``
     (a JVM compiles its request path as it goes); the first failure is shrunk through ``impl.run``
     with small lists, as the harness does."""
@@ -113,7 +120,7 @@ def run_intervals(impl, histories: list[History], clauses: list[str], chunk: int
     impl.run(list(warmup))
     first = None
     for start in range(0, len(histories), chunk):
-        found = check(impl, histories[start:start + chunk], clauses, report)
+        found = check(impl, histories[start : start + chunk], clauses, report)
         first = first or found
     if first is not None:
         report.violation = minimal_violation(impl, *first)

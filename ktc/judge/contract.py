@@ -5,10 +5,12 @@ its operation (``ANSWERS``).  The first broken answer is described in one line n
 implementation, the history, the operation and the expected type: a contract error, never a
 conformance verdict, and never a crash deep inside a check.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ktc.implementations.protocol import JudgedTrace
 from ktc.reference.types import (
     Ack,
     Advance,
@@ -22,6 +24,7 @@ from ktc.reference.types import (
     History,
     ListOffsets,
     ListOffsetsResult,
+    Op,
     Produce,
     ProduceResult,
     RetentionPass,
@@ -30,13 +33,19 @@ from ktc.reference.types import (
 )
 
 ANSWERS: dict[type, type] = {
-    CreateTopic: CreateTopicResult, Produce: ProduceResult, Advance: Ack, StepClock: Ack, ElectLeader: Ack,
-    RetentionPass: RetentionResult, ListOffsets: ListOffsetsResult, Fetch: FetchResult,
+    CreateTopic: CreateTopicResult,
+    Produce: ProduceResult,
+    Advance: Ack,
+    StepClock: Ack,
+    ElectLeader: Ack,
+    RetentionPass: RetentionResult,
+    ListOffsets: ListOffsetsResult,
+    Fetch: FetchResult,
     DescribeLog: DescribeLogResult,
 }
 
 
-def traces_problem(histories: Sequence[History], traces) -> str | None:
+def traces_problem(histories: Sequence[History], traces: object) -> str | None:
     if not isinstance(traces, Sequence) or isinstance(traces, (str, bytes)):
         return f"returned {type(traces).__name__}; expected a sequence with one trace per history"
     if len(traces) != len(histories):
@@ -48,19 +57,21 @@ def traces_problem(histories: Sequence[History], traces) -> str | None:
     return None
 
 
-def trace_problem(history: History, trace) -> str | None:
+def trace_problem(history: History, trace: object) -> str | None:
     if not isinstance(trace, (tuple, list)):
         return f"trace is {type(trace).__name__}; expected a tuple with one result per operation"
-    if getattr(trace, "cut", None) is not None:  # a history the implementation could not run to its end
+    if JudgedTrace.of(trace).cut is not None:  # a history the implementation could not run to its end
         return None
     if len(trace) != len(history.ops):
         return f"{len(trace)} results for {len(history.ops)} operations; expected one per operation"
     return next(filter(None, (answer_problem(i, op, r) for i, (op, r) in enumerate(zip(history.ops, trace)))), None)
 
 
-def answer_problem(index: int, op, result) -> str | None:
+def answer_problem(index: int, op: Op, result: object) -> str | None:
     expected = ANSWERS[type(op)]
     if isinstance(result, expected):
         return None
-    return (f"operation {index} ({type(op).__name__}) answered {type(result).__name__}; "
-            f"expected reference.types.{expected.__name__}")
+    return (
+        f"operation {index} ({type(op).__name__}) answered {type(result).__name__}; "
+        f"expected reference.types.{expected.__name__}"
+    )

@@ -10,37 +10,48 @@ clause compares at its operation (a CreateTopics 40 where the model created the 
 UNKNOWN_TOPIC_OR_PARTITION on a produce) is an answer no clause decides: every clause of that
 history is ``error``.
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import fields, is_dataclass, replace
+from typing import TYPE_CHECKING
 
-from ktc.judge.verdicts import Divergence, Validity, Verdict
+from ktc.checks.verdicts import Divergence, Validity, Verdict
 from ktc.reference.types import (
     UNSUPPORTED_VERSION,
     Advance,
     DescribeLog,
     ElectLeader,
+    Op,
     ProduceResult,
     RecordError,
+    Result,
     RetentionPass,
     SegmentInfo,
     StepClock,
 )
 
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+Difference = tuple[str, object, object]  # (field path, expected, observed)
+
 CLOCK_OPS = (Advance, StepClock, ElectLeader)  # answered by the harness, not by the implementation
 MODEL_ONLY_OPS = (RetentionPass, DescribeLog)  # an implementation may decline them (UNSUPPORTED_VERSION)
-NOT_JUDGED = frozenset({
-    (ProduceResult, "error_message"),     # free text, its own clause; no later answer depends on it
-    (RecordError, "message"),             # the same, per record
-    (ProduceResult, "warnings"),          # the broker's log, not its answer
-    (ProduceResult, "rolled"),            # the model's view of its segments; a broker's answer does not say
-    (ProduceResult, "log_start_offset"),  # no clause decides it
-    (SegmentInfo, "time_index"),          # sparse by design: its own clauses (KIP-33.time-index-*) judge it
-})
+NOT_JUDGED = frozenset(
+    {
+        (ProduceResult, "error_message"),  # free text, its own clause; no later answer depends on it
+        (RecordError, "message"),  # the same, per record
+        (ProduceResult, "warnings"),  # the broker's log, not its answer
+        (ProduceResult, "rolled"),  # the model's view of its segments; a broker's answer does not say
+        (ProduceResult, "log_start_offset"),  # no clause decides it
+        (SegmentInfo, "time_index"),  # sparse by design: its own clauses (KIP-33.time-index-*) judge it
+    }
+)
 
 
-def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> Divergence | None:
+def first_divergence(ops: Sequence[Op], expected: Sequence[Result], observed: Sequence[Result]) -> Divergence | None:
     """The first answered operation whose result differs from the model's, at its first differing field."""
     for ordinal, (index, op, want, got) in enumerate(answered(ops, expected, observed)):
         found = None if declined(op, got) else differs(want, got)
@@ -49,17 +60,22 @@ def first_divergence(ops: Sequence, expected: Sequence, observed: Sequence) -> D
     return None
 
 
-def answered(ops: Sequence, expected: Sequence, observed: Sequence) -> Iterator[tuple]:
+def answered(
+    ops: Sequence[Op], expected: Sequence[Result], observed: Sequence[Result]
+) -> Iterator[tuple[int, Op, Result, Result]]:
     """(op index, op, expected, observed) of the operations the implementation itself answers."""
-    return ((i, op, want, got) for i, (op, want, got) in enumerate(zip(ops, expected, observed))
-            if not isinstance(op, CLOCK_OPS))
+    return (
+        (i, op, want, got)
+        for i, (op, want, got) in enumerate(zip(ops, expected, observed))
+        if not isinstance(op, CLOCK_OPS)
+    )
 
 
-def declined(op, got) -> bool:
+def declined(op: Op, got: Result) -> bool:
     return isinstance(op, MODEL_ONLY_OPS) and getattr(got, "error_code", None) == UNSUPPORTED_VERSION
 
 
-def differs(want, got, path: str = "") -> tuple[str, object, object] | None:
+def differs(want: object, got: object, path: str = "") -> Difference | None:
     """(field path, expected, observed) of the first difference between two results, or None."""
     if is_dataclass(want) and is_dataclass(got):
         if type(want) is not type(got):
@@ -72,7 +88,7 @@ def differs(want, got, path: str = "") -> tuple[str, object, object] | None:
     return None if want == got else (path, want, got)
 
 
-def judged(result) -> list[str]:
+def judged(result: DataclassInstance | type[DataclassInstance]) -> list[str]:
     return [f.name for f in fields(result) if (type(result), f.name) not in NOT_JUDGED]
 
 
@@ -80,7 +96,7 @@ def joined(path: str, name: str) -> str:
     return f"{path}.{name}" if path else name
 
 
-def first(found: Iterator) -> tuple | None:
+def first(found: Iterator[Difference | None]) -> Difference | None:
     return next((f for f in found if f is not None), None)
 
 
@@ -113,6 +129,10 @@ def explained(verdict: Verdict, divergence: Divergence) -> Verdict:
     if verdict.mismatch.invariant:
         return replace(verdict, notes=(*verdict.notes, f"first divergence: {divergence.describe()}"))
     if verdict.mismatch.op_index > divergence.op_index:
-        return replace(verdict, validity=Validity.UNKNOWN, divergence=divergence,
-                       notes=(f"explained by an earlier divergence: {divergence.describe()}",))
+        return replace(
+            verdict,
+            validity=Validity.UNKNOWN,
+            divergence=divergence,
+            notes=(f"explained by an earlier divergence: {divergence.describe()}",),
+        )
     return replace(verdict, notes=(*verdict.notes, f"first divergence: {divergence.describe()}"), divergence=divergence)

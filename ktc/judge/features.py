@@ -6,6 +6,7 @@ how many judged examples carried each feature, so a report can show which inputs
 implementation (reports/coverage.py): a feature the reference tier draws that never reached a broker
 is a gap in the evidence, not a pass.
 """
+
 from __future__ import annotations
 
 from ktc.reference.types import (
@@ -13,7 +14,9 @@ from ktc.reference.types import (
     INT64_MIN,
     Batch,
     CreateTopic,
+    History,
     ListOffsets,
+    Op,
     Produce,
     TimestampType,
     header_max,
@@ -22,14 +25,14 @@ from ktc.reference.types import (
 SPECIAL_TARGETS = {-1: "latest", -2: "earliest", -3: "max-timestamp", -4: "earliest-local", -5: "latest-tiered"}
 
 
-def features(history) -> frozenset[str]:
+def features(history: History) -> frozenset[str]:
     found: set[str] = set()
     for op in history.ops:
         found |= of_op(op)
     return frozenset(found)
 
 
-def of_op(op) -> set[str]:
+def of_op(op: Op) -> set[str]:
     if isinstance(op, Produce):
         return of_batch(op.batch)
     if isinstance(op, ListOffsets):
@@ -40,18 +43,30 @@ def of_op(op) -> set[str]:
 
 
 def of_batch(batch: Batch) -> set[str]:
-    flags = {"attribute:log-append-time": batch.timestamp_type is TimestampType.LOG_APPEND_TIME,
-             "attribute:transactional": batch.transactional, "attribute:control": batch.control,
-             "attribute:kip-228-extended": batch.timestamp_extended, "batch:several-records": len(batch.records) > 1,
-             "batch:header-max-disagrees": batch.max_timestamp is not None
-             and batch.max_timestamp != header_max(Batch(batch.records))}
-    return {f"codec:{batch.codec}"} | {name for name, on in flags.items() if on} | \
-        {edge for r in batch.records for edge in timestamp_edges(r.timestamp)}
+    flags = {
+        "attribute:log-append-time": batch.timestamp_type is TimestampType.LOG_APPEND_TIME,
+        "attribute:transactional": batch.transactional,
+        "attribute:control": batch.control,
+        "attribute:kip-228-extended": batch.timestamp_extended,
+        "batch:several-records": len(batch.records) > 1,
+        "batch:header-max-disagrees": batch.max_timestamp is not None
+        and batch.max_timestamp != header_max(Batch(batch.records)),
+    }
+    return (
+        {f"codec:{batch.codec}"}
+        | {name for name, on in flags.items() if on}
+        | {edge for r in batch.records for edge in timestamp_edges(r.timestamp)}
+    )
 
 
 def timestamp_edges(ts: int) -> set[str]:
-    edges = {"timestamp:-1": ts == -1, "timestamp:negative": INT64_MIN < ts < -1, "timestamp:0": ts == 0,
-             "timestamp:Long.MIN": ts == INT64_MIN, "timestamp:Long.MAX": ts == INT64_MAX}
+    edges = {
+        "timestamp:-1": ts == -1,
+        "timestamp:negative": INT64_MIN < ts < -1,
+        "timestamp:0": ts == 0,
+        "timestamp:Long.MIN": ts == INT64_MIN,
+        "timestamp:Long.MAX": ts == INT64_MAX,
+    }
     return {name for name, on in edges.items() if on}
 
 

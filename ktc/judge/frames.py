@@ -3,15 +3,20 @@ of its clock interval), in which the broker's own ``Advance``/``StepClock`` ops 
 between operations, in place of the history's.  The verdicts then point at placed operations; this maps
 them back to the history the user gave, so that a counterexample, its replay and a hunt's reproducer name
 the operation that failed."""
+
 from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TypeVar
 
-from ktc.judge.verdicts import Verdict
+from ktc.checks.verdicts import Divergence, Mismatch, Verdict
 from ktc.reference.types import Advance, History, StepClock
 
 CLOCK_OPS = (Advance, StepClock)
+
+
+Placed = TypeVar("Placed", Mismatch, Divergence)  # what names an operation by its index
 
 
 def frame_map(placed: History, original: History) -> list[int] | None:
@@ -36,8 +41,9 @@ OP_REFERENCE = re.compile(r"op #(\d+)")  # how a check's text names another oper
 
 
 def moved(verdict: Verdict, index: list[int]) -> Verdict:
-    def at(thing):
+    def at(thing: Placed | None) -> Placed | None:
         return thing if thing is None else replace(thing, op_index=renamed(thing.op_index, index))
+
     mismatch = at(verdict.mismatch)
     if mismatch is not None:
         mismatch = replace(mismatch, what=OP_REFERENCE.sub(lambda m: f"op #{renamed(int(m[1]), index)}", mismatch.what))

@@ -4,27 +4,31 @@
 (examples, verdicts, the first failure) and raises ``ClauseViolation`` with a portable,
 replayable counterexample when a check fails.
 """
+
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from ktc import checks, reference
 from ktc.checks import run_check
-from ktc.implementations.protocol import Implementation
-from ktc.judge.context import RunContext, context_of
+from ktc.checks.scenario import Scenario
+from ktc.checks.verdicts import Divergence, Validity, Verdict, render_mismatch
+from ktc.implementations.protocol import Cut, Implementation, JudgedTrace
+from ktc.judge.context import RunContext, UnderTest, context_of, under_test
 from ktc.judge.contract import traces_problem
+from ktc.judge.declined import unsupported
 from ktc.judge.divergence import attribute, first_divergence, owned_by, same_place
 from ktc.judge.features import features
 from ktc.judge.frames import in_history_frame
-from ktc.judge.scenario import Scenario
 from ktc.judge.serialize import dump_history, load_history, to_data
 from ktc.judge.stats import Recorder
 from ktc.judge.steering import steer
-from ktc.judge.verdicts import Divergence, Validity, Verdict, render_mismatch
 from ktc.reference.configs import effective_limits
-from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states
+from ktc.reference.types import CreateTopic, History, Produce, Result, TimestampType, TopicConfig, Trace, clock_states
+from ktc.reports.schema import Counterexample, MismatchData
 from ktc.specs.clauses import all_clauses
 from ktc.specs.profiles import get as get_profile
 from ktc.timeout import TimedOut, bulk_timeout, call_with_timeout
@@ -73,15 +77,19 @@ class ClauseViolation(AssertionError):
     def of(self, clause: str | None) -> Verdict:
         return next((v for v in self.verdicts if v.clause == clause), self.verdict)
 
-    def counterexample(self, clause: str | None = None) -> dict:
+    def counterexample(self, clause: str | None = None) -> Counterexample:
         verdict = self.of(clause)
         divergence = verdict.divergence
-        return {"clause": verdict.clause, "implementation": self.implementation, "history": to_data(self.history),
-                "first_divergence": divergence.as_data() if divergence is not None else None,
-                "mismatch": mismatch_data(verdict)}
+        return {
+            "clause": verdict.clause,
+            "implementation": self.implementation,
+            "history": to_data(self.history),
+            "first_divergence": divergence.as_data() if divergence is not None else None,
+            "mismatch": mismatch_data(verdict),
+        }
 
 
-def mismatch_data(verdict: Verdict) -> dict:
+def mismatch_data(verdict: Verdict) -> MismatchData:
     """The counterexample's mismatch; an ``error`` verdict (no clause decides the answer) has none of
     its own, so its first divergence stands in."""
     mismatch, divergence = (None if verdict.validity is Validity.ERROR else verdict.mismatch), verdict.divergence
@@ -94,21 +102,27 @@ def mismatch_data(verdict: Verdict) -> dict:
         }
     if mismatch is None:
         return {"op_index": None, "what": "not judged", "expected": None, "observed": None}
-    return {"op_index": mismatch.op_index, "what": mismatch.what,
-            "expected": repr(mismatch.expected), "observed": repr(mismatch.observed)}
+    return {
+        "op_index": mismatch.op_index,
+        "what": mismatch.what,
+        "expected": repr(mismatch.expected),
+        "observed": repr(mismatch.observed),
+    }
 
 
-
-
-def judge(impl: Implementation, histories: Sequence[History], clauses: Iterable[str],
-          context: RunContext | None = None) -> list[list[Verdict]]:
+def judge(
+    impl: Implementation | UnderTest,
+    histories: Sequence[History],
+    clauses: Iterable[str],
+    context: RunContext | None = None,
+) -> list[list[Verdict]]:
     """Verdicts per history for the given clauses (a clause not exercised by a history is omitted)."""
     clauses, context = tuple(clauses), context or context_of(impl)
     observed = run_checked(impl, [own_copy(h) for h in histories], context)
     return [judge_one(history, trace, clauses) for history, trace in zip(histories, observed, strict=True)]
 
 
-def run_checked(impl: Implementation, histories: list[History], context: RunContext):
+def run_checked(impl: Implementation | UnderTest, histories: list[History], context: RunContext) -> Sequence[Trace]:
     """``impl.run`` within the per-call timeout, its answer held to the plug-in contract (ktc/judge/contract.py).
     After a hang the implementation is not called again: later calls fail at once with the same line
     (the plugin shows a contract line once per run).  A contract breach is deterministic: it is found
@@ -117,7 +131,9 @@ def run_checked(impl: Implementation, histories: list[History], context: RunCont
         raise ContractError(impl.name, context.broken[impl.name])
     context.ran.add(impl.name)
     try:
-        observed = call_with_timeout(impl.run, histories, bulk_timeout(context.timeout_s, len(histories)))
+        observed: Sequence[Trace] = call_with_timeout(
+            impl.run, histories, bulk_timeout(context.timeout_s, len(histories))
+        )
     except TimedOut as error:
         context.broken[impl.name] = str(error)
         raise ContractError(impl.name, str(error)) from None
@@ -136,26 +152,26 @@ def own_copy(history: History) -> History:
     return load_history(dump_history(history))
 
 
-def judge_one(history: History, trace, clauses: tuple) -> list[Verdict]:
+def judge_one(history: History, trace: Sequence[Result], clauses: tuple[str, ...]) -> list[Verdict]:
     """Verdicts for one trace, root cause first (ktc/judge/divergence.py); a real broker's trace is judged at
     both ends of its clock intervals, and its first divergence used only where both ends agree."""
-    cut = getattr(trace, "cut", None)
-    if cut is not None:
-        return cut_verdicts(history, cut, clauses)
-    ends = getattr(trace, "judged_as", ())
+    trace = JudgedTrace.of(trace)
+    if trace.cut is not None:
+        return cut_verdicts(history, trace.cut, clauses)
+    ends = trace.judged_as
     if not ends:
         return root_caused(*judged(history, tuple(trace), clauses))
     (low, low_scenario), (high, high_scenario) = (judged(h, t, clauses) for h, t in ends)
     low_div, high_div = divergence_of(low_scenario), divergence_of(high_scenario)
-    if same_place(low_div, high_div):
+    if low_div is not None and same_place(low_div, high_div):
         owned = owns(low, low_scenario, low_div)
         low, high = attribute(low, low_div, owned), attribute(high, high_div, owned)
-    undecidable = getattr(trace, "undecidable", False) or boundary_inside(ends[0][0], ends[1][0])
+    undecidable = trace.undecidable or boundary_inside(ends[0][0], ends[1][0])
     low, high = in_history_frame(low, ends[0][0], history), in_history_frame(high, ends[1][0], history)
     return [interval_verdict(a, b, undecidable) for a, b in zip_by_clause(low, high)]
 
 
-def judged(history: History, trace: tuple, clauses: tuple) -> tuple[list[Verdict], Scenario]:
+def judged(history: History, trace: Trace, clauses: tuple[str, ...]) -> tuple[list[Verdict], Scenario]:
     """The verdicts of the clauses this history exercises, and the scenario they were judged on."""
     scenario = Scenario(history, get_profile(history.profile), reference.run(history), trace)
     return [v for c in clauses if (v := run_check(c, scenario)) is not None], scenario
@@ -181,26 +197,31 @@ def owns(verdicts: list[Verdict], scenario: Scenario, divergence: Divergence) ->
     return checks.owner_at(scenario, divergence.op_index, holding) is not None
 
 
-def clauses_holding(profile: str) -> list[str]:
+@functools.cache
+def clauses_holding(profile: str) -> tuple[str, ...]:
+    """Every clause with a check that holds in ``profile`` (read off the registry once per profile)."""
     registry = all_clauses()
-    return [c for c in checks.CHECKS if c in registry and registry[c].holds_in(profile)]
+    return tuple(c for c in checks.CHECKS if c in registry and registry[c].holds_in(profile))
 
 
-def cut_verdicts(history: History, cut, clauses: tuple) -> list[Verdict]:
+def cut_verdicts(history: History, cut: Cut, clauses: tuple[str, ...]) -> list[Verdict]:
     """A history the implementation could not run to its end (a request lost with its connection, an
     answer it could not read): every clause the history exercises is ``unknown`` or ``error``, with
     the reason; never pass, never fail.  Which clauses it exercises: those whose checks have something
     to compare when the reference's own trace stands in for the observation."""
-    validity = Validity.ERROR if cut.validity == "error" else Validity.UNKNOWN
+    validity = Validity(cut.validity)
     exercised, _ = judged(history, tuple(reference.run(history)), clauses)
     return [Verdict(v.clause, validity, 0, None, (cut.reason,)) for v in exercised]
 
 
-def produce_clocks(history: History) -> list[tuple]:
+def produce_clocks(history: History) -> list[tuple[Produce, TopicConfig | None, int]]:
     """(Produce op, its topic config, the leader clock it ran at), in order."""
     configs = {op.topic: op.config for op in history.ops if isinstance(op, CreateTopic)}
-    return [(op, configs.get(op.topic), state.leader_now(op.topic, op.partition))
-            for op, state in zip(history.ops, clock_states(history)) if isinstance(op, Produce)]
+    return [
+        (op, configs.get(op.topic), state.leader_now(op.topic, op.partition))
+        for op, state in zip(history.ops, clock_states(history))
+        if isinstance(op, Produce)
+    ]
 
 
 def boundary_inside(low: History, high: History) -> bool:
@@ -216,7 +237,7 @@ def boundary_inside(low: History, high: History) -> bool:
     return False
 
 
-def zip_by_clause(low: list[Verdict], high: list[Verdict]):
+def zip_by_clause(low: list[Verdict], high: list[Verdict]) -> list[tuple[Verdict, Verdict]]:
     by_clause = {v.clause: v for v in high}
     return [(v, by_clause[v.clause]) for v in low if v.clause in by_clause]
 
@@ -225,45 +246,52 @@ def interval_verdict(low: Verdict, high: Verdict, undecidable: bool) -> Verdict:
     """Both ends agree: that verdict.  They differ, or a boundary lies inside an interval: unknown."""
     if low.validity is high.validity and not undecidable:
         return low
-    return Verdict(low.clause, Validity.UNKNOWN, low.compared, low.mismatch or high.mismatch,
-                   ("the broker's clock interval cannot decide this example",))
+    return Verdict(
+        low.clause,
+        Validity.UNKNOWN,
+        low.compared,
+        low.mismatch or high.mismatch,
+        ("the broker's clock interval cannot decide this example",),
+    )
 
 
-def assert_conforms(impl: Implementation, history: History, *clauses: str) -> list[Verdict]:
+def assert_conforms(impl: Implementation | UnderTest, history: History, *clauses: str) -> list[Verdict]:
     """Run one history; record every verdict; raise ClauseViolation on the first failing clause.
 
     Without explicit ``clauses`` the clauses the running test cites (``@pytest.mark.clause``) are checked.
     """
-    context = context_of(impl)
+    tested = under_test(impl)
+    context = tested.context
     clauses = clauses or context.cited
     if not clauses:
         raise ValueError("assert_conforms needs clause ids: cite them with @pytest.mark.clause(...)")
     steer(history)
-    skip_if_cannot_run(impl, history)
-    if getattr(impl, "bulk", False) and context.bulk_active:
+    decline_if_cannot_run(tested, history)
+    if tested.bulk and context.bulk_active:
         context.pending.append((history, clauses))
         return []
-    verdicts = judge(impl, [history], clauses, context)[0]
+    verdicts = judge(tested, [history], clauses, context)[0]
     failed = record(context.recorder, history, verdicts)
     if failed:
-        raise ClauseViolation(failed, history, impl.name)
+        raise ClauseViolation(failed, history, tested.name)
     return verdicts
 
 
-def skip_if_cannot_run(impl: Implementation, history: History) -> None:
-    """An implementation that declares it cannot run this history: the test is ``unsupported`` (a skip)."""
-    cannot_run = getattr(impl.capabilities(), "cannot_run", None)
+def decline_if_cannot_run(impl: Implementation | UnderTest, history: History) -> None:
+    """An implementation that declares it cannot run this history (``Capabilities.cannot_run``): the test is
+    ``unsupported``, with that reason (ktc/judge/declined.py)."""
+    cannot_run = impl.capabilities().cannot_run
     why = cannot_run(history) if cannot_run is not None else None
     if why:
-        import pytest  # the harness runs inside pytest; only this path needs it
-        pytest.skip(f"unsupported: {why}")
+        raise unsupported(why)
 
 
 @dataclass
 class BulkBatch:
     """One test's buffered histories (under one profile), the recorder its rows read, and what it raised:
     its own body's exception, or after judging its smallest clause violation."""
-    pending: list
+
+    pending: list[tuple[History, tuple[str, ...]]]
     recorder: Recorder
     error: BaseException | None = None
 
@@ -274,7 +302,7 @@ def take_batch(context: RunContext) -> BulkBatch:
     return BulkBatch(pending, context.recorder)
 
 
-def flush_bulk(impl: Implementation) -> None:
+def flush_bulk(impl: Implementation | UnderTest) -> None:
     """Judge every buffered history in one run; shrink the first disagreement in bulk and raise it
     (every clause that history fails, as ``assert_conforms`` raises them)."""
     batch = take_batch(context_of(impl))
@@ -283,14 +311,14 @@ def flush_bulk(impl: Implementation) -> None:
         raise batch.error
 
 
-def flush_batches(impl: Implementation, batches: list[BulkBatch]) -> None:
+def flush_batches(impl: Implementation | UnderTest, batches: list[BulkBatch]) -> None:
     """Judge the histories of several tests (or one test under several profiles) in one run: each
     batch's recorder gets its verdicts, and a batch whose history failed gets its smallest violation."""
     flat = [(batch, history, clauses) for batch in batches for history, clauses in batch.pending]
     if not flat:
         return
     verdicts = judge(impl, [h for _, h, _ in flat], sorted({c for *_, cs in flat for c in cs}), context_of(impl))
-    first: dict[int, tuple] = {}
+    first: dict[int, tuple[History, list[Verdict]]] = {}
     for (batch, history, clauses), found in zip(flat, verdicts):
         failed = record(batch.recorder, history, [v for v in found if v.clause in clauses])
         if failed and id(batch) not in first:
@@ -308,15 +336,17 @@ def record(recorder: Recorder, history: History, verdicts: list[Verdict]) -> lis
     return [v for v in verdicts if v.bad]
 
 
-def minimal_violation(impl: Implementation, history: History, seen: list[Verdict]) -> ClauseViolation:
+def minimal_violation(impl: Implementation | UnderTest, history: History, seen: list[Verdict]) -> ClauseViolation:
     """The smallest history on which every clause of the ``seen`` failures still fails.  A real
     broker's failure can depend on its clock: one that does not fail again when re-run is reported
     on the history and verdicts it was first seen with."""
     from ktc.judge.shrink import shrink
+
     clauses = sorted({v.clause for v in seen})
 
-    def still_fails(candidates):
+    def still_fails(candidates: list[History]) -> list[bool]:
         return [{v.clause for v in found if v.bad} >= set(clauses) for found in judge(impl, candidates, clauses)]
+
     smallest, _rounds = shrink(history, still_fails)
     failed = [v for v in judge(impl, [smallest], clauses)[0] if v.bad]
     if not failed:

@@ -3,6 +3,7 @@
 Every dataclass is written as an object with a ``"type"`` tag; bytes as ``{"hex": ...}``.
 Round-trips exactly: ``load_history(dump_history(h)) == h``.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -12,7 +13,9 @@ from typing import Any
 
 from ktc.reference import types as T
 
-_TYPES = {name: obj for name, obj in vars(T).items() if dataclasses.is_dataclass(obj)}
+_TYPES: dict[str, type] = {
+    name: obj for name, obj in vars(T).items() if isinstance(obj, type) and dataclasses.is_dataclass(obj)
+}
 
 
 class FormatError(ValueError):
@@ -39,7 +42,8 @@ def from_data(data: Any) -> Any:
         return data
     if set(data) == {"hex"}:
         return bytes.fromhex(data["hex"])
-    cls = _TYPES.get(data.get("type"))
+    tag = data.get("type")
+    cls = _TYPES.get(tag) if isinstance(tag, str) else None
     if cls is None:
         raise FormatError(f"unknown object type {data.get('type')!r}")
     kwargs = {k: from_data(v) for k, v in data.items() if k != "type"}

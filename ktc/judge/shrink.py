@@ -5,6 +5,7 @@ Used for bulk implementations (Spark), where one job per Hypothesis shrink step 
 a record, simplify a timestamp), judges them all in a single ``impl.run`` call, and keeps the
 smallest that still breaks the same clause.
 """
+
 from __future__ import annotations
 
 import time
@@ -16,7 +17,7 @@ from ktc.reference.types import CreateTopic, History, Produce
 MAX_ROUNDS = 40
 
 
-def size(h: History) -> tuple:
+def size(h: History) -> tuple[int, int, int]:
     records = sum(len(op.batch.records) for op in h.ops if isinstance(op, Produce))
     spread = sum(abs(r.timestamp - h.start_ms) for op in h.ops if isinstance(op, Produce) for r in op.batch.records)
     return (len(h.ops), records, spread)
@@ -25,26 +26,27 @@ def size(h: History) -> tuple:
 def candidates(h: History) -> Iterator[History]:
     for i, op in enumerate(h.ops):
         if not isinstance(op, CreateTopic):
-            yield replace(h, ops=h.ops[:i] + h.ops[i + 1:])
+            yield replace(h, ops=h.ops[:i] + h.ops[i + 1 :])
     for i, op in enumerate(h.ops):
         if isinstance(op, Produce):
-            yield from (replace(h, ops=h.ops[:i] + (b,) + h.ops[i + 1:]) for b in smaller_produces(op, h.start_ms))
+            yield from (replace(h, ops=h.ops[:i] + (b,) + h.ops[i + 1 :]) for b in smaller_produces(op, h.start_ms))
 
 
 def smaller_produces(op: Produce, now: int) -> Iterator[Produce]:
     records = op.batch.records
     if len(records) > 1:
         for j in range(len(records)):
-            yield replace(op, batch=replace(op.batch, records=records[:j] + records[j + 1:]))
+            yield replace(op, batch=replace(op.batch, records=records[:j] + records[j + 1 :]))
     for j, r in enumerate(records):
         for simpler in (now, 0, -1):
             if r.timestamp != simpler and abs(simpler - now) < abs(r.timestamp - now):
-                fixed = records[:j] + (replace(r, timestamp=simpler),) + records[j + 1:]
+                fixed = records[:j] + (replace(r, timestamp=simpler),) + records[j + 1 :]
                 yield replace(op, batch=replace(op.batch, records=fixed))
 
 
-def shrink(history: History, still_fails: Callable[[list[History]], list[bool]],
-           deadline: float | None = None) -> tuple[History, int]:
+def shrink(
+    history: History, still_fails: Callable[[list[History]], list[bool]], deadline: float | None = None
+) -> tuple[History, int]:
     """The smallest history found that still fails, and the number of bulk rounds it took; no round begins
     after ``deadline`` (``time.monotonic()``), as a broker's round can take a minute."""
     rounds = 0

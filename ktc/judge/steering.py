@@ -1,17 +1,19 @@
 """Push Hypothesis towards the interesting edges with ``target()``: records near a bound."""
+
 from __future__ import annotations
 
 from hypothesis import target
 from hypothesis.control import current_build_context, currently_in_test_context
 
 from ktc.reference.configs import effective_limits
-from ktc.reference.types import CreateTopic, History, Produce, TimestampType, clock_states
+from ktc.reference.types import CreateTopic, History, Produce, TimestampType, TopicConfig, clock_states
 from ktc.specs.profiles import get as get_profile
 
 
 def bound_distance(history: History) -> int | None:
     """The smallest |(now - ts) - before| or |(ts - now) - after| over CreateTime records."""
-    profile, configs, best = get_profile(history.profile), {}, None
+    profile, best = get_profile(history.profile), None
+    configs: dict[str, TopicConfig] = {}
     for op, snap in zip(history.ops, clock_states(history)):
         if isinstance(op, CreateTopic):
             configs.setdefault(op.topic, op.config)

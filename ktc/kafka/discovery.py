@@ -11,6 +11,7 @@ connection on a broker DescribeConfigs naming keys) is noted ("DescribeConfigs(b
 closed at v4 to v0") and discovery goes on with what it has, the next question on a fresh connection.
 A version advertised but not answered is asked again at the next lower one, and the note says so.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from ktc.specs import versions
 from ktc.specs.profiles import names
 
-from .client import wire
+from .client import admin, wire
 
 AFTER = "log.message.timestamp.after.max.ms"
 BEFORE = "log.message.timestamp.before.max.ms"
@@ -53,7 +54,7 @@ class Discovery:
     brokers: dict[int, tuple[str, int]]
     controller: int
     node: int | None
-    limits: dict[str, str] = field(default_factory=dict)     # before/after/difference -> broker default
+    limits: dict[str, str] = field(default_factory=dict)  # before/after/difference -> broker default
     api_max: dict[str, int] = field(default_factory=dict)
     profile: str | None = None
     by_api: bool = False  # the profile follows from ApiVersions alone (no config rule matched)
@@ -63,16 +64,28 @@ class Discovery:
 
     @property
     def evidence(self) -> str:
-        configs = ", ".join(f"{LIMIT_KEYS[k].removeprefix('log.message.timestamp.')}={v}"
-                            for k, v in sorted(self.limits.items())) or "no log.message.timestamp.* configs"
+        configs = (
+            ", ".join(
+                f"{LIMIT_KEYS[k].removeprefix('log.message.timestamp.')}={v}" for k, v in sorted(self.limits.items())
+            )
+            or "no log.message.timestamp.* configs"
+        )
         apis = ", ".join(f"{api} v{v}" for api, v in self.api_max.items())
         where = f"broker {self.node}" if self.node is not None else "no broker answered DescribeConfigs"
-        how = "; profile from ApiVersions alone" if self.by_api else \
-            f"; line {self.line} by ApiVersions" if self.line else \
-            "; no rule matched: the newest profile (pass --profile to choose)" if self.fallback else ""
+        how = (
+            "; profile from ApiVersions alone"
+            if self.by_api
+            else f"; line {self.line} by ApiVersions"
+            if self.line
+            else "; no rule matched: the newest profile (pass --profile to choose)"
+            if self.fallback
+            else ""
+        )
         unanswered = "".join(f"; {note}" for note in self.notes)
-        return (f"{configs} on {where} (of {len(self.brokers)}, controller {self.controller}); "
-                f"ApiVersions max {apis}{how}{unanswered}")
+        return (
+            f"{configs} on {where} (of {len(self.brokers)}, controller {self.controller}); "
+            f"ApiVersions max {apis}{how}{unanswered}"
+        )
 
     def describe(self) -> str:
         return f"{self.profile or 'no profile'}: {self.evidence}"
@@ -90,21 +103,39 @@ def discover(client: wire.Client) -> Discovery:
     """Ask the broker behind ``client``: Metadata, ApiVersions, and one real broker's configs, each
     question optional (``Questions``)."""
     ask = Questions(client)
-    view = ask("Metadata", lambda c: c.call(wire.messages.metadata([])))
+    view = ask("Metadata", lambda c: c.call(admin.metadata([])))
     supported = ask("ApiVersions", lambda c: c.supported_versions()) or {}
     api_max = {api: supported[wire.API_KEYS[api]][1] for api in SHOWN_APIS if wire.API_KEYS[api] in supported}
     brokers, controller = (view.brokers, view.controller) if view is not None else ({}, -1)
     node = own_node(brokers, client.address, controller)
     top = supported.get(wire.API_KEYS["DescribeConfigs"], (0, wire.VERSIONS["DescribeConfigs"]))
-    limits = ask.lower("DescribeConfigs(broker)", lambda c, v: broker_limits(c, node, v),
-                       min(top[1], wire.VERSIONS["DescribeConfigs"]), top[0]) if node is not None else None
+    limits = (
+        ask.lower(
+            "DescribeConfigs(broker)",
+            lambda c, v: broker_limits(c, node, v),
+            min(top[1], wire.VERSIONS["DescribeConfigs"]),
+            top[0],
+        )
+        if node is not None
+        else None
+    )
     ask.close()
     profile = profile_for(limits or {})
     by_api = profile is None and profile_by_api(api_max) is not None
     line = versions.line_by_api(profile, api_max) if profile is not None else None
     profile = line.profile if line is not None else profile or profile_by_api(api_max)
-    return Discovery(brokers, controller, node, limits or {}, api_max, profile or names()[-1], by_api,
-                     line.line if line is not None else None, tuple(ask.notes), fallback=profile is None)
+    return Discovery(
+        brokers,
+        controller,
+        node,
+        limits or {},
+        api_max,
+        profile or names()[-1],
+        by_api,
+        line.line if line is not None else None,
+        tuple(ask.notes),
+        fallback=profile is None,
+    )
 
 
 class Questions:
@@ -179,12 +210,15 @@ def own_node(brokers: dict[int, tuple[str, int]], address: tuple[str, int], cont
 
 def broker_limits(client: wire.Client, node: int, version: int | None = None) -> dict[str, str]:
     """The broker's timestamp-limit configs that exist, with their values (as text)."""
-    call = wire.messages.describe_configs(wire.RESOURCE_BROKER, str(node), list(LIMIT_KEYS.values()))
+    call = admin.describe_configs(admin.RESOURCE_BROKER, str(node), list(LIMIT_KEYS.values()))
     code, _message, entries = client.call(call if version is None else replace(call, at=version))
     if code != 0:
         return {}
-    return {key: entries[name].value for key, name in LIMIT_KEYS.items()
-            if name in entries and entries[name].value is not None}
+    return {
+        key: entries[name].value
+        for key, name in LIMIT_KEYS.items()
+        if name in entries and entries[name].value is not None
+    }
 
 
 def numeric_limits(limits: dict[str, str]) -> dict[str, int] | None:
@@ -195,5 +229,7 @@ def numeric_limits(limits: dict[str, str]) -> dict[str, int] | None:
 
 
 def unrecognised(found: Discovery, bootstrap: str) -> DiscoveryError:
-    return DiscoveryError(f"cannot tell which Kafka behaviour {bootstrap} follows ({found.evidence}); "
-                          f"pass --profile, one of {', '.join(names())}")
+    return DiscoveryError(
+        f"cannot tell which Kafka behaviour {bootstrap} follows ({found.evidence}); "
+        f"pass --profile, one of {', '.join(names())}"
+    )

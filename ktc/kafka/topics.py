@@ -6,6 +6,7 @@ between runs, the worker id keeps two workers apart, and ``n`` never repeats ins
 no two histories, workers or runs ever share a topic, and ``ktc clean`` can tell ktc's topics from
 anyone else's (``OWN_TOPIC``).
 """
+
 from __future__ import annotations
 
 import itertools
@@ -66,8 +67,9 @@ class TopicNamer:
 
 def kafka_configs(config: TopicConfig) -> dict[str, int | str]:
     """The topic configs to ask the broker for, by Kafka config name."""
-    out: dict[str, int | str] = {name: getattr(config, attr) for attr, name in CONFIG_NAMES.items()
-                                 if getattr(config, attr) is not None}
+    out: dict[str, int | str] = {
+        name: getattr(config, attr) for attr, name in CONFIG_NAMES.items() if getattr(config, attr) is not None
+    }
     if config.timestamp_type is TimestampType.LOG_APPEND_TIME:
         out["message.timestamp.type"] = "LogAppendTime"
     if config.compression_type != "producer":

@@ -5,6 +5,7 @@ project's tests, in a venv where ktc is installed) it does nothing at all.  In a
 loads ktc's Hypothesis profiles, fixes one Hypothesis seed for the controller and every xdist
 worker, builds the session state (ktc/plugin/state.py) and registers the hooks (ktc/plugin/hooks.py).
 """
+
 from __future__ import annotations
 
 import os
@@ -27,38 +28,71 @@ KTC_OPTIONS = ("impl", "ktc_report", "ktc_clause", "ktc_expectations")  # and ev
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("ktc", "ktc conformance")
-    group.addoption("--impl", action="append", metavar="NAME|module:attr",
-                    help="implementation under test (repeatable; default: reference)")
-    group.addoption("--profile", dest="ktc_profile", default=OWN, metavar="NAMES",
-                    help="'own' (default: each implementation under the profiles it implements), 'all' (every "
-                         "implementation under every profile), or comma-separated names "
-                         f"({', '.join(profile_names())})")
+    group.addoption(
+        "--impl",
+        action="append",
+        metavar="NAME|module:attr",
+        help="implementation under test (repeatable; default: reference)",
+    )
+    group.addoption(
+        "--profile",
+        dest="ktc_profile",
+        default=OWN,
+        metavar="NAMES",
+        help="'own' (default: each implementation under the profiles it implements), 'all' (every "
+        "implementation under every profile), or comma-separated names "
+        f"({', '.join(profile_names())})",
+    )
     group.addoption("--ktc-report", metavar="DIR", help="write results.json and summary.txt into DIR")
-    group.addoption("--ktc-clause", action="append", metavar="ID",
-                    help="only run tests citing this clause id or KIP prefix (repeatable)")
-    group.addoption("--impl-timeout", dest="ktc_impl_timeout", type=float, default=DEFAULT_TIMEOUT_S,
-                    metavar="SECONDS", help="bound on each call of an implementation's run(), per 100 histories "
-                                            f"(default {DEFAULT_TIMEOUT_S:g}; 0 for none)")
+    group.addoption(
+        "--ktc-clause",
+        action="append",
+        metavar="ID",
+        help="only run tests citing this clause id or KIP prefix (repeatable)",
+    )
+    group.addoption(
+        "--impl-timeout",
+        dest="ktc_impl_timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT_S,
+        metavar="SECONDS",
+        help="bound on each call of an implementation's run(), per 100 histories "
+        f"(default {DEFAULT_TIMEOUT_S:g}; 0 for none)",
+    )
     for option in implementations.options():  # each implementation family's (implementations/families/)
         if option.pytest:
             extra = {"action": "append", "default": []} if option.repeat else {}
             group.addoption(option.flag, dest=option.dest, metavar=option.metavar, help=option.help, **extra)
-    group.addoption("--ktc-bulk-each-profile", action="store_true",
-                    help="a bulk implementation (Spark) runs once per test and profile, not once per test for all "
-                         "its profiles (to compare the two: benchmarks/bench_bulk_profiles.py)")
+    group.addoption(
+        "--ktc-bulk-each-profile",
+        action="store_true",
+        help="a bulk implementation (Spark) runs once per test and profile, not once per test for all "
+        "its profiles (to compare the two: benchmarks/bench_bulk_profiles.py)",
+    )
     group.addoption("--ktc-run-options", metavar="JSON", help=argparse_suppress())
-    group.addoption("--ktc-judged-only", action="store_true",
-                    help="collect only the tests that judge an implementation on clauses (those taking `impl` and "
-                         "citing clauses: a row for each); ktc run sets it")
-    group.addoption("--ktc-partial", action="store_true",
-                    help="the selection may leave out the test that shows an expected deviation: one that passes "
-                         "is said, not failed (ktc run sets it for -k, -m or a path inside the suites)")
-    group.addoption("--ktc-expectations", action="append", metavar="TOML",
-                    help="expected deviations (repeatable); expectations/<implementation>.toml is always read")
+    group.addoption(
+        "--ktc-judged-only",
+        action="store_true",
+        help="collect only the tests that judge an implementation on clauses (those taking `impl` and "
+        "citing clauses: a row for each); ktc run sets it",
+    )
+    group.addoption(
+        "--ktc-partial",
+        action="store_true",
+        help="the selection may leave out the test that shows an expected deviation: one that passes "
+        "is said, not failed (ktc run sets it for -k, -m or a path inside the suites)",
+    )
+    group.addoption(
+        "--ktc-expectations",
+        action="append",
+        metavar="TOML",
+        help="expected deviations (repeatable); expectations/<implementation>.toml is always read",
+    )
 
 
 def argparse_suppress() -> str:
     import argparse
+
     return argparse.SUPPRESS  # set by ktc run: its own options, recorded in results.json's provenance
 
 
@@ -73,8 +107,10 @@ def is_ktc_session(config: pytest.Config) -> bool:
         return True
     suites = suites_dir()
     base = Path(config.invocation_params.dir)
-    return any(suites in (base / arg.split("::")[0]).resolve().parents or (base / arg.split("::")[0]).resolve()
-               == suites for arg in config.args)
+    return any(
+        suites in (base / arg.split("::")[0]).resolve().parents or (base / arg.split("::")[0]).resolve() == suites
+        for arg in config.args
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -85,14 +121,18 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "clause(*ids): the clause ids a test checks (specs/kip-*.toml)")
     config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
     config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
-    config.addinivalue_line("markers", "kafka_change: one of Kafka's own changes, judged under its profile on every "
-                                       "Kafka release (Capabilities.releases)")
+    config.addinivalue_line(
+        "markers",
+        "kafka_change: one of Kafka's own changes, judged under its profile on every "
+        "Kafka release (Capabilities.releases)",
+    )
     if not config.pluginmanager.hasplugin("xdist"):  # -p no:xdist: the suites' group marks stay valid
         config.addinivalue_line("markers", "xdist_group(name): pytest-xdist's group (no effect without it)")
     if not hasattr(config, "workerinput") and not os.environ.get("KTC_RUN_ID"):
         from ktc.kafka.topics import (
             new_run_id,  # pure: no broker extra needed
         )
+
         os.environ["KTC_RUN_ID"] = new_run_id()  # every xdist worker inherits it: one run, one id
     fix_seed(config)
     pass_sigterm_to_the_group(config)
@@ -103,8 +143,9 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(groups.Plugin(config), "ktc-groups")
     out = progress.open_stream(config)
     if out is not None:
-        config.pluginmanager.register(progress.Progress(out, [i.name for i in config.stash[STATE].impls]),
-                                      "ktc-progress")
+        config.pluginmanager.register(
+            progress.Progress(out, [i.name for i in config.stash[STATE].impls]), "ktc-progress"
+        )
 
 
 def pass_sigterm_to_the_group(config: pytest.Config) -> None:
@@ -116,6 +157,7 @@ def pass_sigterm_to_the_group(config: pytest.Config) -> None:
     def to_the_group(signum, frame):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.killpg(0, signal.SIGTERM)
+
     signal.signal(signal.SIGTERM, to_the_group)
 
 
@@ -135,5 +177,3 @@ def fix_seed(config: pytest.Config) -> None:
 def pytest_configure_node(node) -> None:  # pytest-xdist, on the controller, once per worker
     if STATE in node.config.stash:
         node.workerinput[SEED_KEY] = node.config.option.hypothesis_seed
-
-

@@ -7,6 +7,7 @@ results document (schema 3), so every renderer in ``reports/`` reads results.jso
 
 The plugin's one call after a session is ``write_results(directory, rows, provenance)``.
 """
+
 from __future__ import annotations
 
 import json
@@ -17,6 +18,7 @@ from ktc.judge.timeline import timeline
 from ktc.reports import counterexamples, render, results
 from ktc.reports.counterexamples import REPLAYED, replay_line
 from ktc.reports.registry import Context
+from ktc.reports.schema import Document
 from ktc.specs import clauses as registry
 
 
@@ -27,13 +29,20 @@ def clause_info(ids: set[str] | None = None) -> dict:
     for order, c in enumerate(registry.all_clauses().values()):
         if ids is None or c.id in ids:
             kip = kips.get(c.kip)
-            found[c.id] = {"kip": c.kip, "kip_title": kip.title if kip else "", "kip_url": kip.url if kip else "",
-                           "status": c.status, "statement": c.statement, "quote": c.quote,
-                           "quote_url": c.quote_url, "order": order}
+            found[c.id] = {
+                "kip": c.kip,
+                "kip_title": kip.title if kip else "",
+                "kip_url": kip.url if kip else "",
+                "status": c.status,
+                "statement": c.statement,
+                "quote": c.quote,
+                "quote_url": c.quote_url,
+                "order": order,
+            }
     return found
 
 
-def attach(doc: dict) -> dict:
+def attach(doc: Document) -> Document:
     """Join clause texts (``clauses``), each counterexample's ``timeline`` and each failure's ``replay``
     (its counterexample path relative to the report directory) into ``doc``; returns it."""
     prov = doc.get("provenance") or {}

@@ -14,6 +14,7 @@ so one worker runs them in order.  Only tests whose every argument is a paramete
 (``impl``, ``profile``, a table's columns; plus what Hypothesis draws) are run this way: a fixture
 would be wrong for a sibling.
 """
+
 from __future__ import annotations
 
 import threading
@@ -57,7 +58,7 @@ def siblings(item: pytest.Item, decide) -> list[Sibling]:
     if not eligible(item):
         return []
     items = item.session.items
-    later = items[items.index(item) + 1:] if item in items else []
+    later = items[items.index(item) + 1 :] if item in items else []
     related = same_impl if params(item)["impl"].bulk_session else same_test
     found = [s for s in later if related(item, s)]
     return [Sibling(s, cited) for s in found if (cited := decide(s)) is not None]
@@ -66,8 +67,11 @@ def siblings(item: pytest.Item, decide) -> list[Sibling]:
 def same_impl(item: pytest.Item, other: pytest.Item) -> bool:
     """Another test of the same implementation whose every argument is a direct parameter."""
     given = params(other)
-    return (given.get("impl") is params(item)["impl"] and set(names_closure(other)) == set(argnames(other))
-            and all(n in given and direct(other, n) for n in argnames(other)))
+    return (
+        given.get("impl") is params(item)["impl"]
+        and set(names_closure(other)) == set(argnames(other))
+        and all(n in given and direct(other, n) for n in argnames(other))
+    )
 
 
 def names_closure(item: pytest.Item) -> tuple[str, ...]:
@@ -82,8 +86,13 @@ def direct(item: pytest.Item, name: str) -> bool:
 
 def same_test(item: pytest.Item, other: pytest.Item) -> bool:
     mine, theirs = params(item), params(other)
-    return (other.parent is item.parent and getattr(other, "originalname", None) == item.originalname
-            and argnames(other) == argnames(item) and mine.keys() == theirs.keys() and mine["impl"] is theirs["impl"])
+    return (
+        other.parent is item.parent
+        and getattr(other, "originalname", None) == item.originalname
+        and argnames(other) == argnames(item)
+        and mine.keys() == theirs.keys()
+        and mine["impl"] is theirs["impl"]
+    )
 
 
 def same(a, b) -> bool:
@@ -126,8 +135,9 @@ def flush_with_siblings(item: pytest.Item, impl, context, decide) -> None:
     sibling's outcome on its item, and raise the running test's own violation, if any."""
     own_cited, own = context.cited, harness.take_batch(context)
     found = siblings(item, decide)
-    warming = threading.Thread(target=quietly, args=(getattr(impl, "prepare", lambda: None),), name="ktc-prepare",
-                               daemon=True)
+    warming = threading.Thread(
+        target=quietly, args=(getattr(impl, "prepare", lambda: None),), name="ktc-prepare", daemon=True
+    )
     warming.start()  # e.g. Spark's JVM starts while the siblings' histories are drawn
     batches = [run_body(item, s, context) for s in found]
     warming.join()

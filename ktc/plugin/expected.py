@@ -8,10 +8,12 @@ it applies to every target ktc knows only by address (``external``: a bootstrap,
 version no Kafka request reveals), so a user's own kfake or tansu is held to kfake's or tansu's file.
 
 After each test: rows an entry names are annotated with it; a test whose every failing row is
-expected is reported as xfail (``x``) with the reasons; at the end of the session a merged row
-an entry expects to fail that passes fails the run ("unexpected pass"), so a fixed deviation
-cannot linger.
+expected ends as pytest's own xfail (``x``) with the reasons (``deviation``; ktc/plugin/rows.py raises it
+in place of the failure: the rows keep their verdict, and pytest's report is never rewritten); at the
+end of the session a merged row an entry expects to fail that passes fails the run ("unexpected pass"),
+so a fixed deviation cannot linger.
 """
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -47,8 +49,11 @@ def nearest_older(impl, directory: Path = DIRECTORY) -> Path | None:
     if (directory / f"{impl.name}-{impl.version}.toml").exists():
         return None
     want, prefix = version_key(impl.version), f"{impl.name}-"
-    older = [(version_key(p.stem[len(prefix):]), p) for p in directory.glob(f"{prefix}*.toml")
-             if p.stem[len(prefix):][:1].isdigit() or p.stem[len(prefix):].startswith("v")]
+    older = [
+        (version_key(p.stem[len(prefix) :]), p)
+        for p in directory.glob(f"{prefix}*.toml")
+        if p.stem[len(prefix) :][:1].isdigit() or p.stem[len(prefix) :].startswith("v")
+    ]
     older = [(key, p) for key, p in older if key and key < want]
     return max(older)[1] if older else None
 
@@ -67,8 +72,11 @@ def load_index(impls, explicit, directory: Path = DIRECTORY) -> dict:
         inherited = nearest_older(impl, directory)
         data = files.load(inherited, *known()) if inherited is not None else {}
         for entry in data.get("expect", []):
-            out[(entry["clause"], impl.name, entry["profile"])] = {**entry, "file": inherited.name,
-                                                                    "inherited": data.get("version")}
+            out[(entry["clause"], impl.name, entry["profile"])] = {
+                **entry,
+                "file": inherited.name,
+                "inherited": data.get("version"),
+            }
     return out
 
 
@@ -76,8 +84,11 @@ def targets_of(data: dict, impls, explicit: bool) -> list[str]:
     """The names of the targets a file describes: those it names (at its version, if it has one); for a
     file given explicitly that names none of them, every target known only by its address."""
     name, version = data["implementation"], data.get("version")
-    named = [impl.name for impl in impls if impl.name == name and
-             (version is None or str(getattr(impl, "version", "")) == str(version))]
+    named = [
+        impl.name
+        for impl in impls
+        if impl.name == name and (version is None or str(getattr(impl, "version", "")) == str(version))
+    ]
     if named or not explicit or any(impl.name == name for impl in impls):
         return named
     return [impl.name for impl in impls if getattr(impl, "external", False)]
@@ -87,6 +98,7 @@ def known() -> tuple[set, tuple]:
     """The clause ids and profile names an expectations entry may name."""
     from ktc.specs.clauses import all_clauses
     from ktc.specs.profiles import names
+
     return set(all_clauses()), names()
 
 
@@ -98,8 +110,11 @@ def annotate(rows: list[dict], index: dict) -> None:
     for row in rows:
         entry = index.get(key(row))
         if entry is not None:
-            row["expected"] = {k: entry.get(k) for k in ("verdict", "reason", "source", "file", "inherited")
-                               if entry.get(k) is not None}
+            row["expected"] = {
+                k: entry.get(k)
+                for k in ("verdict", "reason", "source", "file", "inherited")
+                if entry.get(k) is not None
+            }
 
 
 def mark_undecided(rows: list[dict]) -> None:
@@ -118,18 +133,24 @@ def unexpected_passes(rows: list[dict]) -> list[dict]:
 def decided_unknowns(rows: list[dict]) -> list[str]:
     """Rows an entry expects to stay ``unknown`` that this run's examples decided, and passed: said, not failed
     (another seed may not reach the clause)."""
-    return [f"ktc: {r['clause']} on {r['implementation']}/{r['profile']} passed on this run's examples; "
-            f"expectations/{r['expected']['file']} expects unknown ({r['expected']['reason']})" for r in rows
-            if r["verdict"] == "pass" and (r.get("expected") or {}).get("verdict") == "unknown"]
+    return [
+        f"ktc: {r['clause']} on {r['implementation']}/{r['profile']} passed on this run's examples; "
+        f"expectations/{r['expected']['file']} expects unknown ({r['expected']['reason']})"
+        for r in rows
+        if r["verdict"] == "pass" and (r.get("expected") or {}).get("verdict") == "unknown"
+    ]
 
 
 def changes(rows: list[dict]) -> list[str]:
     """Verdicts that changed since the older version whose file a newer version inherited: reported as
     what they are, never failing the run (the newer version is not the one the file was written for)."""
-    return [f"ktc: {r['implementation']} {r.get('implementation_version')} now passes {r['clause']}/{r['profile']}, "
-            f"which {r['expected']['inherited']} failed ({r['expected']['reason']}; expectations/"
-            f"{r['expected']['file']})" for r in rows
-            if (r.get("expected") or {}).get("inherited") and r["verdict"] == "pass"]
+    return [
+        f"ktc: {r['implementation']} {r.get('implementation_version')} now passes {r['clause']}/{r['profile']}, "
+        f"which {r['expected']['inherited']} failed ({r['expected']['reason']}; expectations/"
+        f"{r['expected']['file']})"
+        for r in rows
+        if (r.get("expected") or {}).get("inherited") and r["verdict"] == "pass"
+    ]
 
 
 def all_failures_expected(rows: list[dict]) -> bool:
@@ -137,24 +158,28 @@ def all_failures_expected(rows: list[dict]) -> bool:
     return bool(bad) and all(r.get("expected", {}).get("verdict") == r["verdict"] for r in bad)
 
 
-def apply(report, rows: list[dict], index: dict) -> None:
-    """A failed test whose every failing row is expected becomes xfail, with the reasons."""
-    annotate(rows, index)
-    if report.failed and all_failures_expected(rows):
-        reasons = sorted({f"{r['clause']}: {r['expected']['reason']}" for r in rows if r["verdict"] in BAD})
-        report.outcome = "skipped"
-        report.wasxfail = "expected deviation: " + "; ".join(reasons)
+def deviation(rows: list[dict]) -> str | None:
+    """Why a failed test is an expected failure (every failing row is a known deviation), or None."""
+    if not all_failures_expected(rows):
+        return None
+    return "expected deviation: " + "; ".join(
+        sorted({f"{r['clause']}: {r['expected']['reason']}" for r in rows if r["verdict"] in BAD})
+    )
 
 
 def surprises(merged_rows: list[dict]) -> list[str]:
     """Unexpected passes, judged on the merged rows (one test passing a clause others fail is fine)."""
-    return [f"ktc: unexpected pass: {r['clause']} on {r['implementation']}/{r['profile']} was expected to "
-            f"{r['expected']['verdict']} ({r['expected']['reason']}); remove it from expectations/"
-            f"{r['expected']['file']}" for r in unexpected_passes(merged_rows)]
+    return [
+        f"ktc: unexpected pass: {r['clause']} on {r['implementation']}/{r['profile']} was expected to "
+        f"{r['expected']['verdict']} ({r['expected']['reason']}); remove it from expectations/"
+        f"{r['expected']['file']}"
+        for r in unexpected_passes(merged_rows)
+    ]
 
 
 def safe_index(impls, explicit) -> dict:
     import pytest
+
     try:
         return load_index(impls, explicit)
     except InputError as error:

@@ -2,12 +2,13 @@
 implementation first parts from the model, the minimal history as a short table with timestamps
 relative to the broker's clock, and the line that replays it.  The raw JSON counterexample goes to
 the report's counterexamples/ folder, not to the terminal."""
+
 from __future__ import annotations
 
 import textwrap
 from dataclasses import fields
 
-from ktc.judge.verdicts import Verdict, render_mismatch
+from ktc.checks.verdicts import Verdict, render_mismatch
 from ktc.reference.types import (
     Batch,
     CreateTopic,
@@ -35,8 +36,7 @@ def quote_lines(clause_id: str) -> list[str]:
     if clause is None:
         return []
     quote = " ".join(clause.quote.split())
-    return textwrap.wrap(f'"{quote}" ({clause.quoted_from})', WIDTH, initial_indent="  ",
-                         subsequent_indent="   ")
+    return textwrap.wrap(f'"{quote}" ({clause.quoted_from})', WIDTH, initial_indent="  ", subsequent_indent="   ")
 
 
 def history_rows(history: History, verdict: Verdict) -> list[str]:
@@ -54,8 +54,11 @@ def describe(op, now: int) -> str:
         return f"Produce {op.topic}[{op.partition}] {batch_text(op.batch, now)}"
     if isinstance(op, CreateTopic):
         return f"CreateTopic {op.topic} {config_text(op.config)}".rstrip()
-    args = [f"{f.name}={relative(getattr(op, f.name), now) if f.name == 'target' else getattr(op, f.name)!r}"
-            for f in fields(op) if f.name != "topic"]
+    args = [
+        f"{f.name}={relative(getattr(op, f.name), now) if f.name == 'target' else getattr(op, f.name)!r}"
+        for f in fields(op)
+        if f.name != "topic"
+    ]
     return " ".join([type(op).__name__, getattr(op, "topic", ""), *args]).replace("  ", " ")
 
 
@@ -70,8 +73,11 @@ def batch_text(batch: Batch, now: int) -> str:
 
 def config_text(config: TopicConfig) -> str:
     default = TopicConfig()
-    changed = [f"{f.name}={getattr(config, f.name)!s}" for f in fields(config)
-               if getattr(config, f.name) != getattr(default, f.name)]
+    changed = [
+        f"{f.name}={getattr(config, f.name)!s}"
+        for f in fields(config)
+        if getattr(config, f.name) != getattr(default, f.name)
+    ]
     return " ".join(changed)
 
 

@@ -14,6 +14,7 @@ as xdist's own reordering (larger groups first, tests of no group last), except 
 implementation waits early on (``waits_at_start_s``: Kafka before 3.8 runs its first retention pass 30 s
 after it starts) goes first, so the other worker computes while it waits.  The scheduler keeps that order.
 """
+
 from __future__ import annotations
 
 import json
@@ -46,6 +47,7 @@ def handed_out_first(items: list) -> list:
     def rank(item) -> tuple:
         group = group_of(item)
         return (1, 0.0, 0, first[group]) if group is None else (0, -waits[group], -sizes[group], first[group])
+
     return sorted(items, key=rank)
 
 

@@ -2,6 +2,7 @@
 short test summary.  pytest repeats a failure's whole message in the summary when it runs on CI
 (``CI``/``BUILD_NUMBER`` set) or at ``-vv``; a ktc report is a dozen lines, so every one would be
 printed twice exactly where users read it most (their CI logs)."""
+
 from __future__ import annotations
 
 from types import SimpleNamespace

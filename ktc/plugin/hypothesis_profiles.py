@@ -6,6 +6,7 @@ conftest.py), so a project that merely has ktc installed keeps its own Hypothesi
   nightly  long runs that hunt for new counterexamples
   mutation-quick, mutation, mutation-shrink   python -m mutation (mutation/)
 """
+
 from __future__ import annotations
 
 import os
@@ -16,10 +17,14 @@ COMMON = dict(deadline=None, print_blob=True, suppress_health_check=[HealthCheck
 # mutation: the ci profile's examples, no example database (every mutant starts clean) and no
 # shrinking (a kill needs one failing example, not the smallest); a few examples first.
 MUTATION = dict(COMMON, print_blob=False, database=None, phases=[Phase.explicit, Phase.generate, Phase.target])
-PROFILES = {"dev": dict(max_examples=40, **COMMON), "ci": dict(max_examples=120, **COMMON),
-            "nightly": dict(max_examples=3000, **COMMON),
-            "mutation-quick": dict(max_examples=12, **MUTATION), "mutation": dict(max_examples=120, **MUTATION),
-            "mutation-shrink": dict(max_examples=120, **dict(COMMON, print_blob=False, database=None))}
+PROFILES = {
+    "dev": dict(max_examples=40, **COMMON),
+    "ci": dict(max_examples=120, **COMMON),
+    "nightly": dict(max_examples=3000, **COMMON),
+    "mutation-quick": dict(max_examples=12, **MUTATION),
+    "mutation": dict(max_examples=120, **MUTATION),
+    "mutation-shrink": dict(max_examples=120, **dict(COMMON, print_blob=False, database=None)),
+}
 # Shrinking is bounded in CI: a failing run must not spend minutes in the shrinker.  Hypothesis has no
 # public setting for it; its engine stops after MAX_SHRINKING_SECONDS (300 by default).  If a release
 # drops the name, nothing breaks: shrinking is then bounded by Hypothesis alone.
@@ -43,5 +48,6 @@ def current() -> str:
 
 def bound_shrinking(seconds: int | None) -> None:
     from hypothesis.internal.conjecture import engine
+
     if seconds is not None and hasattr(engine, "MAX_SHRINKING_SECONDS"):
         engine.MAX_SHRINKING_SECONDS = seconds

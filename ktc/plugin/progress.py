@@ -5,6 +5,7 @@ Events: ``{"collected": {target: tests}}`` once the tests are known, then ``{"ta
 "seconds": s, "done": bool}`` for every report of a test, ``done`` on its last (teardown) report.
 The pytest child's own output goes to a log file meanwhile, so these are all a user sees while it runs.
 """
+
 from __future__ import annotations
 
 import json

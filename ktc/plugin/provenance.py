@@ -1,4 +1,5 @@
 """Where a result came from: ktc revision, implementations, profiles, Hypothesis settings."""
+
 from __future__ import annotations
 
 import json
@@ -13,12 +14,16 @@ from ktc.reports.results import git_sha
 def provenance(state, config) -> dict:
     return {
         "ktc_git_sha": git_sha(checkout()) if checkout() else None,
-        "implementations": [{"name": i.name, "version": i.version, "spec": state.impl_specs.get(i.name, i.name)}
-                            for i in state.impls],
+        "implementations": [
+            {"name": i.name, "version": i.version, "spec": state.impl_specs.get(i.name, i.name)} for i in state.impls
+        ],
         "profiles": list(state.profiles),
-        "hypothesis": {"version": hypothesis.__version__, "seed": config.getoption("hypothesis_seed", None),
-                       "profile": hypothesis.settings._current_profile,
-                       "max_examples": hypothesis.settings().max_examples},
+        "hypothesis": {
+            "version": hypothesis.__version__,
+            "seed": config.getoption("hypothesis_seed", None),
+            "profile": hypothesis.settings._current_profile,
+            "max_examples": hypothesis.settings().max_examples,
+        },
         "python": platform.python_version(),
         "config": run_config(config),
     }

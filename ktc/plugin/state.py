@@ -1,6 +1,7 @@
 """The state of one ktc pytest session, held in ``config.stash[STATE]``: the implementations under
 test (each an ``UnderTest`` sharing the session's ``RunContext``), the profiles, the clause filter,
 the expectations, and what the controller collects from every report."""
+
 from __future__ import annotations
 
 import json
@@ -13,6 +14,7 @@ from ktc.judge.context import RunContext, UnderTest
 from ktc.plugin import expected
 from ktc.plugin.headline import headline
 from ktc.plugin.progress import target_of
+from ktc.reports.schema import Row
 from ktc.specs.profiles import ProfileError
 from ktc.specs.profiles import get as get_profile
 from ktc.specs.profiles import names as profile_names
@@ -31,8 +33,7 @@ class KtcState:
         self.context = RunContext(timeout_s=config.getoption("ktc_impl_timeout"))
         self.values = family_values(config)  # each family's options: Option.name -> value
         implementations.configure(specs, self.values)
-        settings = implementations.settings(self.values)
-        self.impls = [UnderTest(load_impl(spec, settings), self.context) for spec in specs]
+        self.impls = [UnderTest(load_impl(spec, self.values), self.context) for spec in specs]
         self.impl_specs = {impl.name: spec for impl, spec in zip(self.impls, specs)}
         option = config.getoption("ktc_profile")
         self.own = option == OWN  # each implementation under its own profiles only
@@ -44,7 +45,10 @@ class KtcState:
         self.declared: dict[str, Capabilities | None] = {}  # implementation -> its capabilities, asked at collection
         self.shipped_targets: dict[str, tuple[bool, dict]] = {}  # implementation -> (ran, record) last shipped
         self.seed = config.getoption("hypothesis_seed", None)
-        self.expected = expected.safe_index(self.impls, config.getoption("ktc_expectations"))
+        self.expected = expected.safe_index(
+            self.impls,
+            [*(config.getoption("ktc_expectations") or []), *declared_expectations(specs, self.impls, self.values)],
+        )
         self.closed: set[str] = set()  # implementations closed on this worker (hooks.close_one)
         self.closing: list = []  # threads closing an implementation whose group ended (hooks.py)
 
@@ -85,8 +89,12 @@ class KtcState:
         """A test of one of Kafka's own changes, run on ``impl`` under a release profile it does not
         implement (``Capabilities.releases``)."""
         caps = self.capabilities(impl) if impl is not None else None
-        return (caps is not None and item.get_closest_marker("kafka_change") is not None
-                and profile not in caps.profiles and profile in caps.releases)
+        return (
+            caps is not None
+            and item.get_closest_marker("kafka_change") is not None
+            and profile not in caps.profiles
+            and profile in caps.releases
+        )
 
 
 def uncollected_path(nodeid: str, said: list[str]) -> str:
@@ -101,13 +109,25 @@ def split(values) -> list[str]:
 
 
 def family_values(config: pytest.Config) -> dict:
-    """The implementation families' options as given to pytest, by ``Option.name``."""
-    return {option.name: config.getoption(option.dest) for option in implementations.options() if option.pytest}
+    """The implementation families' options as given to pytest, else their defaults from the environment
+    (``implementations.values``), by ``Option.name``."""
+    return implementations.values(
+        {option.name: config.getoption(option.dest) for option in implementations.options() if option.pytest}
+    )
 
 
-def load_impl(spec: str, settings: dict):
+def declared_expectations(specs, impls, values: dict) -> list[str]:
+    """The expectations each target's declaration keeps beside it (a third party's), read as if given."""
+    return [
+        str(path)
+        for spec, impl in zip(specs, impls)
+        for path in implementations.expectation_files(spec, impl.name, impl.version, values)
+    ]
+
+
+def load_impl(spec: str, values: dict):
     try:
-        return implementations.load(spec, **settings)
+        return implementations.load(spec, values)
     except implementations.ImplementationError as error:
         raise pytest.UsageError(str(error)) from None
 
@@ -135,7 +155,7 @@ class Collected:
     """What the controller gathers from every test report (workers ship it in user_properties)."""
 
     def __init__(self, names: list[str]) -> None:
-        self.rows: list[dict] = []
+        self.rows: list[Row] = []  # every test's rows, as the workers shipped them
         self.targets: dict[str, dict] = {}
         self.ran: set[str] = set()  # targets whose record came from a test that ran them
         self.contract_errors: set[str] = set()
@@ -166,12 +186,11 @@ class Collected:
     def pytest_collectreport(self, report) -> None:  # on the controller too: pytest-xdist forwards failures
         if report.failed:
             said = [line for line in str(report.longrepr).splitlines() if line.strip()]
-            self.collection_errors.append({"path": uncollected_path(report.nodeid, said),
-                                           "error": (said[-1] if said else "")[:300]})
+            self.collection_errors.append(
+                {"path": uncollected_path(report.nodeid, said), "error": (said[-1] if said else "")[:300]}
+            )
 
     def show_once(self, report, implementation: str) -> None:
         if implementation in self.contract_errors:
             report.longrepr = f"{implementation} broke the plug-in contract again (the first breach is shown above)"
         self.contract_errors.add(implementation)
-
-

@@ -2,6 +2,7 @@
 is, the profile it is judged under and the evidence for it, or why it could not run.  Every renderer
 reads these (reports/); the words come from the implementation (``describe``, ``target``,
 ``unavailable``), the rule from its capabilities."""
+
 from __future__ import annotations
 
 from ktc.specs.profiles import names as profile_names
@@ -13,10 +14,15 @@ def record(impl, caps, given: tuple[str, ...] | None = None) -> dict:
     ``--profile`` named, when it named some."""
     base = dict(impl.target() or {})
     profile = base.get("profile") or (", ".join(given) if given else profiles_in_words(caps))
-    return {**base, "implementation": impl.name, "version": base["version"] if "version" in base else impl.version,
-            "description": impl.describe(), "profile": profile,
-            "evidence": "given with --profile" if given and not base.get("profile") else evidence(base, caps),
-            "not_run": impl.unavailable()}
+    return {
+        **base,
+        "implementation": impl.name,
+        "version": base["version"] if "version" in base else impl.version,
+        "description": impl.describe(),
+        "profile": profile,
+        "evidence": "given with --profile" if given and not base.get("profile") else evidence(base, caps),
+        "not_run": impl.unavailable(),
+    }
 
 
 def profiles_in_words(caps) -> str:

@@ -8,6 +8,7 @@ The JVM's own output goes to a log file, unlinked once the session is up (nothin
 the process ends); a session that cannot start raises ``SparkStartError``: one line with the root cause
 and that log, kept (never a py4j traceback).
 """
+
 from __future__ import annotations
 
 import atexit
@@ -45,7 +46,8 @@ DEFAULTS = {
 }
 _master = os.environ.get("KTC_SPARK_MASTER", "local[*]")
 _overrides: dict[str, str] = dict(
-    line.split("=", 1) for line in os.environ.get("KTC_SPARK_CONF", "").splitlines() if "=" in line)
+    line.split("=", 1) for line in os.environ.get("KTC_SPARK_CONF", "").splitlines() if "=" in line
+)
 _session = None
 _starting = threading.Lock()
 
@@ -85,8 +87,13 @@ def settings() -> dict[str, str]:
     """Every setting of the session: master, name, the defaults, a fresh warehouse, then the overrides."""
     warehouse = tempfile.mkdtemp(prefix="ktc-spark-warehouse-")
     atexit.register(shutil.rmtree, warehouse, True)  # registered before stop(), so it runs after it
-    return {"spark.master": _master, "spark.app.name": "ktc", **DEFAULTS, "spark.sql.warehouse.dir": warehouse,
-            **_overrides}
+    return {
+        "spark.master": _master,
+        "spark.app.name": "ktc",
+        **DEFAULTS,
+        "spark.sql.warehouse.dir": warehouse,
+        **_overrides,
+    }
 
 
 def started(conf: dict[str, str]):
@@ -94,6 +101,7 @@ def started(conf: dict[str, str]):
     exits at once (no Java, a bad option, an unresolvable package) is named by its own words."""
     from pyspark import SparkConf, SparkContext
     from pyspark.sql import SparkSession
+
     fd, log = tempfile.mkstemp(prefix="ktc-spark-", suffix=".log")
     spark_conf = SparkConf(loadDefaults=False).setAll(list(conf.items()))
     try:
@@ -112,6 +120,7 @@ def launched(spark_conf, out):
     """PySpark's JVM gateway with its stdout and stderr in ``out``; a ``spark.jars.packages`` resolution
     (Ivy, at JVM start) waits for ktc's resolution lock: two Ivy runs never share a cache at once."""
     from pyspark.java_gateway import launch_gateway
+
     if not spark_conf.contains("spark.jars.packages"):
         return launch_gateway(spark_conf, popen_kwargs={"stdout": out, "stderr": out})
     with resolving():
@@ -121,6 +130,7 @@ def launched(spark_conf, out):
 def abandon() -> None:
     """After a failed start: stop the JVM if one came up, so nothing outlives the error."""
     from pyspark import SparkContext
+
     gateway, SparkContext._gateway, SparkContext._jvm = SparkContext._gateway, None, None
     SparkContext._active_spark_context = None
     if gateway is not None:

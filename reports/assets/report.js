@@ -69,7 +69,7 @@
       ["seed", d.seed], ["signature", d.signature], ["reason", d.reason]];
     var tests = (d.tests || []).map(function (t) { return "<li><code>" + esc(D.tests[t]) + "</code></li>"; });
     return "<h3>" + esc(d.implementation) + " " + esc(d.version || "") + " / " + esc(d.profile) + ': <span class="v-' +
-      esc(d.verdict) + '">' + esc(d.verdict) + "</span></h3>" + (d.expected_html || "") + (d.counterexample || "") +
+      esc(d.verdict) + '">' + esc(d.label || d.verdict) + "</span></h3>" + (d.expected_html || "") + (d.counterexample || "") +
       "<dl>" + facts.filter(function (f) { return f[1] !== undefined; }).map(function (f) {
         return "<dt>" + f[0] + "</dt><dd>" + esc(f[1]) + "</dd>";
       }).join("") + "</dl><details><summary>" + tests.length + " tests</summary><ul>" + tests.join("") + "</ul></details>";

@@ -1,7 +1,7 @@
 """A loopback TCP proxy in front of a broker that breaks connections where a test says, or at random.
 
     with FaultProxy(("127.0.0.1", broker_port), seed=7, probability=0.03, max_faults=30) as proxy:
-        KafkaImplementation(bootstrap=proxy.bootstrap, ...).run(histories)
+        BrokerAdapter(BY_ADDRESS, ByAddress(proxy.bootstrap, PLAINTEXT)).run(histories)
         proxy.faults   # Counter({"before-request": 9, "after-request": 11, "mid-response": 10})
 
 Kafka frames are length-prefixed (a 4-byte big-endian size), and a broker answers each connection in
@@ -28,6 +28,7 @@ proxy is listening, for that reason).  The context manager always stops the thre
 every socket; ``sever()`` closes every open connection at once, without counting a fault.
 Stdlib only: one thread accepts, two threads per connection copy frames.
 """
+
 from __future__ import annotations
 
 import random
@@ -38,25 +39,41 @@ from collections import Counter, deque
 
 BEFORE, AFTER, MID = "before-request", "after-request", "mid-response"
 KINDS = (BEFORE, AFTER, MID)
-API_KEYS = {"Produce": 0, "Fetch": 1, "ListOffsets": 2, "Metadata": 3, "ApiVersions": 18, "CreateTopics": 19,
-            "DeleteTopics": 20, "DescribeConfigs": 32}
+API_KEYS = {
+    "Produce": 0,
+    "Fetch": 1,
+    "ListOffsets": 2,
+    "Metadata": 3,
+    "ApiVersions": 18,
+    "CreateTopics": 19,
+    "DeleteTopics": 20,
+    "DescribeConfigs": 32,
+}
 ACCEPT_POLL_S = 0.1  # how often the accepting thread looks at the stop flag
 JOIN_S = 5.0
 
 
 class FaultProxy:
-    def __init__(self, target: tuple[str, int] | None = None, *, seed: int = 0, probability: float = 0.0,
-                 kinds: tuple[str, ...] = KINDS, max_faults: int | None = None, host: str = "127.0.0.1"):
+    def __init__(
+        self,
+        target: tuple[str, int] | None = None,
+        *,
+        seed: int = 0,
+        probability: float = 0.0,
+        kinds: tuple[str, ...] = KINDS,
+        max_faults: int | None = None,
+        host: str = "127.0.0.1",
+    ):
         assert set(kinds) <= set(KINDS), kinds
         self.target, self.probability, self.kinds, self.max_faults = target, probability, kinds, max_faults
         self.rng = random.Random(seed)
-        self.faults: Counter = Counter()   # by kind
-        self.resets = 0                    # faults that closed with an RST rather than a FIN
-        self.connections = 0               # accepted
-        self.requests = 0                  # request frames read from clients
-        self.planned: deque = deque()      # [kind, api key or None, matches to skip], taken in order
-        self.rule = None                   # frame -> True: the request is refused (its connection closed)
-        self.refused = 0                   # request frames refused by the rule
+        self.faults: Counter = Counter()  # by kind
+        self.resets = 0  # faults that closed with an RST rather than a FIN
+        self.connections = 0  # accepted
+        self.requests = 0  # request frames read from clients
+        self.planned: deque = deque()  # [kind, api key or None, matches to skip], taken in order
+        self.rule = None  # frame -> True: the request is refused (its connection closed)
+        self.refused = 0  # request frames refused by the rule
         self.lock = threading.Lock()
         self.links: set[Link] = set()
         self.threads: list[threading.Thread] = []
@@ -202,21 +219,23 @@ class Link:
 
     def __init__(self, proxy: FaultProxy, client: socket.socket, upstream: socket.socket):
         self.proxy, self.client, self.upstream = proxy, client, upstream
-        self.forwarded = 0   # request frames sent to the broker
-        self.answered = 0    # response frames read from the broker
+        self.forwarded = 0  # request frames sent to the broker
+        self.answered = 0  # response frames read from the broker
         self.doomed: tuple[int, str, bool, float] | None = None  # (response index, kind, reset, share)
         self.lock = threading.Lock()
         self.closed = False
-        self.loops = 2       # loop threads still using the sockets
+        self.loops = 2  # loop threads still using the sockets
 
     def run(self, loop):
         """``loop``, then ``close`` and ``leave``, however it ends."""
+
         def body() -> None:
             try:
                 loop()
             finally:
                 self.close()
                 self.leave()
+
         return body
 
     def requests_loop(self) -> None:
@@ -249,7 +268,7 @@ class Link:
             if doomed is not None:
                 _, kind, reset, share = doomed
                 if kind == MID:
-                    send(self.client, frame[:1 + int(share * (len(frame) - 1))])  # at least 1 byte, never all
+                    send(self.client, frame[: 1 + int(share * (len(frame) - 1))])  # at least 1 byte, never all
                 return self.close(reset=reset)
             if not send(self.client, frame):
                 return self.close()

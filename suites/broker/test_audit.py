@@ -7,6 +7,7 @@ through Spark's own Kafka source, and through ktc's client when Spark's Kafka co
 resolved (the leader-change test reads with ``--source ktc``).  Runs the real CLI in a child process, as a
 user would.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,7 +24,7 @@ pytest.importorskip("psutil", reason="the broker tier needs psutil (pip install 
 pytest.importorskip("pyspark", reason="ktc audit needs the spark extra (pip install 'ktc[spark]')")
 
 from ktc.implementations.kafka.judge.clocked import Echo  # noqa: E402
-from ktc.kafka.client import messages, wire  # noqa: E402
+from ktc.kafka.client import admin, wire  # noqa: E402
 from ktc.kafka.processes import clock_shim, provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.processes.clock import ControlledClock  # noqa: E402
@@ -44,8 +45,15 @@ class Planted:
         self.expected: dict[str, set] = defaultdict(set)
         self.stamps: dict[tuple, int] = {}  # (topic, partition, offset) -> the timestamp produced
 
-    def produce(self, topic: str, stamps, partition: int = 0, plant: str | None = None, which=None,
-                if_create_time: str | None = None) -> None:
+    def produce(
+        self,
+        topic: str,
+        stamps,
+        partition: int = 0,
+        plant: str | None = None,
+        which=None,
+        if_create_time: str | None = None,
+    ) -> None:
         """``plant``: the check that must report these records (``which`` of them); ``if_create_time``: the one that
         must report them when the broker stored them as CreateTime (its answer carries no LogAppendTime)."""
         out = self.client.produce(topic, Batch(tuple(Record(t) for t in stamps)), partition=partition)
@@ -63,7 +71,7 @@ class Planted:
     def alter(self, topic: str, key: str, value) -> None:
         """IncrementalAlterConfigs, then DescribeConfigs until the broker reads the new value (it answers the
         alter when the controller has it, which can be before the broker applies it)."""
-        assert self.client.call(messages.alter_topic_config(topic, key, value))[0] == 0
+        assert self.client.call(admin.alter_topic_config(topic, key, value))[0] == 0
         deadline = time.monotonic() + 30
         while self.client.describe_topic_configs(topic, [key])[2][key].value != str(value):
             assert time.monotonic() < deadline, f"{topic}: {key} never read {value}"
@@ -74,8 +82,7 @@ class Planted:
 def planted(tmp_path_factory):
     clock = ControlledClock(clock_shim.build(), directory=tmp_path_factory.mktemp("clock"), start_ms=ANCHOR)
     try:
-        with LocalBroker(provision.DEFAULT_VERSIONS[0], clock=clock) as broker, \
-                wire.Client(broker.bootstrap) as client:
+        with LocalBroker(provision.DEFAULT_VERSIONS[0], clock=clock) as broker, wire.Client(broker.bootstrap) as client:
             clock.observe = Echo(client, TopicNamer())
             plan = Planted(client)
             plant_all(plan, clock)
@@ -133,8 +140,12 @@ def nanoseconds(plan: Planted) -> None:
     plan.alter("audit-nanoseconds", "message.timestamp.after.max.ms", HOUR)
 
 
-CHECKS = {"after": "create-time-within-after-bound", "type": "timestamp-type-matches-config",
-          "backwards": "log-append-time-never-backwards", "ahead": "log-append-time-not-after-read"}
+CHECKS = {
+    "after": "create-time-within-after-bound",
+    "type": "timestamp-type-matches-config",
+    "backwards": "log-append-time-never-backwards",
+    "ahead": "log-append-time-not-after-read",
+}
 NOTICES = {"no-timestamp-records": lambda t: t == -1, "negative-timestamps": lambda t: t < -1}
 TOPICS = ["audit-loosened", "audit-became-lat", "audit-clean", "audit-nanoseconds"]
 
@@ -154,8 +165,21 @@ def audited(planted, request, tmp_path_factory):
     env = {**os.environ, **SMALL_SPARK_CHILD}
     if request.param == "kafka-without-connector":
         env.update(KTC_CACHE=str(tmp_path_factory.mktemp("cache")), KTC_SPARK_KAFKA_PACKAGE=NO_CONNECTOR)
-    cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.bootstrap, "--source", "kafka",
-           "--report", str(report), "--seed", "7", *[a for t in TOPICS for a in ("--topic", t)]]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "audit",
+        "--kafka-bootstrap",
+        broker.bootstrap,
+        "--source",
+        "kafka",
+        "--report",
+        str(report),
+        "--seed",
+        "7",
+        *[a for t in TOPICS for a in ("--topic", t)],
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     reports = list(report.glob("*/audit.json"))
     assert reports, f"no report; exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
@@ -165,6 +189,7 @@ def audited(planted, request, tmp_path_factory):
 
 def found_offsets(path) -> dict[str, set]:
     import pyarrow.parquet as pq
+
     table = pq.read_table(path).to_pydict() if path.exists() else {"check": []}
     out = defaultdict(set)
     for i, check in enumerate(table["check"]):
@@ -178,8 +203,10 @@ def rows_of(data: dict, topic: str) -> dict[str, dict]:
 
 def test_audit_finds_every_planted_record_and_no_other(audited):
     plan, code, data, found, _stderr = audited
-    print(f"\nktc audit ({data['source']}): planted/found " + ", ".join(
-        f"{check} {len(plan.expected[name])}/{len(found[check])}" for name, check in CHECKS.items()))
+    print(
+        f"\nktc audit ({data['source']}): planted/found "
+        + ", ".join(f"{check} {len(plan.expected[name])}/{len(found[check])}" for name, check in CHECKS.items())
+    )
     for name, check in CHECKS.items():
         assert found[check] == plan.expected[name], f"{check}: found {sorted(found[check])}"
     for notice, produced in NOTICES.items():
@@ -230,10 +257,26 @@ def test_no_java_with_the_kafka_source_is_one_line_and_exit_2(planted, tmp_path)
     """Without Java neither the connector nor Spark can be had: the one line says Spark could not start
     (no line about a fallback that cannot happen, no traceback)."""
     broker, _plan = planted
-    env = {**os.environ, "KTC_CACHE": str(tmp_path / "cache"), "JAVA_HOME": str(tmp_path / "no-such-jdk"),
-           "TMPDIR": str(tmp_path)}  # the kept log of the failed start goes there
-    cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.bootstrap, "--source", "kafka",
-           "--topic", "audit-clean", "--report", str(tmp_path / "report")]
+    env = {
+        **os.environ,
+        "KTC_CACHE": str(tmp_path / "cache"),
+        "JAVA_HOME": str(tmp_path / "no-such-jdk"),
+        "TMPDIR": str(tmp_path),
+    }  # the kept log of the failed start goes there
+    cmd = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "audit",
+        "--kafka-bootstrap",
+        broker.bootstrap,
+        "--source",
+        "kafka",
+        "--topic",
+        "audit-clean",
+        "--report",
+        str(tmp_path / "report"),
+    ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 2, f"exit {done.returncode}\n{done.stderr[-2000:]}"
     assert len(done.stderr.splitlines()) == 1, done.stderr
@@ -242,24 +285,40 @@ def test_no_java_with_the_kafka_source_is_one_line_and_exit_2(planted, tmp_path)
 
 # ---- a real leader change on skewed clocks ---------------------------------------------------------
 
+
 def test_audit_sees_log_append_time_go_backwards_across_a_leader_change(tmp_path):
     """The 3-node cluster (libfaketime offsets +150 s / -150 s): records appended by the fast leader are
     ahead of the read; after it halts, the slow leader's LogAppendTime lies behind them, in a new epoch."""
     from ktc.implementations.kafka.cluster_histories import fastest_then_slowest
     from ktc.kafka.processes.cluster import LocalCluster
+
     with LocalCluster(provision.DEFAULT_VERSIONS[0]) as cluster:
         fast, slow, _ = assignment = fastest_then_slowest(cluster.offsets_s)
-        cluster.create_topic("audit-leader-change", [assignment],
-                             {"message.timestamp.type": "LogAppendTime", "min.insync.replicas": 2})
+        cluster.create_topic(
+            "audit-leader-change", [assignment], {"message.timestamp.type": "LogAppendTime", "min.insync.replicas": 2}
+        )
         first = cluster.client(fast).produce("audit-leader-change", Batch((Record(1), Record(2), Record(3))))
         cluster.halt(fast)
         cluster.wait_leader("audit-leader-change", 0, slow)
         second = cluster.client(slow).produce("audit-leader-change", Batch((Record(4), Record(5))))
         assert (first.error_code, second.error_code) == (0, 0)
-        cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", cluster.nodes[slow].bootstrap, "--source",
-               "ktc", "--topic", "audit-leader-change", "--report", str(tmp_path), "--seed", "3"]
-        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
-                              env={**os.environ, **SMALL_SPARK_CHILD})
+        cmd = [
+            sys.executable,
+            "-m",
+            "ktc",
+            "audit",
+            "--kafka-bootstrap",
+            cluster.nodes[slow].bootstrap,
+            "--source",
+            "ktc",
+            "--topic",
+            "audit-leader-change",
+            "--report",
+            str(tmp_path),
+            "--seed",
+            "3",
+        ]
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env={**os.environ, **SMALL_SPARK_CHILD})
     reports = list(tmp_path.glob("*/audit.json"))
     assert reports, done.stdout[-2000:] + done.stderr[-3000:]
     found = found_offsets(reports[0].parent / "violations.parquet")

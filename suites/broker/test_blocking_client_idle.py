@@ -3,6 +3,7 @@
 A broker closes a connection idle for ``connections.max.idle.ms``; the next request on it would
 break.  ``wire.Client`` notices the close before sending and opens a new connection.
 """
+
 from __future__ import annotations
 
 import select

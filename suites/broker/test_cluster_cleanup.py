@@ -4,6 +4,7 @@ and while it serves produces leaves no JVM, no listening port and no temp dir.
 The cluster runs in a child Python whose TMPDIR is a directory of this test's own, so "no temp
 dir left" and "no JVM left" are decided on that directory alone (other brokers may be running).
 """
+
 from __future__ import annotations
 
 import json
@@ -40,16 +41,25 @@ with LocalCluster(sys.argv[1]) as c:
 
 def spawn(tmp: Path) -> subprocess.Popen:
     env = {**os.environ, "TMPDIR": str(tmp)}
-    return subprocess.Popen([sys.executable, "-c", CHILD, VERSIONS[0]], cwd=ROOT, env=env, text=True,
-                            preexec_fn=interruptible,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return subprocess.Popen(
+        [sys.executable, "-c", CHILD, VERSIONS[0]],
+        cwd=ROOT,
+        env=env,
+        text=True,
+        preexec_fn=interruptible,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def jvms_under(tmp: Path) -> list[int]:
     """pgrep: every live process whose command line mentions the directory (the JVMs name their temp dirs)."""
     out = subprocess.run(["pgrep", "-f", str(tmp)], capture_output=True, text=True)
-    return [int(p) for p in out.stdout.split() if psutil.pid_exists(int(p))
-            and psutil.Process(int(p)).status() != psutil.STATUS_ZOMBIE]
+    return [
+        int(p)
+        for p in out.stdout.split()
+        if psutil.pid_exists(int(p)) and psutil.Process(int(p)).status() != psutil.STATUS_ZOMBIE
+    ]
 
 
 def interrupt(child: subprocess.Popen) -> None:
@@ -102,8 +112,9 @@ def test_sigint_while_the_cluster_serves_produces_leaves_nothing(tmp_path):
 def test_sigint_while_the_cluster_starts_leaves_nothing(tmp_path):
     child = spawn(tmp_path)
     try:
-        assert wait_for(lambda: len(list(tmp_path.glob("ktc-kafka-*"))) == 3 and jvms_under(tmp_path), 60), \
+        assert wait_for(lambda: len(list(tmp_path.glob("ktc-kafka-*"))) == 3 and jvms_under(tmp_path), 60), (
             child.stderr.read() if child.poll() is not None else "the cluster's nodes never appeared"
+        )
     finally:
         interrupt(child)
     assert_nothing_left(tmp_path)

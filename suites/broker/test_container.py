@@ -8,6 +8,7 @@ exec root), no process naming it or the broker's directory (dockerd, containerd,
 no mount under it, and the broker's port free.  While they run: each container's network mode is the
 host's and its broker listens on 127.0.0.1 only.
 """
+
 from __future__ import annotations
 
 import ipaddress
@@ -34,15 +35,16 @@ pytestmark = pytest.mark.xdist_group("container-cleanup")
 
 CHILD = """
 import json, sys, time
-from ktc.implementations.kafka.container import KafkaContainerImplementation
-impl = KafkaContainerImplementation()
+from ktc import implementations
+impl = implementations.load("kafka-container")
 impl.address()
-box = impl._process.container.get_wrapped_container()
+broker, launcher = impl.launcher.broker, impl.launcher
+box = broker.container.get_wrapped_container()
 box.reload()
-own = impl.engine.own
+own = launcher.engine.own
 print(json.dumps({"home": str(own.home) if own else None, "state": str(own.state) if own else None,
-                  "mounts": [str(p) for p in impl._process.mounts() if "ktcclock" not in str(p)],
-                  "port": impl._process.port, "image": impl.image,
+                  "mounts": [str(p) for p in broker.mounts() if "ktcclock" not in str(p)],
+                  "port": broker.port, "image": launcher.image,
                   "network": box.attrs["HostConfig"]["NetworkMode"]}), flush=True)
 if sys.argv[1] == "close":
     sys.stdin.readline()
@@ -64,10 +66,18 @@ def children():
     problem = engines.problem()
     if problem is not None:
         pytest.skip(f"the container tier cannot run here: {problem}")
-    started = {ending: subprocess.Popen([sys.executable, "-c", CHILD, ending], cwd=ROOT, text=True,
-                                        preexec_fn=interruptible, stdin=subprocess.PIPE,
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-               for ending in ENDINGS}
+    started = {
+        ending: subprocess.Popen(
+            [sys.executable, "-c", CHILD, ending],
+            cwd=ROOT,
+            text=True,
+            preexec_fn=interruptible,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for ending in ENDINGS
+    }
     try:
         yield {ending: (child, ready(child)) for ending, child in started.items()}
     finally:
@@ -99,10 +109,12 @@ def end(child: subprocess.Popen, ending: str) -> None:
 
 def leftovers(info: dict) -> dict:
     paths = {p for p in (info["home"], info["state"], *info["mounts"]) if p}
-    return {"paths": sorted(p for p in paths if Path(p).exists()),
-            "processes": engines.referencing(paths),
-            "mounts": engines.mounts_under({Path(p) for p in paths}),
-            "port busy": not port_is_free(info["port"])}
+    return {
+        "paths": sorted(p for p in paths if Path(p).exists()),
+        "processes": engines.referencing(paths),
+        "mounts": engines.mounts_under({Path(p) for p in paths}),
+        "port busy": not port_is_free(info["port"]),
+    }
 
 
 def wait_until_clean(info: dict, seconds: float = 30.0) -> dict:
@@ -121,7 +133,7 @@ def listeners(port: int) -> set[str]:
             local, state = line.split()[1], line.split()[3]
             hex_address, _, hex_port = local.partition(":")
             if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
-                raw = b"".join(bytes.fromhex(hex_address[i:i + 8])[::-1] for i in range(0, len(hex_address), 8))
+                raw = b"".join(bytes.fromhex(hex_address[i : i + 8])[::-1] for i in range(0, len(hex_address), 8))
                 address = ipaddress.ip_address(raw)
                 found.add(str(getattr(address, "ipv4_mapped", None) or address))
     return found
@@ -147,8 +159,9 @@ def test_a_sigkilled_run_leaves_what_ktc_clean_containers_removes(children):
     end(child, "SIGKILL")
     if info["home"] is not None:  # ktc's own engine: its home stays until ktc clean (the test can fail)
         assert Path(info["home"]).exists()
-    done = subprocess.run([sys.executable, "-m", "ktc", "clean", "--containers"], cwd=ROOT, text=True,
-                          capture_output=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "ktc", "clean", "--containers"], cwd=ROOT, text=True, capture_output=True, timeout=120
+    )
     assert done.returncode == 0, done.stderr
     assert "removed" in done.stdout, done.stdout
     assert wait_until_clean(info) == {"paths": [], "processes": [], "mounts": [], "port busy": False}
@@ -188,6 +201,7 @@ def test_the_image_holds_a_runtime_that_can_load_every_native_library_kafka_unpa
     it zstd batches got UNKNOWN_SERVER_ERROR), the jars, a sticky /tmp; no jmods and no desktop libraries."""
     from ktc.implementations.kafka.containers import image as images
     from ktc.kafka.processes import provision
+
     java = images.java_home()
     lib = provision.lib_dir(provision.DEFAULT_VERSIONS[0])
     with tarfile.open(images.tarball(provision.DEFAULT_VERSIONS[0], java)) as tar:
@@ -196,8 +210,9 @@ def test_the_image_holds_a_runtime_that_can_load_every_native_library_kafka_unpa
     relative = str(java).lstrip("/")
     assert {f"{relative}/bin/java", f"{relative}/lib/server/libjvm.so", f"{relative}/lib/modules"} <= names
     libraries = {Path(n).name for n in names if not n.startswith((relative, "opt/"))}
-    assert {"ld-linux-x86-64.so.2", "libc.so.6", "libpthread.so.0", "libz.so.1"} <= libraries or \
-        not Path("/lib64/ld-linux-x86-64.so.2").exists(), sorted(libraries)
+    assert {"ld-linux-x86-64.so.2", "libc.so.6", "libpthread.so.0", "libz.so.1"} <= libraries or not Path(
+        "/lib64/ld-linux-x86-64.so.2"
+    ).exists(), sorted(libraries)
     assert {f"opt/kafka/libs/{j.name}" for j in lib.glob("*.jar")} <= names
     assert members["tmp"].isdir() and members["tmp"].mode == 0o1777
     assert not [n for n in names if "/jmods/" in n or "libX11" in n or n.endswith("src.zip")]
@@ -215,20 +230,37 @@ def test_a_users_engine_is_used_never_touched_and_ktc_clean_removes_only_ktcs_de
     try:
         client = engines.Engine(users.url).client()
         bystander = client.containers.create(image_in(client), ["java", "-version"], labels={"ktc.pid": "1"})
-        child = subprocess.Popen([sys.executable, "-c", CHILD, "SIGKILL"], cwd=ROOT, text=True, env=env,
-                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, "SIGKILL"],
+            cwd=ROOT,
+            text=True,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         info = ready(child)
         assert info["home"] is None and info["network"] == "host"
         end(child, "SIGKILL")
         assert len(client.containers.list(all=True, filters={"label": "ktc.host"})) == 1  # the run's, left
-        done = subprocess.run([sys.executable, "-m", "ktc", "clean", "--containers"], cwd=ROOT, text=True, env=env,
-                              capture_output=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-m", "ktc", "clean", "--containers"],
+            cwd=ROOT,
+            text=True,
+            env=env,
+            capture_output=True,
+            timeout=120,
+        )
         assert done.returncode == 0 and "removed 1 ktc containers" in done.stdout, (done.stdout, done.stderr)
         assert client.containers.list(all=True, filters={"label": "ktc.host"}) == []
         assert [c.id for c in client.containers.list(all=True)] == [bystander.id]  # not ktc's: left alone
         assert engines.answers(users.url) is None
-        assert wait_until_clean({**info, "home": None, "state": None}) == \
-            {"paths": [], "processes": [], "mounts": [], "port busy": False}
+        assert wait_until_clean({**info, "home": None, "state": None}) == {
+            "paths": [],
+            "processes": [],
+            "mounts": [],
+            "port busy": False,
+        }
         client.close()
     finally:
         users.stop()
@@ -238,4 +270,5 @@ def image_in(client) -> str:
     """Any image the engine has (the run below imports ktc/kafka; before it, import it the same way)."""
     from ktc.implementations.kafka.containers import image as images
     from ktc.kafka.processes import provision
+
     return images.ensure_local(client, provision.DEFAULT_VERSIONS[0])[0]

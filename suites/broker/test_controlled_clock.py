@@ -4,6 +4,7 @@ With the broker's now known to the millisecond, a record at exactly ``now + afte
 and one millisecond past it are decided on the broker itself, not left ``unknown`` by a
 [sent, received] interval that straddles the bound.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -85,8 +86,9 @@ def test_a_time_jump_past_segment_ms_rolls_a_segment_the_log_dir_shows(clocked):
 def test_what_a_broker_is_judged_on_is_known_before_it_starts():
     """Rolls and retention are judged on a broker ktc starts on its clock whichever test reaches it first:
     its capabilities do not wait for the broker to have been started by an earlier test."""
-    from ktc.implementations.kafka.adapter import KafkaImplementation
+    from ktc.implementations.families.kafka import KAFKA
+
     rolls = "KIP-32.roll-by-first-timestamp"
-    controlled, host = KafkaImplementation(clock="controlled"), KafkaImplementation(clock="host")
-    assert rolls not in controlled.capabilities().unsupported and controlled._process is None
-    assert rolls in host.capabilities().unsupported and host._process is None
+    controlled, host = (KAFKA.implementation({"kafka_clock": clock}, {}) for clock in ("controlled", "host"))
+    assert rolls not in controlled.capabilities().unsupported and controlled.launcher.broker is None
+    assert rolls in host.capabilities().unsupported and host.launcher.broker is None

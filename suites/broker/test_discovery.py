@@ -3,6 +3,7 @@
 Kafka 4.x started with ``node.id=0``, a 3-node cluster asked through each of its nodes (the KRaft
 controller is whichever node won the election), and ``--profile`` on a broker ktc did not start.
 """
+
 from __future__ import annotations
 
 import json
@@ -51,10 +52,32 @@ def test_each_node_of_a_cluster_is_placed_by_its_own_id_whoever_is_controller():
 def test_profile_given_on_the_command_line_wins_over_detection_on_an_external_broker(tmp_path):
     # -k, not the file's path: ktc run collects every suite and pytest adds a path to them (the whole suite ran)
     with LocalBroker(OLD) as broker:
-        proc = subprocess.run([sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-bootstrap",
-                               broker.bootstrap, "--profile", "kafka-4", "--workers", "0", "--report", str(tmp_path),
-                               "--", "-k", "test_validation"], cwd=ROOT, capture_output=True, text=True,
-                              env={**os.environ, "HYPOTHESIS_PROFILE": "dev"}, timeout=600)
+        proc = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "ktc",
+                "run",
+                "--impl",
+                "kafka",
+                "--kafka-bootstrap",
+                broker.bootstrap,
+                "--profile",
+                "kafka-4",
+                "--workers",
+                "0",
+                "--report",
+                str(tmp_path),
+                "--",
+                "-k",
+                "test_validation",
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            env={**os.environ, "HYPOTHESIS_PROFILE": "dev"},
+            timeout=600,
+        )
     data = json.loads((tmp_path / "latest" / "results.json").read_text())
     targets = data["provenance"]["targets"]
     rows = [r for r in data["rows"] if r["implementation"] == "kafka" and r["profile"] == "kafka-4"]

@@ -12,6 +12,7 @@ The broker advertises the proxy's port on a listener of its own: Metadata names 
 leaders' advertised address and the pipeline routes operations there (``Creation.by_leader``,
 ``HistoryRun.address``), so with one advertised listener every operation would bypass the proxy.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -28,7 +29,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
+from ktc.implementations.families.bootstrap import TARGET as BY_ADDRESS  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
+from ktc.implementations.kafka.launch import QUIET  # noqa: E402
+from ktc.implementations.kafka.settings import ByAddress  # noqa: E402
 from ktc.judge import bulk_intervals, harness  # noqa: E402
 from ktc.kafka.client import connection  # noqa: E402
 from ktc.kafka.client.multiplex import MAX_RESENDS  # noqa: E402
@@ -43,8 +47,8 @@ pytestmark = pytest.mark.xdist_group("broker")
 VERSION = os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
 HISTORIES = int(os.environ.get("KTC_FAULT_HISTORIES", "300"))
 SEED = 20240607
-PROBABILITY = 0.04   # per request frame
-MAX_FAULTS = 45      # about 15 of each kind
+PROBABILITY = 0.04  # per request frame
+MAX_FAULTS = 45  # about 15 of each kind
 MIN_PER_KIND = 3
 
 
@@ -81,8 +85,8 @@ def network():
 
 @contextlib.contextmanager
 def implementation(bootstrap: str, worker: str):
-    """A KafkaImplementation on ``bootstrap`` whose topic names no other one in this process draws."""
-    impl = KafkaImplementation(VERSION, bootstrap=bootstrap, security=PLAINTEXT)
+    """The adapter of a broker by address on ``bootstrap``, whose topic names no other one in this process draws."""
+    impl = BrokerAdapter(BY_ADDRESS, ByAddress(bootstrap, PLAINTEXT))
     impl.namer = TopicNamer(worker=worker)
     try:
         impl.limit_defaults()  # discovery now, before any fault: its blocking client does not reconnect
@@ -93,6 +97,7 @@ def implementation(bootstrap: str, worker: str):
 
 
 # ---- judging ---------------------------------------------------------------------------------
+
 
 def validities(history: History, trace, clauses: tuple, expected: dict) -> dict[str, str]:
     """clause -> pass/fail/unknown, or the cut's unknown/error for every clause ``expected`` has."""
@@ -115,8 +120,11 @@ def transition(was: str, now: str) -> str:
 
 
 def transitions(baseline: list[dict], faulted: list[dict]) -> Counter:
-    return Counter(transition(was, after.get(clause, "missing"))
-                   for before, after in zip(baseline, faulted, strict=True) for clause, was in before.items())
+    return Counter(
+        transition(was, after.get(clause, "missing"))
+        for before, after in zip(baseline, faulted, strict=True)
+        for clause, was in before.items()
+    )
 
 
 def tally(verdicts: list[dict]) -> Counter:
@@ -128,11 +136,12 @@ def cuts(traces) -> Counter:
 
 
 def pipeline_counts(impl) -> dict:
-    pipeline = impl._pipeline
+    pipeline = impl.executor.pipeline
     return {"resent": pipeline.resent, "reopened": sum(s.reopened for s in pipeline.slots)}
 
 
 # ---- random faults at volume -----------------------------------------------------------------
+
 
 def test_random_faults_cut_or_resend_but_never_flip_a_verdict_or_make_it_an_error(network):
     broker, proxy = network
@@ -155,12 +164,14 @@ def test_random_faults_cut_or_resend_but_never_flip_a_verdict_or_make_it_an_erro
         counts = pipeline_counts(faulted)
 
     moved = transitions(baseline, seen)
-    print(f"\nktc faults: {len(corpus)} histories of {profile} on Kafka {VERSION}; faults {dict(proxy.faults)} "
-          f"({proxy.resets} by RST) over {proxy.requests} requests on {proxy.connections} proxied connections; "
-          f"{counts['resent']} requests resent, {counts['reopened']} connections reopened; "
-          f"{sum(t.cut is not None for t in traces)} histories cut {dict(cuts(traces))}; "
-          f"verdicts fault-free {dict(tally(baseline))}, with faults {dict(tally(seen))}; "
-          f"decided verdicts {dict(moved)}; wall {direct_s:.1f} s fault-free, {faulted_s:.1f} s with faults")
+    print(
+        f"\nktc faults: {len(corpus)} histories of {profile} on Kafka {VERSION}; faults {dict(proxy.faults)} "
+        f"({proxy.resets} by RST) over {proxy.requests} requests on {proxy.connections} proxied connections; "
+        f"{counts['resent']} requests resent, {counts['reopened']} connections reopened; "
+        f"{sum(t.cut is not None for t in traces)} histories cut {dict(cuts(traces))}; "
+        f"verdicts fault-free {dict(tally(baseline))}, with faults {dict(tally(seen))}; "
+        f"decided verdicts {dict(moved)}; wall {direct_s:.1f} s fault-free, {faulted_s:.1f} s with faults"
+    )
     assert all(proxy.faults[kind] >= MIN_PER_KIND for kind in KINDS), proxy.faults
     assert moved["flipped"] == moved["error"] == 0, moved
     assert not [t.cut for t in traces if t.cut is not None and t.cut.validity == "error"]
@@ -212,11 +223,11 @@ def test_a_produce_whose_connection_breaks_cuts_its_history_as_unknown(planned, 
 @pytest.mark.parametrize("kind", KINDS)
 def test_a_fetch_whose_connection_breaks_is_sent_again_and_judged_as_without_faults(planned, kind):
     impl, proxy, history, clauses, expected = planned
-    resent = impl._pipeline.resent if impl._pipeline is not None else 0
+    resent = impl.executor.pipeline.resent if impl.executor.pipeline is not None else 0
     proxy.plan(kind, "Fetch")
     (trace,) = impl.run([history])
     assert trace.cut is None
-    assert impl._pipeline.resent > resent
+    assert impl.executor.pipeline.resent > resent
     found = validities(history, trace, clauses, expected)
     assert set(transitions([expected], [found])) <= {"kept", "missing"}, (expected, found)
 
@@ -224,14 +235,15 @@ def test_a_fetch_whose_connection_breaks_is_sent_again_and_judged_as_without_fau
 @pytest.mark.parametrize("api", ["CreateTopics", "Metadata", "ListOffsets", "DescribeConfigs", "DeleteTopics"])
 def test_an_admin_request_whose_connection_breaks_is_sent_again(planned, api):
     impl, proxy, history, clauses, expected = planned
-    resent = impl._pipeline.resent if impl._pipeline is not None else 0
+    resent = impl.executor.pipeline.resent if impl.executor.pipeline is not None else 0
     proxy.plan(AFTER, api)
     (trace,) = impl.run([history])
-    assert trace.cut is None and impl._pipeline.resent > resent
+    assert trace.cut is None and impl.executor.pipeline.resent > resent
     assert not proxy.planned, "the planned fault never happened"
 
 
 # ---- the proxy itself, on a stand-in broker that answers every frame with its body twice -----
+
 
 @pytest.fixture
 def echo():
@@ -293,11 +305,18 @@ def test_the_proxy_breaks_the_second_request_the_way_it_was_told(echo, kind):
 
 # ---- bugs these tests found (each was a strict xfail until fixed) ---------------------------------
 
+
 def mid_history_create(profile: str) -> History:
     records = Batch(tuple(Record(NOW - 1000 * i) for i in range(3)))
     later = TopicConfig(after_max_ms=3_600_000)
-    ops = (CreateTopic("t", TopicConfig()), Produce("t", records), CreateTopic("u", later), Produce("u", records),
-           Fetch("u"), ListOffsets("u", -1))
+    ops = (
+        CreateTopic("t", TopicConfig()),
+        Produce("t", records),
+        CreateTopic("u", later),
+        Produce("u", records),
+        Fetch("u"),
+        ListOffsets("u", -1),
+    )
     return History(profile, ops, NOW)
 
 
@@ -346,7 +365,7 @@ def test_a_send_that_fails_at_once_cuts_the_history_whose_request_was_on_the_con
         monkeypatch.setattr(connection, "open_socket", lambda *a, **k: ResetOnSend(real(*a, **k), produces, 2))
         # one connection, two operations on it: the second Produce goes out right behind the first, whose
         # answer cannot be back yet, and the third history waits in the same pump for a free place
-        pipeline = impl.pipeline(1, 2)
+        pipeline = impl.executor.new_pipeline(1, 2)
         try:
             traces = pipeline.run(corpus, len(corpus))
         finally:

@@ -8,6 +8,7 @@ connections.  The same when every pipeline connection is closed between two runs
 (a FaultProxy, suites/broker/faultproxy.py, severs them) or by this one (shut down under the
 pipeline): the pipeline must see the close before its next send, or lose what it sends.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -22,7 +23,10 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import QUIET, KafkaImplementation  # noqa: E402
+from ktc.implementations.families.bootstrap import TARGET as BY_ADDRESS  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
+from ktc.implementations.kafka.launch import QUIET  # noqa: E402
+from ktc.implementations.kafka.settings import ByAddress  # noqa: E402
 from ktc.judge import bulk_intervals, harness  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
 from ktc.kafka.processes import provision, scratch  # noqa: E402
@@ -54,8 +58,8 @@ def network():
 WORKERS = itertools.count()
 
 
-def implementation(bootstrap: str) -> KafkaImplementation:
-    impl = KafkaImplementation(VERSION, bootstrap=bootstrap, security=PLAINTEXT)
+def implementation(bootstrap: str) -> BrokerAdapter:
+    impl = BrokerAdapter(BY_ADDRESS, ByAddress(bootstrap, PLAINTEXT))
     impl.namer = TopicNamer(worker=f"idle{next(WORKERS)}")  # names no other implementation here draws
     return impl
 
@@ -83,8 +87,10 @@ def run(impl, corpus) -> tuple[list, list[dict]]:
     clauses = tuple(bulk_intervals.clauses_for(impl, impl.profile()))
     traces = impl.run(corpus)
     assert [t.cut for t in traces if t.cut is not None] == []
-    return traces, [{v.clause: v.validity.value for v in harness.judge_one(h, t, clauses)}
-                    for h, t in zip(corpus, traces, strict=True)]
+    return traces, [
+        {v.clause: v.validity.value for v in harness.judge_one(h, t, clauses)}
+        for h, t in zip(corpus, traces, strict=True)
+    ]
 
 
 def closed_by_peer(sock: socket.socket) -> bool:
@@ -108,7 +114,7 @@ def await_true(condition, timeout_s: float, what: str) -> float:
 
 def connections(impl) -> dict:
     """slot -> its connection, for every slot of the implementation's pipeline that has one."""
-    return {slot: slot.conn for slot in impl._pipeline.slots if slot.conn is not None}
+    return {slot: slot.conn for slot in impl.executor.pipeline.slots if slot.conn is not None}
 
 
 DECIDED = ("pass", "fail")
@@ -118,20 +124,26 @@ def disagreements(first: list[dict], second: list[dict]) -> list:
     """(history index, clause, first, second) wherever both runs decided a clause differently.  Where
     the broker's now fell decides the rest, not the connection: a clause only one run judged (a record
     exactly on a bound, KIP-937.bounds-inclusive) and one an interval left unknown."""
-    return [(i, clause, a[clause], b[clause]) for i, (a, b) in enumerate(zip(first, second, strict=True))
-            for clause in a.keys() & b.keys() if a[clause] != b[clause] and {a[clause], b[clause]} <= set(DECIDED)]
+    return [
+        (i, clause, a[clause], b[clause])
+        for i, (a, b) in enumerate(zip(first, second, strict=True))
+        for clause in a.keys() & b.keys()
+        if a[clause] != b[clause] and {a[clause], b[clause]} <= set(DECIDED)
+    ]
 
 
 def assert_reopened_and_judged_as_fresh(impl, corpus, first: list[dict], before: dict) -> None:
     traces, second = run(impl, corpus)
     after = connections(impl)
     replaced = [slot for slot, conn in before.items() if after[slot] is not conn]
-    print(f"\nktc idle: {len(corpus)} histories; {len(replaced)} of {len(before)} connections reopened "
-          f"({sum(s.reopened for s in after)} reopenings), {impl._pipeline.resent} requests resent; "
-          f"verdicts first {dict(Counter(v for d in first for v in d.values()))}, "
-          f"second {dict(Counter(v for d in second for v in d.values()))}")
+    print(
+        f"\nktc idle: {len(corpus)} histories; {len(replaced)} of {len(before)} connections reopened "
+        f"({sum(s.reopened for s in after)} reopenings), {impl.executor.pipeline.resent} requests resent; "
+        f"verdicts first {dict(Counter(v for d in first for v in d.values()))}, "
+        f"second {dict(Counter(v for d in second for v in d.values()))}"
+    )
     assert disagreements(first, second) == []
-    assert impl._pipeline.admin() in replaced and len(replaced) >= 2, (len(replaced), len(before))
+    assert impl.executor.pipeline.admin() in replaced and len(replaced) >= 2, (len(replaced), len(before))
     assert all(slot.reopened >= 1 and before[slot].faulted for slot in replaced)
 
 
@@ -139,8 +151,11 @@ def test_connections_the_broker_reaped_while_idle_are_reopened_and_judge_as_fres
     corpus = bulk_intervals.scenarios(direct.profile(), HISTORIES, SEED)
     _, first = run(direct, corpus)
     before = connections(direct)
-    waited = await_true(lambda: all(closed_by_peer(c.sock) for c in before.values()), REAPED_WITHIN_S,
-                        f"the broker to close {len(before)} idle pipeline connections")
+    waited = await_true(
+        lambda: all(closed_by_peer(c.sock) for c in before.values()),
+        REAPED_WITHIN_S,
+        f"the broker to close {len(before)} idle pipeline connections",
+    )
     print(f"\nktc idle: the broker closed {len(before)} idle connections {waited:.1f} s after the first run")
     assert waited >= IDLE_MS / 1000 - 1  # closed for idleness, not for anything the run did
     assert_reopened_and_judged_as_fresh(direct, corpus, first, before)
@@ -153,9 +168,9 @@ def test_connections_the_far_end_closed_between_two_runs_are_reopened_before_the
     before = connections(impl)
     assert proxy.sever() >= len(before)
     await_true(lambda: all(closed_by_peer(c.sock) for c in before.values()), 10, "the proxy's closes to arrive")
-    resent = impl._pipeline.resent
+    resent = impl.executor.pipeline.resent
     assert_reopened_and_judged_as_fresh(impl, corpus, first, before)
-    assert impl._pipeline.resent == resent  # found closed before use: nothing was lost, nothing sent twice
+    assert impl.executor.pipeline.resent == resent  # found closed before use: nothing was lost, nothing sent twice
 
 
 def test_connections_shut_down_under_the_pipeline_between_two_runs_are_reopened(direct):
@@ -171,13 +186,34 @@ def test_the_stateful_leader_change_histories_pass_on_a_broker_that_reaps_idle_c
     """The test that flaked with BrokenPipeError, on a broker whose idle timeout is far shorter than the run."""
     import subprocess
     import sys
+
     root = Path(__file__).resolve().parents[2]
     env = {**os.environ, "KTC_KAFKA_BROKER_CONFIG": "connections.max.idle.ms=1000", "HYPOTHESIS_PROFILE": "ci"}
     started = time.monotonic()
-    proc = subprocess.run([sys.executable, "-m", "pytest", "suites/stateful/test_histories.py", "--impl", "kafka-3.9",
-                           "-p", "no:cacheprovider", "-q", "-n", "0", "-k", "leader_changes",
-                           "--ktc-report", str(tmp_path)], cwd=root, env=env, capture_output=True, text=True,
-                          timeout=900)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "suites/stateful/test_histories.py",
+            "--impl",
+            "kafka-3.9",
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-n",
+            "0",
+            "-k",
+            "leader_changes",
+            "--ktc-report",
+            str(tmp_path),
+        ],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     took = time.monotonic() - started
     print(f"ktc idle: stateful leader-change test on kafka-3.9 with connections.max.idle.ms=1000 took {took:.0f} s")
     idle_s = 1.0  # connections.max.idle.ms above: the run must outlast it, or no connection was reaped

@@ -5,6 +5,7 @@ Ctrl-C is SIGINT to the whole foreground process group; the run is started in a 
 own so that the signal reaches exactly it.  The JVMs are found by walking the run's process tree
 (psutil), so brokers of other runs on the machine are never counted.
 """
+
 import os
 import re
 import signal
@@ -53,10 +54,28 @@ def wait_for_brokers(run: subprocess.Popen, seconds: float = 90) -> dict[int, st
 
 
 def test_sigint_to_a_ktc_run_on_a_broker_leaves_no_jvm_and_no_temp_dir(tmp_path):
-    argv = [sys.executable, "-m", "ktc", "run", "--impl", "kafka-3.9", "--profile", "kafka-3.9",
-            "--report", str(tmp_path / "report"), "--workers", "2"]
-    run = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                           preexec_fn=interruptible)
+    argv = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        "kafka-3.9",
+        "--profile",
+        "kafka-3.9",
+        "--report",
+        str(tmp_path / "report"),
+        "--workers",
+        "2",
+    ]
+    run = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        preexec_fn=interruptible,
+    )
     try:
         jvms = wait_for_brokers(run)
         assert jvms, "no broker JVM appeared under the run within 90 s"

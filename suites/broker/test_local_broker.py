@@ -7,6 +7,7 @@ bound the broker prints or echoes is checked against that interval, never agains
 Versions: ``KTC_KAFKA_VERSIONS`` (comma-separated; default the newest 3.9.x).  Cases whose
 outcome is the same on 3.9 and 4.x pin the topic configs they depend on.
 """
+
 from __future__ import annotations
 
 import json
@@ -32,12 +33,15 @@ from ktc.suites._support import interruptible  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
-VERSIONS = [v.strip() for v in os.environ.get("KTC_KAFKA_VERSIONS", provision.DEFAULT_VERSIONS[0]).split(",")
-            if v.strip()]
+VERSIONS = [
+    v.strip() for v in os.environ.get("KTC_KAFKA_VERSIONS", provision.DEFAULT_VERSIONS[0]).split(",") if v.strip()
+]
 HOUR = 3_600_000
 BATCH_MESSAGE = "One or more records have been rejected due to invalid timestamp"
-RECORD_MESSAGE = re.compile(r"Timestamp (-?\d+) of message with offset (\d+) is out of range\. "
-                            r"The timestamp should be within \[(-?\d+), (-?\d+)\]")
+RECORD_MESSAGE = re.compile(
+    r"Timestamp (-?\d+) of message with offset (\d+) is out of range\. "
+    r"The timestamp should be within \[(-?\d+), (-?\d+)\]"
+)
 _TOPICS = iter(range(1_000_000))
 
 
@@ -69,6 +73,7 @@ def within(value: int, low: int, high: int) -> bool:
 
 
 # ---- KIP-937 on a real broker ----------------------------------------------------------------
+
 
 def test_one_future_record_rejects_the_whole_batch_with_the_exact_texts(client):
     name = topic(client, message_timestamp_after_max_ms=HOUR)
@@ -121,9 +126,14 @@ def test_overflow_table_row_before_max_after_one_hour(client, label, make, expec
 
 # ---- LogAppendTime -----------------------------------------------------------------------------
 
+
 def test_log_append_time_is_echoed_and_stored_for_every_record(client):
-    name = topic(client, message_timestamp_type="LogAppendTime", message_timestamp_after_max_ms=0,
-                 message_timestamp_before_max_ms=0)
+    name = topic(
+        client,
+        message_timestamp_type="LogAppendTime",
+        message_timestamp_after_max_ms=0,
+        message_timestamp_before_max_ms=0,
+    )
     # no validation under LogAppendTime: even Long.MIN / Long.MAX with zero bounds are appended
     out = client.produce(name, records(5, INT64_MIN, wire.now_ms(), INT64_MAX, -1))
     assert (out.error_code, out.base_offset, out.record_errors) == (0, 0, ())
@@ -147,6 +157,7 @@ def test_create_time_header_max_is_recomputed_from_the_records(client):
 
 # ---- ListOffsets -------------------------------------------------------------------------------
 
+
 def test_list_offsets_latest_earliest_max_and_by_timestamp(client):
     name = topic(client)
     now = wire.now_ms()
@@ -166,8 +177,9 @@ def test_list_offsets_latest_earliest_max_and_by_timestamp(client):
 
 def test_describe_configs_reports_the_topic_overrides(client, broker):
     name = topic(client, message_timestamp_after_max_ms=HOUR)
-    code, _, entries = client.describe_topic_configs(name, ["message.timestamp.after.max.ms",
-                                                            "message.timestamp.before.max.ms"])
+    code, _, entries = client.describe_topic_configs(
+        name, ["message.timestamp.after.max.ms", "message.timestamp.before.max.ms"]
+    )
     assert code == 0
     assert entries["message.timestamp.after.max.ms"].value == str(HOUR)
     assert entries["message.timestamp.before.max.ms"].value == str(INT64_MAX)
@@ -178,6 +190,7 @@ def test_describe_configs_reports_the_topic_overrides(client, broker):
 
 # ---- the client's own encoding ---------------------------------------------------------------
 
+
 def test_crc32c_implementations_agree():
     assert wire.crc32c_pure(b"123456789") == 0xE3069283  # the CRC-32C check value
     blob = wire.encode_batch(records(INT64_MIN, INT64_MAX, -1, 0))
@@ -187,6 +200,7 @@ def test_crc32c_implementations_agree():
 
 
 # ---- it always goes away -----------------------------------------------------------------------
+
 
 def ours(tmpdir: Path) -> list[psutil.Process]:
     """Every live process whose command line mentions this broker's temp dir."""
@@ -261,9 +275,14 @@ with LocalBroker(sys.argv[1]) as b:
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGKILL], ids=lambda s: s.name)
 def test_a_signal_to_the_python_process_leaves_no_jvm(signum):
-    child = subprocess.Popen([sys.executable, "-c", CHILD, VERSIONS[0]], cwd=ROOT, stdout=subprocess.PIPE,
-                             preexec_fn=interruptible,
-                             stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-c", CHILD, VERSIONS[0]],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        preexec_fn=interruptible,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         line = child.stdout.readline()
         assert line, child.stderr.read()
@@ -282,6 +301,7 @@ def test_a_signal_to_the_python_process_leaves_no_jvm(signum):
             child.wait()
         if "tmpdir" in locals() and tmpdir.exists():
             import shutil
+
             shutil.rmtree(tmpdir, ignore_errors=True)
 
 

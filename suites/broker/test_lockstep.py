@@ -7,6 +7,7 @@ machine) is compared on nothing, and at least half must be decided both ways.
 The corpus is drawn with a fixed seed and must hold what lockstep changes: histories that move the
 clock, retention passes, and more than one history due at some clock settings.
 """
+
 from __future__ import annotations
 
 import pytest

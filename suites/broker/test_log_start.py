@@ -5,6 +5,7 @@ Found in CI: a broker that checks retention every second deleted a segment of an
 history's produces and its ListOffsets, and ktc failed KIP-33 clauses on a healthy Kafka.  The offline
 tests need kafka-python; the last one needs a broker (KTC_BROKER_TESTS=1).
 """
+
 from __future__ import annotations
 
 import os
@@ -14,10 +15,12 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import KafkaImplementation  # noqa: E402
+from ktc.checks.verdicts import Validity  # noqa: E402
+from ktc.implementations.families.bootstrap import TARGET as BY_ADDRESS  # noqa: E402
+from ktc.implementations.kafka.adapter import BrokerAdapter  # noqa: E402
 from ktc.implementations.kafka.judge import logstart, pipeline  # noqa: E402
+from ktc.implementations.kafka.settings import ByAddress  # noqa: E402
 from ktc.judge import harness  # noqa: E402
-from ktc.judge.verdicts import Validity  # noqa: E402
 from ktc.kafka.client.messages import ListOffsetsOutcome  # noqa: E402
 from ktc.kafka.client.multiplex import Lost  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
@@ -45,9 +48,15 @@ NAMES = {"t": "ktc-run-gw0-1-t", "u": "ktc-run-gw0-2-u"}
 def history(pause_ms: int) -> History:
     """Ancient records, a roll (the first record is older than segment.ms), ``pause_ms``, then reads."""
     config = TopicConfig(retention_ms=600_000, segment_ms=60_000)
-    ops = (CreateTopic("t", config), Produce("t", Batch((Record(NOW - 10 * DAY_MS),))),
-           Produce("t", Batch((Record(NOW),))), Advance(pause_ms),
-           ListOffsets("t", NOW - 11 * DAY_MS), ListOffsets("t", -2), Fetch("t"))
+    ops = (
+        CreateTopic("t", config),
+        Produce("t", Batch((Record(NOW - 10 * DAY_MS),))),
+        Produce("t", Batch((Record(NOW),))),
+        Advance(pause_ms),
+        ListOffsets("t", NOW - 11 * DAY_MS),
+        ListOffsets("t", -2),
+        Fetch("t"),
+    )
     return History("kafka-3.6", ops, NOW)
 
 
@@ -57,10 +66,13 @@ def answer(offset: int, error_code: int = 0) -> ListOffsetsOutcome:
 
 # ---- offline ---------------------------------------------------------------------------------
 
+
 def test_the_probe_reads_every_partition_the_history_produced_to_under_its_broker_name():
     ops = (*history(0).ops, Produce("u", Batch((Record(NOW),)), partition=2))
-    assert logstart.partitions_to_probe(History("kafka-3.6", ops, NOW), NAMES) == \
-        [("ktc-run-gw0-1-t", 0), ("ktc-run-gw0-2-u", 2)]
+    assert logstart.partitions_to_probe(History("kafka-3.6", ops, NOW), NAMES) == [
+        ("ktc-run-gw0-1-t", 0),
+        ("ktc-run-gw0-2-u", 2),
+    ]
 
 
 def test_a_history_with_a_retention_pass_is_not_probed():
@@ -85,13 +97,14 @@ def test_a_probe_lost_with_its_connection_cuts_the_history_as_unknown():
 
 # ---- on a broker that checks retention every second ------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def kafka():
     if not os.environ.get("KTC_BROKER_TESTS"):
         pytest.skip("needs a real broker: KTC_BROKER_TESTS=1 (./run tests sets it when Java and Maven exist)")
     version = provision.DEFAULT_VERSIONS[0]
     with LocalBroker(version, config={"log.retention.check.interval.ms": 500}) as broker:
-        kafka = KafkaImplementation(version, bootstrap=broker.bootstrap, security=PLAINTEXT)
+        kafka = BrokerAdapter(BY_ADDRESS, ByAddress(broker.bootstrap, PLAINTEXT))
         try:
             yield kafka
         finally:
@@ -106,6 +119,7 @@ def pausing(monkeypatch) -> None:
         if isinstance(op, Advance):
             time.sleep(op.ms / 1000)
         return real(op)
+
     monkeypatch.setattr(pipeline, "local", local)
 
 

@@ -9,6 +9,7 @@ clauses each refusal must leave unsupported are written here by hand, from the K
 (EARLIEST_LOCAL needs ListOffsets v8, KIP-405; LATEST_TIERED v9, KIP-1005), not read from the code
 under test.  Measured: 44 s for both cases and the broker's start (2026-11-26, shared 2-core machine).
 """
+
 from __future__ import annotations
 
 import json
@@ -22,7 +23,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.implementations.kafka.adapter import QUIET  # noqa: E402
+from ktc.implementations.kafka.launch import QUIET  # noqa: E402
 from ktc.kafka.processes import provision, scratch  # noqa: E402
 from ktc.suites.broker.faultproxy import FaultProxy, api_key, api_version  # noqa: E402
 from ktc.suites.broker.test_faults import ProxiedBroker  # noqa: E402
@@ -53,8 +54,10 @@ def broker_describe_configs(frame: bytes) -> bool:
 
 CASES = {
     # refused requests -> the clauses that must be unsupported because of them (by hand, see the docstring)
-    "ListOffsets v8+": (lambda frame: api_key(frame) == LIST_OFFSETS and api_version(frame) >= 8,
-                        {"KIP-33.list-offsets-earliest-local", "KIP-33.list-offsets-latest-tiered"}),
+    "ListOffsets v8+": (
+        lambda frame: api_key(frame) == LIST_OFFSETS and api_version(frame) >= 8,
+        {"KIP-33.list-offsets-earliest-local", "KIP-33.list-offsets-latest-tiered"},
+    ),
     "DescribeConfigs(broker)": (broker_describe_configs, set()),
 }
 
@@ -80,10 +83,30 @@ def test_a_request_the_broker_refuses_leaves_exactly_its_clauses_unsupported(net
     proxy.refuse(rule)
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-bootstrap", proxy.bootstrap, "--workers",
-             "0", "--report", str(tmp_path), "--", "suites/kip33/test_list_offsets.py", "-k", SELECTED],
-            cwd=ROOT, capture_output=True, text=True, timeout=600,
-            env={**{k: v for k, v in os.environ.items() if k != "KTC_RUN_ID"}, "HYPOTHESIS_PROFILE": "dev"})
+            [
+                sys.executable,
+                "-m",
+                "ktc",
+                "run",
+                "--impl",
+                "kafka",
+                "--kafka-bootstrap",
+                proxy.bootstrap,
+                "--workers",
+                "0",
+                "--report",
+                str(tmp_path),
+                "--",
+                "suites/kip33/test_list_offsets.py",
+                "-k",
+                SELECTED,
+            ],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=600,
+            env={**{k: v for k, v in os.environ.items() if k != "KTC_RUN_ID"}, "HYPOTHESIS_PROFILE": "dev"},
+        )
     finally:
         proxy.refuse(None)
     print(proc.stderr[-3000:])

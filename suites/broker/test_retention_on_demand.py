@@ -5,6 +5,7 @@ Each history runs on a real broker; the model runs the same history as the broke
 rebased); the broker must delete exactly the segments the model deletes -- and the model must delete
 some, so the test cannot pass by nothing happening.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -76,8 +77,18 @@ def test_retention_measures_strictly_more_than_retention_ms(kafka, age):
 
 
 def test_a_held_topic_keeps_its_segments_while_time_passes_without_a_retention_pass(kafka):
-    h = History("kafka-3.6", (CreateTopic("t", CONFIG), produce(NOW), Advance(SEGMENT_MS + 1),
-                              produce(NOW + SEGMENT_MS + 1), Advance(10 * RETENTION_MS), DescribeLog("t")), NOW)
+    h = History(
+        "kafka-3.6",
+        (
+            CreateTopic("t", CONFIG),
+            produce(NOW),
+            Advance(SEGMENT_MS + 1),
+            produce(NOW + SEGMENT_MS + 1),
+            Advance(10 * RETENTION_MS),
+            DescribeLog("t"),
+        ),
+        NOW,
+    )
     observed, expected = broker_and_model(kafka, h, DescribeLog)
     segments = lambda answer: [(g.base_offset, g.next_offset, g.max_timestamp) for g in answer.segments]
     assert len(expected.segments) == 2 and segments(observed) == segments(expected)  # the index lags: KIP-33
@@ -87,8 +98,16 @@ def test_a_pass_of_a_partition_that_does_not_exist_deletes_nothing_anywhere(kafk
     """Found by the generated histories: Kafka's retention.ms is per topic, so a pass asked for a stray
     partition must not set it (it deleted partition 1's segment one operation early)."""
     config = TopicConfig(retention_ms=32, partitions=3)
-    h = History("kafka-3.6", (CreateTopic("t", config), Produce("t", Batch((Record(0),)), partition=1),
-                              RetentionPass("t", -1), RetentionPass("t", 1)), NOW)
+    h = History(
+        "kafka-3.6",
+        (
+            CreateTopic("t", config),
+            Produce("t", Batch((Record(0),)), partition=1),
+            RetentionPass("t", -1),
+            RetentionPass("t", 1),
+        ),
+        NOW,
+    )
     trace = kafka.run([h])[0]
     as_run, answers = trace.judged_as[0]
     expected = model.run(as_run)
@@ -99,7 +118,14 @@ def test_a_pass_of_a_partition_that_does_not_exist_deletes_nothing_anywhere(kafk
 
 def test_a_pass_that_deletes_another_partitions_segments_ends_the_history_unknown(kafka):
     config = TopicConfig(retention_ms=32, partitions=2)
-    h = History("kafka-3.6", (CreateTopic("t", config), *(Produce("t", Batch((Record(0),)), partition=p)
-                                                          for p in (0, 1)), RetentionPass("t", 0)), NOW)
+    h = History(
+        "kafka-3.6",
+        (
+            CreateTopic("t", config),
+            *(Produce("t", Batch((Record(0),)), partition=p) for p in (0, 1)),
+            RetentionPass("t", 0),
+        ),
+        NOW,
+    )
     cut = kafka.run([h])[0].cut
     assert cut is not None and cut.validity == "unknown" and "partition(s) [1]" in cut.reason

@@ -8,6 +8,7 @@ over plaintext and over TLS + SCRAM give the same error codes, offsets and store
 Versions: ``KTC_KAFKA_VERSIONS`` (comma-separated; default the newest 3.9.x).
 The properties-file parsing is tested without a broker: suites/selftest/test_security_config.py.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -23,7 +24,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.kafka.client import messages, wire  # noqa: E402
+from ktc.kafka.client import admin, wire  # noqa: E402
 from ktc.kafka.client.connection import Connection  # noqa: E402
 from ktc.kafka.client.security import PLAINTEXT, PROPERTIES, AuthenticationError, open_socket  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
@@ -33,8 +34,9 @@ from ktc.suites._support import SMALL_SPARK_CHILD  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
 ROOT = Path(__file__).resolve().parents[2]
-VERSIONS = [v.strip() for v in os.environ.get("KTC_KAFKA_VERSIONS", provision.DEFAULT_VERSIONS[0]).split(",")
-            if v.strip()]  # KTC_KAFKA_VERSIONS=3.9.2,4.3.1 for both majors (measured: both pass, 13-14 s)
+VERSIONS = [
+    v.strip() for v in os.environ.get("KTC_KAFKA_VERSIONS", provision.DEFAULT_VERSIONS[0]).split(",") if v.strip()
+]  # KTC_KAFKA_VERSIONS=3.9.2,4.3.1 for both majors (measured: both pass, 13-14 s)
 HOUR = 3_600_000
 MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 _TOPICS = iter(range(1_000_000))
@@ -47,6 +49,7 @@ def broker(request):
 
 
 # ---- logging in ----------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
 def test_each_mechanism_logs_in_over_tls_with_the_hostname_checked_against_the_ca_file(broker, mechanism):
@@ -96,8 +99,11 @@ def test_a_pipelined_non_blocking_connection_works_over_tls_and_scram(broker):
     answers = []
     try:
         for _ in range(3):  # pipelined: three requests in flight at once
-            connection.send(messages.api_versions(), lambda answer, ms: answers.append(answer),
-                            lambda maybe, reason: answers.append(reason))
+            connection.send(
+                admin.api_versions(),
+                lambda answer, ms: answers.append(answer),
+                lambda maybe, reason: answers.append(reason),
+            )
         deadline = time.monotonic() + 10
         while len(answers) < 3 and time.monotonic() < deadline and connection.faulted is None:
             select.select([connection.sock], [connection.sock] if connection.wants_write else [], [], 0.1)
@@ -121,21 +127,48 @@ def test_open_socket_with_explicit_plaintext_ignores_the_environment(broker, tmp
 
 # ---- the transport does not change what is measured --------------------------------------------
 
+
 def operations(client: wire.Client, now: int) -> list[tuple]:
     """A fixed set of produces, a fetch of everything and list-offsets, as comparable tuples."""
     name = f"sec{next(_TOPICS)}-{time.monotonic_ns()}"
-    code, message = client.create_topic(name, {"message.timestamp.after.max.ms": 60_000,
-                                               "message.timestamp.before.max.ms": INT64_MAX})
+    code, message = client.create_topic(
+        name, {"message.timestamp.after.max.ms": 60_000, "message.timestamp.before.max.ms": INT64_MAX}
+    )
     assert code == 0, (code, message)
     out: list[tuple] = []
     for stamps in [(now,), (now + HOUR,), (-1,), (INT64_MAX,), (now - 5, -1, now)]:
         p = client.produce(name, Batch(tuple(Record(ts, value=b"v%d" % i) for i, ts in enumerate(stamps))))
-        out.append(("produce", stamps, p.error_code, p.error_message, p.base_offset, p.log_append_time,
-                    p.log_start_offset, tuple(e.batch_index for e in p.record_errors)))
+        out.append(
+            (
+                "produce",
+                stamps,
+                p.error_code,
+                p.error_message,
+                p.base_offset,
+                p.log_append_time,
+                p.log_start_offset,
+                tuple(e.batch_index for e in p.record_errors),
+            )
+        )
     f = client.fetch_all(name)
-    out.append(("fetch", f.error_code, f.high_watermark, f.log_start_offset,
-                tuple((b.base_offset, b.timestamp_type, b.max_timestamp, b.crc_ok,
-                       tuple((r.offset, r.timestamp) for r in b.records)) for b in f.batches)))
+    out.append(
+        (
+            "fetch",
+            f.error_code,
+            f.high_watermark,
+            f.log_start_offset,
+            tuple(
+                (
+                    b.base_offset,
+                    b.timestamp_type,
+                    b.max_timestamp,
+                    b.crc_ok,
+                    tuple((r.offset, r.timestamp) for r in b.records),
+                )
+                for b in f.batches
+            ),
+        )
+    )
     for target in (wire.LATEST_TIMESTAMP, wire.EARLIEST_TIMESTAMP, wire.MAX_TIMESTAMP, now - 5, now, now + 1):
         lo = client.list_offsets(name, target)
         out.append(("list_offsets", target, lo.error_code, lo.offset, lo.timestamp))
@@ -157,22 +190,46 @@ def test_plaintext_and_tls_with_scram_give_identical_results(broker):
 
 # ---- a whole ktc run over TLS + SCRAM ------------------------------------------------------------
 
+
 def properties_file(security, path: Path) -> Path:
     """The librdkafka-style file a user would write for ``security``."""
     names = {v: k for k, v in PROPERTIES.items() if k != "sasl.mechanisms"}
-    lines = [f"{names[f.name]}={getattr(security, f.name)}" for f in dataclasses.fields(security)
-             if f.name in names and getattr(security, f.name) not in (None, "")]
+    lines = [
+        f"{names[f.name]}={getattr(security, f.name)}"
+        for f in dataclasses.fields(security)
+        if f.name in names and getattr(security, f.name) not in (None, "")
+    ]
     path.write_text("\n".join(lines) + "\n")
     return path
 
 
 def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
-    proc = subprocess.run([sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-bootstrap", bootstrap,
-                           "--workers", "0", "--report", str(report), *extra, "--",
-                           "suites/kip937/test_validation.py", "suites/kip33/test_list_offsets.py",
-                           f"--hypothesis-seed={seed}"],
-                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "HYPOTHESIS_PROFILE": "dev"},
-                          timeout=600)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ktc",
+            "run",
+            "--impl",
+            "kafka",
+            "--kafka-bootstrap",
+            bootstrap,
+            "--workers",
+            "0",
+            "--report",
+            str(report),
+            *extra,
+            "--",
+            "suites/kip937/test_validation.py",
+            "suites/kip33/test_list_offsets.py",
+            f"--hypothesis-seed={seed}",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "HYPOTHESIS_PROFILE": "dev"},
+        timeout=600,
+    )
     assert proc.returncode in (0, 1), proc.stderr[-3000:]
     rows = json.loads((report / "latest" / "results.json").read_text())["rows"]
     return {
@@ -185,8 +242,10 @@ def test_a_ktc_run_of_validation_and_lookups_over_tls_and_scram_gives_the_verdic
     plain = ktc_run_rows(broker.bootstrap, tmp_path / "plain", 20261123)
     secure = ktc_run_rows(broker.secure_bootstrap, tmp_path / "tls", 20261123, "--kafka-config", str(config))
     decided = {k for k in plain if plain[k] in ("pass", "fail") and secure.get(k) in ("pass", "fail")}
-    print(f"{len(plain)} rows; {len(decided)} decided on both transports; "
-          f"{sum(plain[k] != secure.get(k) for k in plain)} differ")
+    print(
+        f"{len(plain)} rows; {len(decided)} decided on both transports; "
+        f"{sum(plain[k] != secure.get(k) for k in plain)} differ"
+    )
     assert plain.keys() == secure.keys() and decided
     differing = {k: (plain[k], secure[k]) for k in decided if plain[k] != secure[k]}
     assert not differing, f"verdicts differ (plaintext, TLS): {differing}"
@@ -200,13 +259,33 @@ def test_ktc_audit_reads_a_topic_over_tls_and_scram_with_spark_s_kafka_source(br
     with wire.Client(broker.secure_bootstrap, security=security) as client:
         assert client.create_topic(topic, {"message.timestamp.after.max.ms": INT64_MAX})[0] == 0
         assert client.produce(topic, Batch((Record(now), Record(now + 2 * HOUR), Record(-1)))).error_code == 0
-        assert client.call(messages.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
+        assert client.call(admin.alter_topic_config(topic, "message.timestamp.after.max.ms", HOUR))[0] == 0
     config = properties_file(security, tmp_path / "client.properties")
-    done = subprocess.run([sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", broker.secure_bootstrap,
-                           "--kafka-config", str(config), "--topic", topic, "--source", "kafka",
-                           "--report", str(tmp_path / "report"), "--seed", "1"],
-                          cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, **SMALL_SPARK_CHILD})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "ktc",
+            "audit",
+            "--kafka-bootstrap",
+            broker.secure_bootstrap,
+            "--kafka-config",
+            str(config),
+            "--topic",
+            topic,
+            "--source",
+            "kafka",
+            "--report",
+            str(tmp_path / "report"),
+            "--seed",
+            "1",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, **SMALL_SPARK_CHILD},
+    )
     reports = list((tmp_path / "report").glob("*/audit.json"))
     assert reports, done.stdout[-2000:] + done.stderr[-3000:]
     data = json.loads(reports[0].read_text())

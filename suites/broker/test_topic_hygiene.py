@@ -5,6 +5,7 @@ broker would be.  Two xdist workers spread over the same broker never share a to
 that ends normally leaves 0 ktc topics; a run that is SIGKILLed leaves some, and ``ktc clean``
 removes exactly those (a topic that is not ktc's stays).
 """
+
 from __future__ import annotations
 
 import os
@@ -18,7 +19,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.kafka.client import wire  # noqa: E402
+from ktc.kafka.client import admin, wire  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.topics import OWN_TOPIC  # noqa: E402
@@ -38,20 +39,39 @@ def broker():
 
 def topics(bootstrap: str) -> list[str]:
     with wire.Client(bootstrap) as client:
-        return sorted(client.call(wire.messages.metadata(None)).topics)
+        return sorted(client.call(admin.metadata(None)).topics)
 
 
 def ktc(*args: str, **popen) -> subprocess.Popen:
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", **popen.pop("env", {})}
     env.pop("KTC_RUN_ID", None)  # a run of its own
-    return subprocess.Popen([sys.executable, "-m", "ktc", *args], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT, text=True, start_new_session=True,
-                            preexec_fn=interruptible, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-m", "ktc", *args],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+        preexec_fn=interruptible,
+        **popen,
+    )
 
 
 def run_against(broker, report: Path, *extra: str, env=None) -> subprocess.Popen:
-    return ktc("run", "--impl", "kafka", "--kafka-bootstrap", broker.bootstrap, "--report", str(report), *extra,
-               "--", SUITE, env=env or {})
+    return ktc(
+        "run",
+        "--impl",
+        "kafka",
+        "--kafka-bootstrap",
+        broker.bootstrap,
+        "--report",
+        str(report),
+        *extra,
+        "--",
+        SUITE,
+        env=env or {},
+    )
 
 
 def test_two_workers_on_one_broker_never_share_a_topic_and_leave_none(broker, tmp_path):
@@ -83,13 +103,14 @@ def freeze_holding_own_topics(bootstrap: str, proc: subprocess.Popen, timeout_s:
     deletion the run asked for just before the stop still completes: the topics are counted only after
     the run has been stopped for SETTLE_S (a CI run at 4c26a56+1 found none left without it)."""
     import psutil
+
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         wait_for_own_topics(bootstrap, proc, max(1.0, deadline - time.monotonic()))
         run = [psutil.Process(proc.pid), *psutil.Process(proc.pid).children(recursive=True)]
         for process in run:
             process.suspend()
-        time.sleep(SETTLE_S)   # a DeleteTopics sent just before the stop still completes on the broker
+        time.sleep(SETTLE_S)  # a DeleteTopics sent just before the stop still completes on the broker
         own = [t for t in topics(bootstrap) if OWN_TOPIC.match(t)]
         if own:
             return own
@@ -102,6 +123,7 @@ def kill_the_whole_run(proc: subprocess.Popen) -> None:
     """SIGKILL every process of the run at once, workers first (a crash, an OOM kill, a CI runner's
     timeout): nothing gets to clean up, so its topics stay behind."""
     import psutil
+
     for child in reversed(psutil.Process(proc.pid).children(recursive=True)):
         child.kill()
     os.killpg(proc.pid, signal.SIGKILL)

@@ -6,14 +6,17 @@ A plug-in of the clone's pytest configuration (the root ``conftest.py``), not a 
 Otherwise every test here is skipped *with the reason*, and the reason is repeated once in the
 terminal summary so a run without the tier never looks like a run that passed it.
 """
+
 from __future__ import annotations
 
 import os
 
 import pytest
 
-SKIP_REASON = ("broker tier off: set KTC_BROKER_TESTS=1 or pass --impl kafka to start real Kafka brokers "
-               "(needs Java 17+ and Maven with access to Maven Central)")
+SKIP_REASON = (
+    "broker tier off: set KTC_BROKER_TESTS=1 or pass --impl kafka to start real Kafka brokers "
+    "(needs Java 17+ and Maven with access to Maven Central)"
+)
 
 
 def enabled(config: pytest.Config) -> bool:
@@ -36,13 +39,16 @@ def pytest_collection_modifyitems(config, items):
 @pytest.fixture(scope="module")
 def clocked_kafka():
     """A local broker of the default release that ktc starts on a clock it sets, its log directory read."""
-    from ktc.implementations.kafka.adapter import KafkaImplementation
+    from ktc.implementations.families.kafka import KAFKA
+    from ktc.implementations.kafka.adapter import BrokerAdapter
+    from ktc.implementations.kafka.settings import Started
     from ktc.kafka.processes import provision
-    impl = KafkaImplementation(provision.DEFAULT_VERSIONS[0], bootstrap="", clock="controlled")
+
+    impl = BrokerAdapter(KAFKA, Started(provision.DEFAULT_VERSIONS[0], clock="controlled"))
     try:
         impl.address()
-        if impl.log_dir is None:
-            pytest.fail(f"the broker ktc started is not on a clock it sets: {impl.clock_reason}")
+        if impl.launcher.log_dir is None:
+            pytest.fail(f"the broker ktc started is not on a clock it sets: {impl.launcher.clock_reason}")
         yield impl
     finally:
         impl.close()

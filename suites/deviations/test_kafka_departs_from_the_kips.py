@@ -7,6 +7,7 @@ the ``kip`` rows its version departs from, which ``expectations/<broker>.toml`` 
 reason and source (strict: a departure that stops failing fails the run).  Inputs are derived
 from thresholds: the bound, the bound + 1, Long.MIN_VALUE.
 """
+
 from dataclasses import replace
 
 import pytest
@@ -44,8 +45,9 @@ def test_before_long_max_with_a_one_day_difference_judges_a_two_day_old_record(i
     assert_conforms(impl, one_append(profile, config, NOW - 2 * DAY_MS))
 
 
-@pytest.mark.clause("KIP-228.negative-timestamps-accepted", "KIP-228.broker-serves-negative",
-                    "KIP-228.rebuild-fails-on-negative")
+@pytest.mark.clause(
+    "KIP-228.negative-timestamps-accepted", "KIP-228.broker-serves-negative", "KIP-228.rebuild-fails-on-negative"
+)
 def test_negative_timestamp_in_a_batch_the_broker_must_recompress(impl, profile):
     """kip: accepted and served.  Kafka: the rebuild throws, UNKNOWN_SERVER_ERROR, nothing stored."""
     assert_conforms(impl, one_append(profile, TopicConfig(compression_type="gzip"), -5))
@@ -63,8 +65,11 @@ def test_a_log_append_time_typed_batch_whose_own_timestamp_is_out_of_range(impl,
     refused.  Kafka 3.6+: such a batch reads as its header max (now, in range), accepted, and its
     records' own timestamps are what a consumer reads: a record two days older than before.max.ms
     allows.  3.5: refused for its attribute."""
-    config = TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS) if profile != "kafka-3.5" else \
-        TopicConfig(difference_max_ms=DAY_MS)
+    config = (
+        TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS)
+        if profile != "kafka-3.5"
+        else TopicConfig(difference_max_ms=DAY_MS)
+    )
     assert_conforms(impl, one_append(profile, config, NOW - 2 * DAY_MS, NOW, timestamp_type=LAT))
 
 
@@ -73,7 +78,10 @@ def test_max_timestamp_of_a_log_append_time_typed_batch_whose_header_is_no_recor
     """A client-set LogAppendTime batch on a CreateTime topic, its header max a minute after its records.
     kip: stored as sent, record by record: MAX_TIMESTAMP answers the newer record.  Kafka 3.8+ (model):
     stored with the header as MaxTimestamp, MAX_TIMESTAMP searches the batch for it and finds none."""
-    config = TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS) if profile != "kafka-3.5" else \
-        TopicConfig(difference_max_ms=DAY_MS)
+    config = (
+        TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS)
+        if profile != "kafka-3.5"
+        else TopicConfig(difference_max_ms=DAY_MS)
+    )
     sent = one_append(profile, config, NOW - 2 * MINUTE_MS, NOW - MINUTE_MS, timestamp_type=LAT, max_timestamp=NOW)
     assert_conforms(impl, replace(sent, ops=(*sent.ops, ListOffsets("t", -3))))

@@ -6,10 +6,12 @@ Long.MIN_VALUE).  The table functions themselves are the implementation's ``kip2
 offers them (implementations/protocol.py), else the reference's; the consumer table has no broker,
 so an implementation without them is ``unsupported`` there.
 """
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from ktc.judge.declined import unsupported
 from ktc.judge.harness import assert_conforms
 from ktc.reference import kip228, run
 from ktc.reference import kip228 as reference_tables
@@ -21,8 +23,8 @@ OLD_NT, NEW_NT = kip228.OLD_SENTINEL, kip228.NEW_SENTINEL
 
 # (what the producer sends, isTimestampExtended) -> (old broker records, new broker records)
 PRODUCER_TABLE = [
-    ((-1, False), ({OLD_NT}, {NEW_NT})),          # old producer sends NO_TIMESTAMP (-1L)
-    ((MIN, True), ({ERR, OLD_NT}, {NEW_NT})),     # new producer sends NO_TIMESTAMP (Long.MIN_VALUE)
+    ((-1, False), ({OLD_NT}, {NEW_NT})),  # old producer sends NO_TIMESTAMP (-1L)
+    ((MIN, True), ({ERR, OLD_NT}, {NEW_NT})),  # new producer sends NO_TIMESTAMP (Long.MIN_VALUE)
     ((-1, True), ({ERR, OLD_NT}, {("timestamp", -1)})),  # new producer sends -1L ms
 ]
 # (stored timestamp, isTimestampExtended) -> (old consumer reads, new consumer reads)
@@ -43,8 +45,12 @@ def test_producer_table_row_holds(impl, profile, row):
     sent = fresh(sent)
     assert kip228.broker_records(sent, extended, "old") == old
     assert kip228.broker_records(sent, extended, "new") == new
-    history = History(profile, one_append(profile, TopicConfig(), sent, timestamp_extended=extended).ops,
-                      start_ms=NOW, no_timestamp=MIN)
+    history = History(
+        profile,
+        one_append(profile, TopicConfig(), sent, timestamp_extended=extended).ops,
+        start_ms=NOW,
+        no_timestamp=MIN,
+    )
     stored = run(history)[2].batches[0].records[0].timestamp
     assert {kip228.stored_as(stored, MIN)} == new, "the model's new broker disagrees with the KIP table"
     assert_conforms(impl, history)
@@ -61,8 +67,9 @@ def test_consumer_table_row_holds(impl, row):
 
 # Both tables list only the sentinel-like rows; any other timestamp is a timestamp to old and new
 # software alike ("there should be is no reason to fail ... working with negative timestamps").
-OTHER_TIMESTAMPS = st.one_of(st.sampled_from([-2, 0, 1, MIN + 1, INT64_MAX]),
-                             st.integers(MIN, INT64_MAX)).filter(lambda ts: ts not in (-1, MIN))
+OTHER_TIMESTAMPS = st.one_of(st.sampled_from([-2, 0, 1, MIN + 1, INT64_MAX]), st.integers(MIN, INT64_MAX)).filter(
+    lambda ts: ts not in (-1, MIN)
+)
 
 
 @pytest.mark.clause("KIP-228.producer-broker-table", "KIP-228.consumer-table")
@@ -87,9 +94,9 @@ def test_a_stored_timestamp_is_no_timestamp_exactly_when_it_equals_the_sentinel(
 
 def own_tables(impl):
     """The implementation's KIP-228 tables; without them the clause is unsupported, with the reason."""
-    tables = getattr(impl, "kip228_tables", None)
+    tables = impl.kip228_tables
     if tables is None:
-        pytest.skip(f"unsupported: {impl.name} offers no kip228_tables (a consumer's reading of KIP-228)")
+        raise unsupported(f"{impl.name} offers no kip228_tables (a consumer's reading of KIP-228)")
     return tables
 
 

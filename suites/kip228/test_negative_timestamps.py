@@ -1,4 +1,5 @@
 """KIP-228: negative timestamps, the NO_TIMESTAMP sentinel, and the broker's rebuild path."""
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -23,13 +24,17 @@ def test_minus_one_is_exempt_and_ignored_by_the_batch_max(impl, profile, others)
     assert_conforms(impl, one_append(profile, config, -1, *others))
 
 
-@pytest.mark.clause("KIP-228.negative-timestamps-accepted", "KIP-228.broker-serves-negative",
-                    "KIP-228.rebuild-fails-on-negative")
+@pytest.mark.clause(
+    "KIP-228.negative-timestamps-accepted", "KIP-228.broker-serves-negative", "KIP-228.rebuild-fails-on-negative"
+)
 @example(stamps=[-5], topic_codec="gzip", batch_codec="none")
 @example(stamps=[-5, -1, 0], topic_codec="producer", batch_codec="none")
 @example(stamps=[0], topic_codec="gzip", batch_codec="none")  # the rule's edge: 0 is not negative
-@given(stamps=st.lists(st.one_of(NEGATIVES, AROUND_ZERO, timestamps(now=NOW)), min_size=1, max_size=4),
-       topic_codec=st.sampled_from(TOPIC_COMPRESSION_TYPES), batch_codec=st.sampled_from(CODECS))
+@given(
+    stamps=st.lists(st.one_of(NEGATIVES, AROUND_ZERO, timestamps(now=NOW)), min_size=1, max_size=4),
+    topic_codec=st.sampled_from(TOPIC_COMPRESSION_TYPES),
+    batch_codec=st.sampled_from(CODECS),
+)
 def test_negative_timestamps_are_kept_in_place_and_break_a_rebuild(impl, profile, stamps, topic_codec, batch_codec):
     for timestamp_type in (None, LAT):
         config = TopicConfig(
@@ -41,8 +46,10 @@ def test_negative_timestamps_are_kept_in_place_and_break_a_rebuild(impl, profile
 @pytest.mark.clause("KIP-228.sentinel-long-min", "KIP-228.timestamp-extended-bit")
 @example(stamps=[-1, INT64_MIN, 5], extended=False)
 @example(stamps=[-1, INT64_MIN, 5], extended=True)
-@given(stamps=st.lists(st.one_of(st.sampled_from([-1, INT64_MIN]), timestamps(now=NOW)), min_size=1, max_size=4),
-       extended=st.booleans())
+@given(
+    stamps=st.lists(st.one_of(st.sampled_from([-1, INT64_MIN]), timestamps(now=NOW)), min_size=1, max_size=4),
+    extended=st.booleans(),
+)
 def test_long_min_sentinel_draft_stores_missing_timestamps_as_long_min(impl, profile, stamps, extended):
     history = one_append(profile, TopicConfig(), *stamps, timestamp_extended=extended)
     assert_conforms(impl, History(profile, history.ops, start_ms=NOW, no_timestamp=INT64_MIN))

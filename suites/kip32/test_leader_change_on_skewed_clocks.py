@@ -8,6 +8,7 @@ the very same scenario: a LogAppendTime topic, one batch on the leader, the lead
 another broker (on the cluster: by halting the leader), one more batch, and everything fetched
 back.  Fixed histories, not Hypothesis: on the cluster each leader change costs seconds.
 """
+
 import pytest
 
 from ktc.implementations.kafka.cluster_histories import DEFAULT_OFFSETS_S, offsets_ms
@@ -30,8 +31,15 @@ def leader_change(profile: str, first: int, then: int, config: TopicConfig = LAT
     rest.remove(first)
     rest.remove(then)
     before = reads() if config.timestamp_type is not LAT else ()
-    ops = (CreateTopic("t", config), Produce("t", batch(NOW, NOW)), *before, ElectLeader("t", 1),
-           Produce("t", batch(NOW)), *reads(), Fetch("t"))
+    ops = (
+        CreateTopic("t", config),
+        Produce("t", batch(NOW, NOW)),
+        *before,
+        ElectLeader("t", 1),
+        Produce("t", batch(NOW)),
+        *reads(),
+        Fetch("t"),
+    )
     return History(profile, ops, start_ms=NOW, clock_offsets=(first, then, *rest))
 
 
@@ -40,17 +48,30 @@ def reads() -> tuple:
     return (Fetch("t"), *(ListOffsets("t", target) for target in (-2, -1, -3, NOW)))
 
 
-@pytest.mark.clause("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-never-backwards",
-                    "KIP-32.followers-keep-log-append-time", "KIP-32.log-append-time-assigned",
-                    "KIP-32.read-log-append-time", "KIP-32.read-timestamp-stable", "KIP-33.read-max-timestamp-holder",
-                    "KIP-33.read-lookup-first-match", "KIP-33.read-log-start")
-@pytest.mark.parametrize("first,then", [(FASTEST, SLOWEST), (SLOWEST, FASTEST)],
-                         ids=["to-a-slower-clock", "to-a-faster-clock"])
+@pytest.mark.clause(
+    "KIP-32.log-append-time-leader-max",
+    "KIP-32.log-append-time-never-backwards",
+    "KIP-32.followers-keep-log-append-time",
+    "KIP-32.log-append-time-assigned",
+    "KIP-32.read-log-append-time",
+    "KIP-32.read-timestamp-stable",
+    "KIP-33.read-max-timestamp-holder",
+    "KIP-33.read-lookup-first-match",
+    "KIP-33.read-log-start",
+)
+@pytest.mark.parametrize(
+    "first,then", [(FASTEST, SLOWEST), (SLOWEST, FASTEST)], ids=["to-a-slower-clock", "to-a-faster-clock"]
+)
 def test_log_append_time_across_a_leader_change_between_skewed_clocks(impl, profile, first, then):
     assert_conforms(impl, leader_change(profile, first, then))
 
 
-@pytest.mark.clause("KIP-937.read-within-bounds", "KIP-32.read-timestamp-stable", "KIP-33.read-max-timestamp-holder",
-                    "KIP-33.read-lookup-first-match", "KIP-33.read-log-start")
+@pytest.mark.clause(
+    "KIP-937.read-within-bounds",
+    "KIP-32.read-timestamp-stable",
+    "KIP-33.read-max-timestamp-holder",
+    "KIP-33.read-lookup-first-match",
+    "KIP-33.read-log-start",
+)
 def test_create_time_records_read_the_same_after_leadership_moves_to_a_slower_clock(impl, profile):
     assert_conforms(impl, leader_change(profile, FASTEST, SLOWEST, TopicConfig()))

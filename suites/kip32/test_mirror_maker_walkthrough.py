@@ -1,8 +1,9 @@
 """The KIP-32 'Mirror maker case in detail' walk-through as a pinned table, on the reference.
 
-  1. producer at T0: [CT = T0, LAT = -1]      3. mirror maker copies: [CT = T0, LAT = T1]
-  2. cluster1 at T1 = T0 + latency1           4. cluster2 at T2 = T1 + latency2: [CT = T0, LAT = T2]
+1. producer at T0: [CT = T0, LAT = -1]      3. mirror maker copies: [CT = T0, LAT = T1]
+2. cluster1 at T1 = T0 + latency1           4. cluster2 at T2 = T1 + latency2: [CT = T0, LAT = T2]
 """
+
 import pytest
 
 from ktc.reference import run

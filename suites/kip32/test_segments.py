@@ -1,4 +1,5 @@
 """KIP-32: time-based rolling and retention, with timestamps in the past, the future and missing."""
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -49,8 +50,12 @@ def test_segment_rolls_by_time_are_the_same_without_a_retention_pass(impl, profi
     assert_conforms(impl, history)
 
 
-@pytest.mark.clause("KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level",
-                    "KIP-32.retention-mtime-fallback", "KIP-32.future-timestamp-pins-retention")
+@pytest.mark.clause(
+    "KIP-32.retention-by-last-timestamp",
+    "KIP-32.retention-segment-level",
+    "KIP-32.retention-mtime-fallback",
+    "KIP-32.future-timestamp-pins-retention",
+)
 @example(stamps=[NOW - RETENTION_MS - 1, NOW + 10**12, NOW - RETENTION_MS - 1], gaps=[SEGMENT_MS + 1] * 2)
 @example(stamps=[NOW + SEGMENT_MS // 2, NOW - RETENTION_MS - 1], gaps=[0])  # future, yet inside kafka-4's 1 h
 @example(stamps=[-1, NOW], gaps=[RETENTION_MS + 1])
@@ -61,8 +66,9 @@ def test_retention_deletes_old_segments_oldest_first_and_stops_at_a_survivor(imp
 
 
 WEEK_MS = 168 * ONE_HOUR_MS  # log.roll.hours and log.retention.hours both default to 168
-AROUND_A_WEEK = st.one_of(st.sampled_from([WEEK_MS - 1, WEEK_MS, WEEK_MS + 1]),
-                          st.integers(WEEK_MS - ONE_HOUR_MS, WEEK_MS + ONE_HOUR_MS))
+AROUND_A_WEEK = st.one_of(
+    st.sampled_from([WEEK_MS - 1, WEEK_MS, WEEK_MS + 1]), st.integers(WEEK_MS - ONE_HOUR_MS, WEEK_MS + ONE_HOUR_MS)
+)
 
 
 @pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-by-last-timestamp")
@@ -80,22 +86,29 @@ def test_unset_segment_and_retention_ms_mean_one_week(impl, profile, age, gap):
 @example(stamps=[NOW - SEGMENT_MS, NOW + SEGMENT_MS], gaps=[], retention_ms=-1)
 @example(stamps=[NOW - SEGMENT_MS, NOW + SEGMENT_MS], gaps=[], retention_ms=0)
 @given(stamps=STAMPS, gaps=GAPS, retention_ms=st.sampled_from([-1, 0, 1]))
-def test_retention_ms_minus_one_keeps_every_segment_and_zero_keeps_none_older_than_now(impl, profile, stamps, gaps,
-                                                                                      retention_ms):
+def test_retention_ms_minus_one_keeps_every_segment_and_zero_keeps_none_older_than_now(
+    impl, profile, stamps, gaps, retention_ms
+):
     history = rolled_history(profile, stamps, gaps, TopicConfig().timestamp_type, retention_ms=retention_ms)
     assert_conforms(impl, history)
 
 
-@pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-by-last-timestamp",
-                    "KIP-32.retention-segment-level")
+@pytest.mark.clause(
+    "KIP-32.roll-by-first-timestamp", "KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level"
+)
 @given(stamps=STAMPS, gaps=GAPS)
 def test_log_append_time_segments_roll_and_expire_by_broker_clock(impl, profile, stamps, gaps):
     assert_conforms(impl, rolled_history(profile, stamps, gaps, timestamp_type=LAT))
 
 
-@pytest.mark.clause("KIP-32.roll-by-first-timestamp", "KIP-32.retention-segment-level",
-                    "KIP-32.retention-by-last-timestamp", "KIP-32.log-append-time-assigned",
-                    "KIP-32.create-time-kept", "KIP-32.offsets-contiguous")
+@pytest.mark.clause(
+    "KIP-32.roll-by-first-timestamp",
+    "KIP-32.retention-segment-level",
+    "KIP-32.retention-by-last-timestamp",
+    "KIP-32.log-append-time-assigned",
+    "KIP-32.create-time-kept",
+    "KIP-32.offsets-contiguous",
+)
 @given(data=st.data())
 def test_generated_histories_agree_with_the_reference(impl, profile, data):
     assert_conforms(impl, data.draw(histories(profile=profile, max_ops=16)))
@@ -103,8 +116,11 @@ def test_generated_histories_agree_with_the_reference(impl, profile, data):
 
 def around(floor: int) -> st.SearchStrategy:
     """Unset, the floor and its neighbours first, then the int64 ends and anything."""
-    return st.one_of(st.none(), st.sampled_from([floor - 1, floor, floor + 1, INT64_MIN, INT64_MAX]),
-                     st.integers(INT64_MIN, INT64_MAX))
+    return st.one_of(
+        st.none(),
+        st.sampled_from([floor - 1, floor, floor + 1, INT64_MIN, INT64_MAX]),
+        st.integers(INT64_MIN, INT64_MAX),
+    )
 
 
 @pytest.mark.clause("KIP-32.time-configs-range")

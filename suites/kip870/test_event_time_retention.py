@@ -1,4 +1,5 @@
 """KIP-870 (under discussion): retention by the partition's max event time, under the kip profile."""
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -26,8 +27,9 @@ NO_EVENT_TIME = st.sampled_from([-1, -2, 0])  # the no-timestamp sentinel (no ev
 STAMPS = st.lists(st.one_of(*[NEAR_NOW] * 5, NO_EVENT_TIME), min_size=1, max_size=6)
 
 
-@pytest.mark.clause("KIP-870.event-time-retention", "KIP-870.partition-max-event-time",
-                    "KIP-870.combined-with-existing")
+@pytest.mark.clause(
+    "KIP-870.event-time-retention", "KIP-870.partition-max-event-time", "KIP-870.combined-with-existing"
+)
 @example(stamps=[NOW - 10 * DAY, NOW - 5 * DAY, NOW], limit=EVENT_LIMIT)
 @example(stamps=[NOW, NOW - EVENT_LIMIT - 1, NOW + EVENT_LIMIT], limit=EVENT_LIMIT)
 @example(stamps=[-1, NOW, NOW], limit=EVENT_LIMIT)  # a segment of no-timestamp records has no event time

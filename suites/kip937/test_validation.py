@@ -1,4 +1,5 @@
 """KIP-937: per-record timestamp validation against before/after.max.ms, judged per implementation."""
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -44,8 +45,14 @@ def test_a_record_read_back_twice_was_within_the_bounds_at_its_append(impl, prof
     assert_conforms(impl, History(profile, (*appended.ops, Fetch("t")), start_ms=NOW))
 
 
-@pytest.mark.clause("KIP-937.before-bound", "KIP-937.after-bound", "KIP-937.bounds-inclusive",
-                    "KIP-937.error-code-32", "KIP-937.legacy-abs-difference", "KIP-937.long-max-fallback")
+@pytest.mark.clause(
+    "KIP-937.before-bound",
+    "KIP-937.after-bound",
+    "KIP-937.bounds-inclusive",
+    "KIP-937.error-code-32",
+    "KIP-937.legacy-abs-difference",
+    "KIP-937.long-max-fallback",
+)
 @given(data=st.data())
 def test_generated_batches_are_validated_per_record_as_the_reference_does(impl, profile, data):
     config = topic_configs(profile=profile, timestamp_types=[CT])
@@ -82,11 +89,20 @@ def test_a_log_append_time_typed_batch_is_refused_naming_its_record_as_the_broke
 @pytest.mark.clause("KIP-937.per-record-validation", "KIP-937.record-error-message")
 @given(data=st.data())
 def test_each_record_is_validated_not_the_producer_header_max(impl, profile, data):
-    b = data.draw(batches(timestamps=timestamps(now=NOW, bounds=[BEFORE, AFTER]), bad_header=True,
-                          log_append_time_attribute=True))
+    b = data.draw(
+        batches(timestamps=timestamps(now=NOW, bounds=[BEFORE, AFTER]), bad_header=True, log_append_time_attribute=True)
+    )
     config = data.draw(st.sampled_from([bounded(profile, BEFORE, AFTER), TopicConfig(timestamp_type=LAT)]))
-    assert_conforms(impl, one_append(profile, config, *(r.timestamp for r in b.records),
-                                     max_timestamp=b.max_timestamp, timestamp_type=b.timestamp_type))
+    assert_conforms(
+        impl,
+        one_append(
+            profile,
+            config,
+            *(r.timestamp for r in b.records),
+            max_timestamp=b.max_timestamp,
+            timestamp_type=b.timestamp_type,
+        ),
+    )
 
 
 @pytest.mark.clause("KIP-937.log-append-time-skips-validation")
@@ -98,8 +114,9 @@ def test_log_append_time_topic_accepts_any_create_time(impl, profile, ts):
     assert_conforms(impl, one_append(profile, config, ts))
 
 
-@pytest.mark.clause("KIP-937.default-before-unbounded", "KIP-937.default-after-unbounded",
-                    "KIP-937.default-after-one-hour")
+@pytest.mark.clause(
+    "KIP-937.default-before-unbounded", "KIP-937.default-after-unbounded", "KIP-937.default-after-one-hour"
+)
 @example(delta=ONE_HOUR_MS + 1)
 @example(delta=-(10**15))
 @given(delta=st.integers(-(10**16), 10**16))
@@ -140,8 +157,10 @@ def test_the_difference_config_is_honoured_while_deprecated_and_refused_once_rem
 @example(limit=-1, which="before_max_ms")
 @example(limit=-1, which="difference_max_ms")
 @example(limit=0, which="after_max_ms")
-@given(limit=st.one_of(st.sampled_from([-1, 0, 1, INT64_MIN, INT64_MAX]), st.integers(INT64_MIN, INT64_MAX)),
-       which=st.sampled_from(["before_max_ms", "after_max_ms", "difference_max_ms"]))
+@given(
+    limit=st.one_of(st.sampled_from([-1, 0, 1, INT64_MIN, INT64_MAX]), st.integers(INT64_MIN, INT64_MAX)),
+    which=st.sampled_from(["before_max_ms", "after_max_ms", "difference_max_ms"]),
+)
 def test_a_negative_timestamp_limit_is_refused_when_the_topic_is_created(impl, profile, limit, which):
     assert_conforms(impl, one_append(profile, TopicConfig(**{which: limit}), NOW))
 

@@ -3,6 +3,7 @@ their JIRA or KIP).  Each is judged under the profile of the first release that 
 implementation and on every Apache Kafka release ktc starts (``Capabilities.releases``): a release before
 the change (or, for a bug, one it affected) fails exactly the change's clauses; every other passes.
 ``ktc matrix`` shows each as a row of the version table."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
@@ -21,9 +22,9 @@ DAY_MS = 24 * ONE_HOUR_MS
 
 @dataclass(frozen=True)
 class Pin:
-    change: str           # its id in specs/kafka-versions.toml
+    change: str  # its id in specs/kafka-versions.toml
     ops: tuple
-    why: str              # what the releases before it answer
+    why: str  # what the releases before it answer
 
     @property
     def profile(self) -> str:
@@ -35,29 +36,56 @@ def change(change_id: str) -> versions.Change:
 
 
 PINS = (
-    Pin("KAFKA-14991", (CreateTopic("t", TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS)),
-                        Produce("t", batch(NOW - 2 * DAY_MS)),
-                        Fetch("t")),
-        "3.5 refuses message.timestamp.before.max.ms (INVALID_CONFIG): no before bound to reject the record"),
-    Pin("KAFKA-16341", (CreateTopic("t"), Produce("t", batch(NOW, NOW + 10, NOW)), ListOffsets("t", -3)),
-        "3.7 answers the batch's last offset (2), not the record with the max (1)"),
-    Pin("KAFKA-16342", (CreateTopic("t"), Produce("t", batch(NOW, NOW + 10, NOW, codec="gzip")), ListOffsets("t", -3)),
-        "3.0-3.7 answer a compressed batch's last offset (2)"),
-    Pin("KAFKA-16310", (CreateTopic("t", TopicConfig(timestamp_type=LAT)), Produce("t", batch(NOW, NOW, NOW)),
-                        ListOffsets("t", -3)),
-        "3.0-3.7 answer a LogAppendTime batch's last offset (2), not its first (0)"),
-    Pin("KIP-1005", (CreateTopic("t"), Produce("t", batch(NOW)), ListOffsets("t", -5)),
-        "3.5-3.8 do not know LATEST_TIERED and search -5 as a timestamp: offset 0"),
-    Pin("KAFKA-17331", (CreateTopic("t"), Produce("t", batch(NOW)), ListOffsets("t", -7)),
-        "3.5-3.8 search -7 as a timestamp (offset 0) instead of answering UNSUPPORTED_VERSION"),
-    Pin("KAFKA-16368", (CreateTopic("t"), Produce("t", batch(NOW + 2 * ONE_HOUR_MS)), Fetch("t")),
-        "3.x accept a record two hours ahead: after.max.ms defaults to Long.MAX_VALUE there"),
-    Pin("KAFKA-17997", (CreateTopic("t", TopicConfig(difference_max_ms=ONE_HOUR_MS)), Produce("t", batch(NOW)),
-                        Fetch("t")),
-        "3.x create the topic (difference.max.ms exists there, deprecated from 3.6) and append the record"),
-    Pin("KIP-1023", (CreateTopic("t"), Produce("t", batch(NOW)), ListOffsets("t", -6)),
+    Pin(
+        "KAFKA-14991",
+        (
+            CreateTopic("t", TopicConfig(before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS)),
+            Produce("t", batch(NOW - 2 * DAY_MS)),
+            Fetch("t"),
+        ),
+        "3.5 refuses message.timestamp.before.max.ms (INVALID_CONFIG): no before bound to reject the record",
+    ),
+    Pin(
+        "KAFKA-16341",
+        (CreateTopic("t"), Produce("t", batch(NOW, NOW + 10, NOW)), ListOffsets("t", -3)),
+        "3.7 answers the batch's last offset (2), not the record with the max (1)",
+    ),
+    Pin(
+        "KAFKA-16342",
+        (CreateTopic("t"), Produce("t", batch(NOW, NOW + 10, NOW, codec="gzip")), ListOffsets("t", -3)),
+        "3.0-3.7 answer a compressed batch's last offset (2)",
+    ),
+    Pin(
+        "KAFKA-16310",
+        (CreateTopic("t", TopicConfig(timestamp_type=LAT)), Produce("t", batch(NOW, NOW, NOW)), ListOffsets("t", -3)),
+        "3.0-3.7 answer a LogAppendTime batch's last offset (2), not its first (0)",
+    ),
+    Pin(
+        "KIP-1005",
+        (CreateTopic("t"), Produce("t", batch(NOW)), ListOffsets("t", -5)),
+        "3.5-3.8 do not know LATEST_TIERED and search -5 as a timestamp: offset 0",
+    ),
+    Pin(
+        "KAFKA-17331",
+        (CreateTopic("t"), Produce("t", batch(NOW)), ListOffsets("t", -7)),
+        "3.5-3.8 search -7 as a timestamp (offset 0) instead of answering UNSUPPORTED_VERSION",
+    ),
+    Pin(
+        "KAFKA-16368",
+        (CreateTopic("t"), Produce("t", batch(NOW + 2 * ONE_HOUR_MS)), Fetch("t")),
+        "3.x accept a record two hours ahead: after.max.ms defaults to Long.MAX_VALUE there",
+    ),
+    Pin(
+        "KAFKA-17997",
+        (CreateTopic("t", TopicConfig(difference_max_ms=ONE_HOUR_MS)), Produce("t", batch(NOW)), Fetch("t")),
+        "3.x create the topic (difference.max.ms exists there, deprecated from 3.6) and append the record",
+    ),
+    Pin(
+        "KIP-1023",
+        (CreateTopic("t"), Produce("t", batch(NOW)), ListOffsets("t", -6)),
         "4.0-4.1 speak ListOffsets v10 at most and refuse -6 there (35), as 3.9 does at every version; 3.5-3.8 "
-        "search -6 as a timestamp (offset 0)"),
+        "search -6 as a timestamp (offset 0)",
+    ),
 )
 
 
@@ -113,6 +141,7 @@ def test_every_change_names_clauses_and_switches_that_exist_and_has_a_pin_or_a_r
 
     from ktc.specs.clauses import all_clauses
     from ktc.specs.profiles import Profile
+
     switches = {f.name for f in fields(Profile)}
     for found in versions.changes():
         assert set(found.clauses) <= set(all_clauses()), f"{found.id}: unknown clauses {found.clauses}"

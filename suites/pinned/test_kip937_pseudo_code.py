@@ -5,6 +5,7 @@ is kafka-3.5's, which Kafka evaluates in Java long arithmetic, so it is compared
 ``message.timestamp - broker.timestamp`` does not overflow (the overflow cases are pinned in
 test_overflow_table.py).
 """
+
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st

@@ -4,6 +4,7 @@ expression under JDK 17 with now = 1.76e12.  Pinned case by case under kafka-3.6
 The table is external ground truth (a JVM ran it); the reference must reproduce it, and every
 implementation must then agree with the reference on the same histories.
 """
+
 import pytest
 
 from ktc.judge.harness import assert_conforms
@@ -23,8 +24,13 @@ from ktc.reference.types import (
 
 pytestmark = pytest.mark.pinned  # fixed cells: judges the pinned_only profiles too
 NOW = 1_760_000_000_000
-TIMESTAMPS = {"Long.MIN_VALUE": INT64_MIN, "-2": -2, "0": 0, "now+1h+1": NOW + ONE_HOUR_MS + 1,
-              "Long.MAX_VALUE": INT64_MAX}
+TIMESTAMPS = {
+    "Long.MIN_VALUE": INT64_MIN,
+    "-2": -2,
+    "0": 0,
+    "now+1h+1": NOW + ONE_HOUR_MS + 1,
+    "Long.MAX_VALUE": INT64_MAX,
+}
 LIMITS = {"MAX": INT64_MAX, "1h": ONE_HOUR_MS, "0": 0}
 # before / after -> accepted? per timestamp column, as printed in the research note.
 TABLE = {
@@ -34,9 +40,11 @@ TABLE = {
     ("1h", "1h"): "REJ REJ REJ REJ REJ",
     ("0", "0"): "REJ REJ REJ REJ REJ",
 }
-CASES = [(before, after, column, cell == "ok")
-         for (before, after), cells in TABLE.items()
-         for column, cell in zip(TIMESTAMPS, cells.split())]
+CASES = [
+    (before, after, column, cell == "ok")
+    for (before, after), cells in TABLE.items()
+    for column, cell in zip(TIMESTAMPS, cells.split())
+]
 
 
 def history(profile: str, before: str, after: str, column: str) -> History:

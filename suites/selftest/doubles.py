@@ -6,6 +6,7 @@ every release profile for Kafka's own changes), so the verdict words of a broker
 seconds, without a JVM.  Like the mutants, it imports the reference's rules on purpose: it is the
 suite's own double, not an implementation under test.
 """
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,11 @@ class ReleaseShaped:
         self.name, self.version, self.profile = name, "double", profile
 
     def capabilities(self) -> Capabilities:
-        return Capabilities(profiles=frozenset({self.profile, "kip"}), pinned_only=frozenset({"kip"}),
-                            releases=frozenset(names()) - {"kip"})
+        return Capabilities(
+            profiles=frozenset({self.profile, "kip"}),
+            pinned_only=frozenset({"kip"}),
+            releases=frozenset(names()) - {"kip"},
+        )
 
     def run(self, histories: Sequence[History]):
         return [Model(get(h.profile), h.no_timestamp).run(h) for h in histories]
@@ -76,4 +80,5 @@ def accepted(result):
     from dataclasses import replace
 
     from ktc.reference.types import ProduceResult
+
     return replace(result, error_code=0) if isinstance(result, ProduceResult) and result.error_code else result

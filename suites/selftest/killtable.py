@@ -1,5 +1,6 @@
 """Kill-table plugin (registered by the root conftest so the xdist controller loads it too):
 collect the mutant results from every worker and print them at the end of the run."""
+
 import json
 
 KILLS = []

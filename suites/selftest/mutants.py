@@ -1,11 +1,13 @@
 """The mutant catalogue: implementations that each break exactly one clause.
 
-Every mutant is the reference Model with one rule method overridden.  They exist to show that
+Every mutant is the reference Model with one rule method overridden: those that break a write or lookup rule
+are here, the read-side ones in read_mutants.py; the catalogue below lists them all.  They exist to show that
 the suites can fail: ``test_mutants_are_killed.py`` runs the suites against each mutant through
 the ordinary ``--impl ktc.suites.selftest.mutants:NAME`` mechanism and fails if one survives.
 
 Mutants import the reference's rule logic on purpose; an implementation under test must not.
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -22,11 +24,17 @@ from ktc.reference.types import (
     NO_TIMESTAMP,
     History,
     ListOffsetsResult,
-    StoredBatch,
-    StoredRecord,
     TimestampType,
 )
 from ktc.specs.profiles import get, names
+from ktc.suites.selftest.read_mutants import (  # the read-side defects: the invariants over reads
+    EarliestIgnoresRetention,
+    LookupAnswersBatchBase,
+    MaxTimestampAtLatestBatch,
+    RereadServesBatchMax,
+    RereadServesRefusedBatch,
+    RereadStampsReadTime,
+)
 
 LAT = TimestampType.LOG_APPEND_TIME
 
@@ -34,7 +42,7 @@ LAT = TimestampType.LOG_APPEND_TIME
 @dataclass(frozen=True)
 class Mutant:
     name: str
-    clause: str          # the one clause it breaks
+    clause: str  # the one clause it breaks
     profiles: tuple[str, ...]  # where it must be killed
     model: type
 
@@ -51,18 +59,21 @@ class Mutant:
 
 class AfterBoundExclusive(Model):
     """`>=` for `>` at the after bound: a record exactly at now + after is rejected."""
+
     def out_of_range(self, ts, now, before, after):
         return super().out_of_range(ts, now, before, after) or (ts > now and ts - now == after)
 
 
 class MinusOneValidated(Model):
     """-1 is not exempt: NO_TIMESTAMP goes through the range check."""
+
     def is_no_timestamp(self, ts, batch):
         return ts != NO_TIMESTAMP and super().is_no_timestamp(ts, batch)
 
 
 class PerRecordRejection(Model):
     """Bad records are reported with error 32, but the good records of the batch are still appended."""
+
     def op_Produce(self, cluster, op):
         result = super().op_Produce(cluster, op)
         bad = {e.batch_index for e in result.record_errors}
@@ -77,6 +88,7 @@ class PerRecordRejection(Model):
 
 class ValidatesLogAppendTime(Model):
     """Range checks applied on LogAppendTime topics too."""
+
     def record_error(self, index, ts, batch, config, now):
         if config.timestamp_type is LAT and not self.is_no_timestamp(ts, batch):
             before, after = self.limits(config)
@@ -87,6 +99,7 @@ class ValidatesLogAppendTime(Model):
 
 class BeforeAfterSwapped(Model):
     """before.max.ms bounds the future and after.max.ms the past."""
+
     def limits(self, config):
         before, after = super().limits(config)
         return after, before
@@ -94,6 +107,7 @@ class BeforeAfterSwapped(Model):
 
 class NoLongMaxFallback(Model):
     """Long.MAX before/after used as is, ignoring difference.max.ms (kafka-3.6)."""
+
     def limits(self, config):
         before = self.profile.default_before_max_ms if config.before_max_ms is None else config.before_max_ms
         after = self.profile.default_after_max_ms if config.after_max_ms is None else config.after_max_ms
@@ -102,6 +116,7 @@ class NoLongMaxFallback(Model):
 
 class ExactArithmetic(Model):
     """KIP arithmetic under a Kafka profile: no Java long wrap-around."""
+
     def out_of_range(self, ts, now, before, after):
         if self.profile.validation == "abs-difference":
             return abs(ts - now) > before
@@ -110,6 +125,7 @@ class ExactArithmetic(Model):
 
 class TrustsHeaderMax(Model):
     """The producer's MaxTimestamp header is stored instead of being recomputed."""
+
     def batch_max(self, lat, batch):
         if lat is None and batch.max_timestamp is not None:
             return batch.max_timestamp
@@ -118,12 +134,14 @@ class TrustsHeaderMax(Model):
 
 class LogAppendTimeIsPlainNow(Model):
     """LogAppendTime = the leader's clock, even when it is behind the last appended value (kip)."""
+
     def log_append_time(self, now, last):
         return now
 
 
 class EventTimeByWallClock(Model):
     """KIP-870 retention measured against the broker clock instead of partition.maxEventTime."""
+
     def deletable(self, segment, partition, now, config):
         limit = config.retention_max_eventtime_ms
         by_wall_clock = limit is not None and segment.event_max is not None and now - segment.event_max > limit
@@ -132,14 +150,20 @@ class EventTimeByWallClock(Model):
 
 class ListOffsetsLastMatch(Model):
     """ListOffsets by timestamp returns the last record at or after the target, not the first."""
+
     def offset_for_timestamp(self, partition, target):
-        matches = [r for segment in self.searched_segments(partition, target) for r in segment.records()
-                   if r.timestamp != self.sentinel and r.timestamp >= target]
+        matches = [
+            r
+            for segment in self.searched_segments(partition, target)
+            for r in segment.records()
+            if r.timestamp != self.sentinel and r.timestamp >= target
+        ]
         return ListOffsetsResult(matches[-1].offset, matches[-1].timestamp) if matches else NOT_FOUND
 
 
 class WrongErrorCode(Model):
     """Out-of-range timestamps answered with INVALID_RECORD (87) instead of INVALID_TIMESTAMP (32)."""
+
     def batch_error(self, batch, config, now):
         refused = super().batch_error(batch, config, now)
         if refused and refused[0] == INVALID_TIMESTAMP:
@@ -149,30 +173,35 @@ class WrongErrorCode(Model):
 
 class BoundsSwappedInMessage(Model):
     """The record error text prints [now - after, now + before]."""
+
     def out_of_range_message(self, ts, index, now, before, after):
         return super().out_of_range_message(ts, index, now, after, before)
 
 
 class KeepsCreateTimeOnLogAppendTimeTopic(Model):
     """A LogAppendTime topic stores the producer's timestamps."""
+
     def stored_records(self, batch, config, base_offset, lat):
         return super().stored_records(batch, config, base_offset, None)
 
 
 class RetentionSkipsSurvivors(Model):
     """Retention deletes every expired segment, not stopping at the first one that must stay."""
+
     def deletable_prefix(self, partition, now, config):
         return [s for s in partition.segments if self.deletable(s, partition, now, config)]
 
 
 class RollsByWallClock(Model):
     """Time-based rolling measured by the broker clock since segment creation, ignoring timestamps."""
+
     def time_waited(self, segment, incoming_max, now, broker):
         return int64.sub(now, segment.created_ms[broker], self.profile.wrapping)
 
 
 class NoMtimeFallback(Model):
     """A segment without timestamps >= 0 is judged by -1 instead of its file mtime."""
+
     def retention_basis(self, segment, broker):
         basis = super().retention_basis(segment, broker)
         return NO_TIMESTAMP if basis == segment.mtime_ms[broker] else basis
@@ -180,12 +209,14 @@ class NoMtimeFallback(Model):
 
 class SentinelAlwaysMinusOne(Model):
     """The NO_TIMESTAMP sentinel parameter is ignored (kip, Long.MIN_VALUE draft)."""
+
     def __init__(self, profile, sentinel=NO_TIMESTAMP):
         super().__init__(profile, NO_TIMESTAMP)
 
 
 class AfterUnboundedByDefault(Model):
     """after.max.ms defaults to Long.MAX on kafka-4 instead of one hour."""
+
     def limits(self, config):
         before, after = super().limits(config)
         return before, (INT64_MAX if config.after_max_ms is None else after)
@@ -193,12 +224,14 @@ class AfterUnboundedByDefault(Model):
 
 class LogAppendTimeInCreateTimeResponse(Model):
     """The ProduceResponse carries the broker clock as log_append_time on CreateTime topics."""
+
     def response_log_append_time(self, lat, now):
         return now if lat is None else lat
 
 
 class MaxTimestampLastOffset(Model):
     """ListOffsets MAX_TIMESTAMP answers with the last offset of the batch holding the max."""
+
     def max_timestamp_offset(self, partition):
         found = super().max_timestamp_offset(partition)
         for segment in partition.segments:
@@ -210,6 +243,7 @@ class MaxTimestampLastOffset(Model):
 
 class IndexAppendsOnEqualMax(Model):
     """The time index gets an entry whenever a batch reaches the running max, equal included."""
+
     def track_max(self, segment, batch, offset_of_max):
         if segment.max_timestamp is not None and batch.max_timestamp == segment.max_timestamp:
             segment.time_index.append((batch.max_timestamp, batch.records[-1].offset))
@@ -218,100 +252,23 @@ class IndexAppendsOnEqualMax(Model):
 
 class RejectsNegativesUnderKip(Model):
     """Negative timestamps refused with UNKNOWN_SERVER_ERROR even where KIP-228 accepts them."""
+
     def rebuild_fails(self, batch, config):
         return any(ts < 0 and not self.is_no_timestamp(ts, batch) for ts in self.seen_timestamps(batch))
 
 
 class NoFutureWarning(Model):
     """KIP-937's WARN for timestamps more than one hour ahead is never emitted."""
+
     def warnings(self, batch, config, now):
         return ()
 
 
 class RejectedBatchConsumesOffsets(Model):
     """A refused batch still advances the log end offset."""
+
     def discard(self, partition, batch):
         partition.next_offset += len(batch.records)
-
-
-# -- read-side defects: the invariants over reads (suites/stateful/test_read_invariants.py) ----------
-# A read cache is the plausible home of the first three: it serves a re-read of a partition, so a history
-# that reads each partition once, at its end, cannot see them, whatever clause it cites.
-
-def rereads(partition) -> int:
-    """How often this partition has been fetched, this one included (state of the mutant's read cache)."""
-    partition.reads = getattr(partition, "reads", 0) + 1
-    return partition.reads
-
-
-def restamped(result, stamp):
-    """The Fetch result with each record's timestamp replaced by ``stamp(batch, record)``."""
-    return replace(result, batches=tuple(replace(b, records=tuple(replace(r, timestamp=stamp(b, r)) for r in b.records))
-                                         for b in result.batches))
-
-
-class RereadServesRefusedBatch(Model):
-    """A read cache filled before validation: a re-read also serves the partition's last refused batch."""
-    def op_Produce(self, cluster, op):
-        result = super().op_Produce(cluster, op)
-        partition = self.partition(cluster, op.topic, op.partition)
-        if partition is not None and result.error_code == INVALID_TIMESTAMP:
-            partition.refused = op.batch
-        return result
-
-    def op_Fetch(self, cluster, op):
-        result, partition = super().op_Fetch(cluster, op), self.partition(cluster, op.topic, op.partition)
-        refused = getattr(partition, "refused", None)
-        if partition is None or rereads(partition) < 2 or refused is None:
-            return result
-        base = partition.next_offset
-        ghost = StoredBatch(base, TimestampType.CREATE_TIME, max(r.timestamp for r in refused.records),
-                            tuple(StoredRecord(base + i, r.timestamp) for i, r in enumerate(refused.records)))
-        return replace(result, batches=(*result.batches, ghost))
-
-
-class RereadStampsReadTime(Model):
-    """A re-read of a LogAppendTime partition stamps its records with the leader's clock at the read."""
-    def op_Fetch(self, cluster, op):
-        result, partition = super().op_Fetch(cluster, op), self.partition(cluster, op.topic, op.partition)
-        if partition is None or rereads(partition) < 2 or cluster.topics[op.topic].config.timestamp_type is not LAT:
-            return result
-        return restamped(result, lambda b, r: cluster.now(partition.leader))
-
-
-class RereadServesBatchMax(Model):
-    """A re-read loses a CreateTime batch's type: every record reads as the batch's MaxTimestamp."""
-    def op_Fetch(self, cluster, op):
-        result, partition = super().op_Fetch(cluster, op), self.partition(cluster, op.topic, op.partition)
-        if partition is None or rereads(partition) < 2 or cluster.topics[op.topic].config.timestamp_type is LAT:
-            return result
-        return restamped(result, lambda b, r: b.max_timestamp)
-
-
-class MaxTimestampAtLatestBatch(Model):
-    """MAX_TIMESTAMP answers the max at the latest batch's first offset (the active segment's last time index
-    entry taken for the log's max)."""
-    def max_timestamp_offset(self, partition):
-        found = super().max_timestamp_offset(partition)
-        latest = [b for s in partition.segments for b in s.batches]
-        return found if found.offset < 0 or not latest else ListOffsetsResult(latest[-1].base_offset, found.timestamp)
-
-
-class LookupAnswersBatchBase(Model):
-    """A timestamp lookup answers the first offset of the batch holding the first match (the offset
-    index's granularity), with the match's timestamp."""
-    def offset_for_timestamp(self, partition, target):
-        found = super().offset_for_timestamp(partition, target)
-        batch = next((b for s in partition.segments for b in s.batches
-                      if any(r.offset == found.offset for r in b.records)), None)
-        return found if batch is None else ListOffsetsResult(batch.base_offset, found.timestamp)
-
-
-class EarliestIgnoresRetention(Model):
-    """EARLIEST answers the partition's first offset ever, 0, after retention moved the log start too."""
-    def special_offset(self, partition, target):
-        found = super().special_offset(partition, target)
-        return ListOffsetsResult(0, -1) if target == -2 else found
 
 
 def _m(name, clause, profiles, model) -> Mutant:
@@ -333,15 +290,23 @@ CATALOGUE = [
     _m("list_offsets_last_match", "KIP-33.list-offsets-first-offset-at-or-after", "kafka-4", ListOffsetsLastMatch),
     _m("wrong_error_code", "KIP-937.error-code-32", "kafka-4", WrongErrorCode),
     _m("bounds_swapped_in_message", "KIP-937.record-error-message", "kafka-3.6", BoundsSwappedInMessage),
-    _m("keeps_create_time_on_lat_topic", "KIP-32.log-append-time-assigned", "kafka-4",
-       KeepsCreateTimeOnLogAppendTimeTopic),
+    _m(
+        "keeps_create_time_on_lat_topic",
+        "KIP-32.log-append-time-assigned",
+        "kafka-4",
+        KeepsCreateTimeOnLogAppendTimeTopic,
+    ),
     _m("retention_skips_survivors", "KIP-32.retention-segment-level", "kafka-4", RetentionSkipsSurvivors),
     _m("rolls_by_wall_clock", "KIP-32.roll-by-first-timestamp", "kafka-4", RollsByWallClock),
     _m("no_mtime_fallback", "KIP-32.retention-mtime-fallback", "kafka-3.6", NoMtimeFallback),
     _m("sentinel_always_minus_one", "KIP-228.sentinel-long-min", "kip", SentinelAlwaysMinusOne),
     _m("after_unbounded_by_default", "KIP-937.default-after-one-hour", "kafka-4", AfterUnboundedByDefault),
-    _m("lat_in_create_time_response", "KIP-32.produce-response-log-append-time", "kafka-4",
-       LogAppendTimeInCreateTimeResponse),
+    _m(
+        "lat_in_create_time_response",
+        "KIP-32.produce-response-log-append-time",
+        "kafka-4",
+        LogAppendTimeInCreateTimeResponse,
+    ),
     _m("max_timestamp_last_offset", "KIP-33.list-offsets-max-timestamp", "kafka-4", MaxTimestampLastOffset),
     _m("index_appends_on_equal_max", "KIP-33.time-index-running-max", "kafka-4", IndexAppendsOnEqualMax),
     _m("rejects_negatives_under_kip", "KIP-228.negative-timestamps-accepted", "kip", RejectsNegativesUnderKip),

@@ -4,6 +4,7 @@ process, and a helper to call the ktc command.
 The run is real (``ktc run`` under pytest-xdist) so that the rows, JUnit XML, counterexample
 files and HTML the tests inspect are the ones users get, not hand-written fixtures.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -21,8 +22,9 @@ QUICK = ["--profile", "kafka-4", "--hypothesis-profile", "dev", "--", "-k", "ove
 
 
 def ktc(*args, cwd=ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "ktc", *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "ktc", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=300
+    )
 
 
 def scratch() -> Path:

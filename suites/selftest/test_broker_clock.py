@@ -3,6 +3,7 @@
 The preload itself is compiled and run under ``date``: a setting written through the clock's
 mapping is what a process preloaded with it reads, to the millisecond.
 """
+
 from __future__ import annotations
 
 import shutil
@@ -15,6 +16,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from ktc.implementations.families._kafka import describe_clock
+from ktc.implementations.kafka import settings
 from ktc.implementations.kafka.judge import clocked
 from ktc.implementations.kafka.judge.observe import on_real_time
 from ktc.kafka.processes import clock_shim
@@ -36,6 +38,7 @@ def stored(clock: ControlledClock) -> int:
 
 
 # ---- settings --------------------------------------------------------------------------------------
+
 
 @example(ms=EARLIEST_MS)
 @example(ms=LATEST_MS)
@@ -88,18 +91,22 @@ def test_a_setting_the_broker_does_not_echo_is_an_error_and_a_counted_failure(cl
 
 # ---- which histories need the clock alone ----------------------------------------------------------
 
+
 def history(*ops) -> History:
     return History("kip", (CreateTopic("t"),) + ops)
 
 
-@pytest.mark.parametrize("ops, alone", [
-    ((Produce("t", None),), False),
-    ((Advance(0),), False),
-    ((Advance(1),), True),
-    ((StepClock(0, -5),), True),
-    ((StepClock(1, -5),), False),  # another broker's clock: a single broker never sees it
-    ((Advance(1), ElectLeader("t", 1)), False),  # leader changes belong to the cluster
-])
+@pytest.mark.parametrize(
+    "ops, alone",
+    [
+        ((Produce("t", None),), False),
+        ((Advance(0),), False),
+        ((Advance(1),), True),
+        ((StepClock(0, -5),), True),
+        ((StepClock(1, -5),), False),  # another broker's clock: a single broker never sees it
+        ((Advance(1), ElectLeader("t", 1)), False),  # leader changes belong to the cluster
+    ],
+)
 def test_a_history_runs_alone_exactly_when_its_leader_clock_moves(ops, alone):
     assert clocked.moves_its_clock(history(*ops)) is alone
 
@@ -119,14 +126,32 @@ def test_a_clock_set_back_is_observed_as_a_step_of_broker_0():
 
 # ---- choosing and describing the clock -------------------------------------------------------------
 
-@pytest.mark.parametrize("value, mode", [("", "controlled"), ("host", "host"), (" controlled ", "controlled")])
-def test_the_clock_mode_comes_from_ktc_kafka_clock(value, mode):
-    assert clocked.clock_mode({clocked.CLOCK_ENV: value}) == mode
+
+@pytest.mark.parametrize(
+    "value, mode", [("", "controlled"), (None, "controlled"), ("host", "host"), (" controlled ", "controlled")]
+)
+def test_the_clock_mode_is_the_one_given_else_controlled(value, mode):
+    assert settings.clock_mode(value) == mode
 
 
 def test_an_unknown_clock_mode_is_refused_with_the_choices():
-    with pytest.raises(clocked.ClockChoiceError, match="expected one of controlled, host"):
-        clocked.clock_mode({clocked.CLOCK_ENV: "hots"})
+    with pytest.raises(settings.ClockChoiceError, match="KTC_KAFKA_CLOCK='hots': expected one of controlled, host"):
+        settings.clock_mode("hots")
+
+
+@pytest.mark.parametrize(
+    "given, environ, mode",
+    [
+        (None, {}, "controlled"),
+        (None, {"KTC_KAFKA_CLOCK": "host"}, "host"),
+        ("controlled", {"KTC_KAFKA_CLOCK": "host"}, "controlled"),
+    ],
+)
+def test_a_started_broker_s_clock_is_kafka_clock_else_its_variable(given, environ, mode):
+    from ktc import implementations
+
+    values = implementations.values({"kafka_clock": given}, environ)
+    assert settings.Started.from_options(values, environ, version="3.9.2").clock == mode
 
 
 def test_the_host_clock_is_chosen_with_its_reason_when_asked():
@@ -136,13 +161,15 @@ def test_the_host_clock_is_chosen_with_its_reason_when_asked():
 
 def test_the_clock_line_says_how_the_broker_was_judged():
     host = describe_clock({"controlled": False, "reason": "no C compiler"})
-    controlled = describe_clock({"controlled": True, "checks": 3, "failures": 0, "median_seen_ms": 1.25,
-                                 "max_seen_ms": 9.0})
+    controlled = describe_clock(
+        {"controlled": True, "checks": 3, "failures": 0, "median_seen_ms": 1.25, "max_seen_ms": 9.0}
+    )
     assert "over [sent, received] (no C compiler)" in host
     assert "3 settings checked by a LogAppendTime echo, 0 not echoed" in controlled and "1.2 ms (median)" in controlled
 
 
 # ---- the preload ---------------------------------------------------------------------------------
+
 
 def test_a_process_under_the_preload_reads_the_setting_to_the_millisecond(tmp_path, monkeypatch):
     if not any(shutil.which(name) for name in clock_shim.COMPILERS):

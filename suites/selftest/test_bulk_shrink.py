@@ -1,12 +1,14 @@
 """ktc/judge/shrink.py: greedy bulk shrinking, and its deadline (a broker's round can take a minute)."""
+
 import time
 
 from ktc.judge.shrink import shrink
 from ktc.reference.types import CreateTopic, Fetch, History, Produce
 from ktc.suites._support import NOW, batch
 
-HISTORY = History("kafka-4", (CreateTopic("t"), Produce("t", batch(NOW + 5, NOW + 7)), Fetch("t"), Fetch("t")),
-                  start_ms=NOW)
+HISTORY = History(
+    "kafka-4", (CreateTopic("t"), Produce("t", batch(NOW + 5, NOW + 7)), Fetch("t"), Fetch("t")), start_ms=NOW
+)
 
 
 def every_candidate_fails(candidates):

@@ -5,6 +5,7 @@ under one profile, or in one test, stays that profile's and that test's.
 
 Judged on doubles answering with the reference (suites/selftest/doubles.py), no JVM.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -21,8 +22,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = ("suites/kip937/test_validation.py", "suites/pinned/test_overflow_table.py")  # properties; a table's cells
-SELECTION = ("-k", "test_generated_batches_are_validated_per_record or test_batch_with_one_future_timestamp or "
-                   "test_overflow_table_cell_holds")
+SELECTION = (
+    "-k",
+    "test_generated_batches_are_validated_per_record or test_batch_with_one_future_timestamp or "
+    "test_overflow_table_cell_holds",
+)
 SEED = "20261126"
 pytestmark = pytest.mark.xdist_group("bulk-siblings")  # one worker makes the three runs once
 
@@ -32,9 +36,26 @@ def judged(double: str, *options: str) -> tuple[dict, list, int]:
     """Rows by (clause, profile), the double's run() calls, and ktc's exit code."""
     scratch = Path(tempfile.mkdtemp(prefix="ktc-bulk-siblings-"))
     atexit.register(shutil.rmtree, scratch, ignore_errors=True)  # cached across tests: no tmp_path outlives one
-    argv = [sys.executable, "-m", "pytest", *FILES, "-p", "no:cacheprovider", "-p",
-            "no:xdist", "-q", "--impl", f"ktc.suites.selftest.doubles:{double}", "--profile", "all", "--ktc-report",
-            str(scratch / "latest"), f"--hypothesis-seed={SEED}", *options, *SELECTION]
+    argv = [
+        sys.executable,
+        "-m",
+        "pytest",
+        *FILES,
+        "-p",
+        "no:cacheprovider",
+        "-p",
+        "no:xdist",
+        "-q",
+        "--impl",
+        f"ktc.suites.selftest.doubles:{double}",
+        "--profile",
+        "all",
+        "--ktc-report",
+        str(scratch / "latest"),
+        f"--hypothesis-seed={SEED}",
+        *options,
+        *SELECTION,
+    ]
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev", "KTC_DOUBLE_RUN_LOG": str(scratch / "runs.jsonl")}
     done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600, env=env)
     rows = json.loads((scratch / "latest" / "results.json").read_text())["rows"]

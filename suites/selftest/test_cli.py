@@ -1,4 +1,5 @@
 """The ktc command: one-line errors with exit 2 on bad input; a run writes results.json."""
+
 import json
 import subprocess
 import sys
@@ -14,20 +15,23 @@ def ktc(*args, cwd=ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "ktc", *args], cwd=cwd, capture_output=True, text=True, timeout=300)
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["run", "--impl", "nope"], "unknown implementation 'nope'"),
-    (["run", "--profile", "kafka-9"], "unknown profile 'kafka-9'"),
-    (["run", "--impl", "package.module:"], "unknown implementation"),
-    (["run", "--impl", "no_such_module_xyz:Impl"], "cannot import 'no_such_module_xyz'"),
-    (["run", "--impl", "json:JSONDecoder"], "is not an implementation"),
-    (["run", "--bogus-option"], "unrecognized arguments: --bogus-option"),
-    (["frobnicate"], "invalid choice"),
-    (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
-    (["run", "--impl", "kafka", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
-    (["run", "--impl", "spark", "--spark-conf", "foo=bar"], "expected spark.KEY=VALUE"),
-    (["run", "--seed", "abc"], "--seed 'abc': expected a whole number"),
-    (["run", "--seed", "7", "--", "--hypothesis-seed=8"], "give the seed once"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["run", "--impl", "nope"], "unknown implementation 'nope'"),
+        (["run", "--profile", "kafka-9"], "unknown profile 'kafka-9'"),
+        (["run", "--impl", "package.module:"], "unknown implementation"),
+        (["run", "--impl", "no_such_module_xyz:Impl"], "cannot import 'no_such_module_xyz'"),
+        (["run", "--impl", "json:JSONDecoder"], "is not an implementation"),
+        (["run", "--bogus-option"], "unrecognized arguments: --bogus-option"),
+        (["frobnicate"], "invalid choice"),
+        (["run", "--impl", "kafka", "--kafka-bootstrap", "127.0.0.1:1"], "cannot reach Kafka at 127.0.0.1:1"),
+        (["run", "--impl", "kafka", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
+        (["run", "--impl", "spark", "--spark-conf", "foo=bar"], "expected spark.KEY=VALUE"),
+        (["run", "--seed", "abc"], "--seed 'abc': expected a whole number"),
+        (["run", "--seed", "7", "--", "--hypothesis-seed=8"], "give the seed once"),
+    ],
+)
 def test_bad_input_prints_one_line_and_exits_2(args, needle):
     done = ktc(*args)
     assert done.returncode == 2
@@ -42,8 +46,24 @@ def test_clauses_check_exits_zero_and_lists_every_clause():
 
 
 def test_run_writes_results_with_a_row_per_clause_and_profile_under_the_seed_given(tmp_path):
-    done = ktc("run", "--impl", "reference", "--profile", "kafka-4", "--report", str(tmp_path), "--workers", "0",
-               "--hypothesis-profile", "dev", "--seed", "7", "--", "-k", "overflow")
+    done = ktc(
+        "run",
+        "--impl",
+        "reference",
+        "--profile",
+        "kafka-4",
+        "--report",
+        str(tmp_path),
+        "--workers",
+        "0",
+        "--hypothesis-profile",
+        "dev",
+        "--seed",
+        "7",
+        "--",
+        "-k",
+        "overflow",
+    )
     assert done.returncode == 0, done.stdout[-2000:]
     doc = json.loads((tmp_path / "latest" / "results.json").read_text())
     assert doc["schema_version"] == 3
@@ -54,26 +74,61 @@ def test_run_writes_results_with_a_row_per_clause_and_profile_under_the_seed_giv
 
 
 def test_run_given_a_test_file_after_the_dashes_runs_that_file_alone(tmp_path):
-    done = ktc("run", "--report", str(tmp_path), "--workers", "0", "--hypothesis-profile", "dev", "--",
-               "suites/kip937/test_validation.py", "-k", "not generated")
+    done = ktc(
+        "run",
+        "--report",
+        str(tmp_path),
+        "--workers",
+        "0",
+        "--hypothesis-profile",
+        "dev",
+        "--",
+        "suites/kip937/test_validation.py",
+        "-k",
+        "not generated",
+    )
     assert done.returncode == 0, done.stdout[-2000:]
     modules = {case.get("classname") for case in ElementTree.parse(tmp_path / "latest" / "junit.xml").iter("testcase")}
     assert modules == {"suites.kip937.test_validation"}, modules
 
 
 def test_run_against_a_mutant_exits_1_with_a_counterexample(tmp_path):
-    done = ktc("run", "--impl", "ktc.suites.selftest.mutants:exact_arithmetic", "--profile", "kafka-4", "--report",
-               str(tmp_path), "--workers", "0", "--hypothesis-profile", "dev", "--", "-k", "overflow", "-x")
+    done = ktc(
+        "run",
+        "--impl",
+        "ktc.suites.selftest.mutants:exact_arithmetic",
+        "--profile",
+        "kafka-4",
+        "--report",
+        str(tmp_path),
+        "--workers",
+        "0",
+        "--hypothesis-profile",
+        "dev",
+        "--",
+        "-k",
+        "overflow",
+        "-x",
+    )
     assert done.returncode == 1
     rows = json.loads((tmp_path / "latest" / "results.json").read_text())["rows"]
     failed = [r for r in rows if r["verdict"] == "fail"]
     assert failed and failed[0]["counterexample"]["history"]["type"] == "History"
 
 
-@pytest.mark.parametrize(("args", "narrower"), [
-    (["suites/kip33"], True), (["-k", "overflow"], True), (["-m", "pinned"], True), ([], False),
-    (["--basetemp", "/tmp/x"], False), (["-x"], False)])
+@pytest.mark.parametrize(
+    ("args", "narrower"),
+    [
+        (["suites/kip33"], True),
+        (["-k", "overflow"], True),
+        (["-m", "pinned"], True),
+        ([], False),
+        (["--basetemp", "/tmp/x"], False),
+        (["-x"], False),
+    ],
+)
 def test_a_selection_narrower_than_the_suites_is_partial(args, narrower):
-    from ktc.cli.commands import partial
+    from ktc.cli.run_command import partial
     from ktc.paths import suites_dir
+
     assert partial(args, suites_dir()) is narrower

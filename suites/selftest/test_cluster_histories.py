@@ -1,4 +1,5 @@
 """Which histories the 3-node cluster (--impl kafka-cluster) can run: pure, no JVM."""
+
 import pytest
 from hypothesis import given
 from hypothesis.errors import InvalidArgument
@@ -50,15 +51,19 @@ def test_leader_change_histories_refuse_clocks_that_cannot_change_a_leader(offse
         leader_change_histories(profile="kip", clock_offsets=offsets)
 
 
-@pytest.mark.parametrize("ops,offsets,why", [
-    ((Produce("t", batch(NOW)),), (0,), "its own clocks"),
-    ((Produce("t", batch(NOW)),), (FASTEST, SLOWEST, 1), "its own clocks"),
-    ((StepClock(0, 5),), (FASTEST, SLOWEST, 0), "stepped"),
-    ((DescribeLog("t"),), (FASTEST, SLOWEST, 0), "not observable"),
-    ((ElectLeader("t", 1), ElectLeader("t", 2)), (FASTEST, SLOWEST, 0), "more than one leader change"),
-    ((ElectLeader("t", 1), Fetch("t", 1)), (FASTEST, SLOWEST, 0), "only that partition"),
-    ((ElectLeader("u", 1),), (FASTEST, SLOWEST, 0), "not created"),
-], ids=["one-broker", "other-offsets", "step", "describe-log", "two-changes", "other-partition", "no-topic"])
+@pytest.mark.parametrize(
+    "ops,offsets,why",
+    [
+        ((Produce("t", batch(NOW)),), (0,), "its own clocks"),
+        ((Produce("t", batch(NOW)),), (FASTEST, SLOWEST, 1), "its own clocks"),
+        ((StepClock(0, 5),), (FASTEST, SLOWEST, 0), "stepped"),
+        ((DescribeLog("t"),), (FASTEST, SLOWEST, 0), "not observable"),
+        ((ElectLeader("t", 1), ElectLeader("t", 2)), (FASTEST, SLOWEST, 0), "more than one leader change"),
+        ((ElectLeader("t", 1), Fetch("t", 1)), (FASTEST, SLOWEST, 0), "only that partition"),
+        ((ElectLeader("u", 1),), (FASTEST, SLOWEST, 0), "not created"),
+    ],
+    ids=["one-broker", "other-offsets", "step", "describe-log", "two-changes", "other-partition", "no-topic"],
+)
 def test_histories_the_cluster_cannot_run_say_why(ops, offsets, why):
     assert why in cannot_run(history(*ops, offsets=offsets), CLUSTER)
 

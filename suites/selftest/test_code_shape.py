@@ -1,6 +1,8 @@
-"""The shape of ktc's own code, measured: small functions (median <= 8 lines, p90 <= 15, docstrings not
-counted), no module over 400 lines, and ruff's lint clean.  ARCHITECTURE.md states these rules; this file is
-what keeps them true (no import circle: the contracts of pyproject.toml's [tool.importlinter], test_contracts.py)."""
+"""The shape of ktc's own code, measured on the formatter's layout: small functions (median <= 8 lines,
+p90 <= 16, docstrings not counted), no module over 400 lines, ruff's lint clean and ruff's format unchanged.
+ARCHITECTURE.md states these rules; this file is what keeps them true (no import circle: the contracts of
+pyproject.toml's [tool.importlinter], test_contracts.py)."""
+
 import ast
 import shutil
 import statistics
@@ -11,8 +13,18 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("ktc", "specs", "reference", "strategies", "implementations", "reports", "examples", "suites",
-            "mutation", "benchmarks")
+PACKAGES = (
+    "ktc",
+    "specs",
+    "reference",
+    "strategies",
+    "implementations",
+    "reports",
+    "examples",
+    "suites",
+    "mutation",
+    "benchmarks",
+)
 
 
 def sources() -> list[Path]:
@@ -36,11 +48,11 @@ def docstring_lines(node) -> int:
     return first.end_lineno - first.lineno + 1 if is_doc else 0
 
 
-def test_functions_are_small_median_at_most_8_lines_and_p90_at_most_15():
+def test_functions_are_small_median_at_most_8_lines_and_p90_at_most_16():
     sizes = function_sizes()
     median, p90 = statistics.median(sizes), sizes[int(0.9 * len(sizes))]
     print(f"{len(sizes)} functions: median {median} lines, p90 {p90}, max {sizes[-1]}")
-    assert median <= 8 and p90 <= 15, f"median {median}, p90 {p90} over {len(sizes)} functions"
+    assert median <= 8 and p90 <= 16, f"median {median}, p90 {p90} over {len(sizes)} functions"
 
 
 def test_no_module_is_over_400_lines():
@@ -56,6 +68,14 @@ def ruff() -> str:
 
 
 def test_ruff_finds_nothing():
-    """The lint rules of pyproject.toml's [tool.ruff.lint] (why there is no formatter: a comment there)."""
+    """The lint rules of pyproject.toml's [tool.ruff.lint]."""
     done = subprocess.run([ruff(), "check", "--quiet", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 0, f"ruff check:\n{done.stdout[-3000:]}{done.stderr[-1000:]}"
+
+
+def test_the_code_is_as_the_formatter_lays_it_out():
+    """The size limits above measure formatted code: ``ruff format`` would change no file."""
+    done = subprocess.run([ruff(), "format", "--check", "--quiet", str(ROOT)], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 0, (
+        f"ruff format --check (run: ruff format .):\n{done.stdout[-3000:]}{done.stderr[-1000:]}"
+    )

@@ -2,6 +2,7 @@
 import-linter over the tree laid out as it is installed (``ktc.specs`` from ``specs/``, ... and ``mutation/``
 beside ``ktc``), every import read, those inside functions too.  Each break the table once had is put back in
 that copy, one at a time, and its contract must report it."""
+
 from __future__ import annotations
 
 import os
@@ -77,7 +78,7 @@ def with_import(tree: Path, package: str, statement: str, *contracts: str) -> su
 def test_the_tree_keeps_every_contract(tree):
     done = lint(tree)
     code, out = done.returncode, done.stdout
-    report = out[out.find("Broken contracts"):] if broken(done) else out + done.stderr
+    report = out[out.find("Broken contracts") :] if broken(done) else out + done.stderr
     assert code == 0, f"contracts broken: {broken(done)}\n{report[-6000:]}"
     assert re.search(r"Contracts: \d+ kept, 0 broken", out), out[-2000:]
 

@@ -1,13 +1,13 @@
 """A history an implementation could not run to its end is judged unknown or error, never pass or fail."""
-from __future__ import annotations
 
-from dataclasses import dataclass
+from __future__ import annotations
 
 import pytest
 
 from ktc import reference
+from ktc.checks.verdicts import Validity
+from ktc.implementations.protocol import Cut, JudgedTrace
 from ktc.judge import harness
-from ktc.judge.verdicts import Validity
 from ktc.reference.types import Batch, CreateTopic, Fetch, History, Produce, Record, TopicConfig
 
 NOW = 1_700_000_000_000
@@ -20,19 +20,9 @@ def history() -> History:
     return History("kafka-3.6", ops, NOW)
 
 
-@dataclass(frozen=True)
-class Cut:  # the shape of implementations/kafka/judge/observe.py's Cut (no broker extra needed here)
-    validity: str
-    op_index: int
-    reason: str
-
-
-class CutTrace(tuple):
-    cut = None
-
-
-def cut_trace(validity: str) -> CutTrace:
-    trace = CutTrace(tuple(reference.run(history()))[:1])  # the results up to the cut
+def cut_trace(validity: str) -> JudgedTrace:
+    """What a broker adapter returns for a history it could not run to its end (implementations/protocol.py)."""
+    trace = JudgedTrace(tuple(reference.run(history()))[:1])  # the results up to the cut
     trace.cut = Cut(
         validity, 1, "op #1 (Produce): connection lost after send; Produce may or may not have been applied"
     )

@@ -1,4 +1,5 @@
 """The profile rules of judge/discovery.py as data: each release family's configs map to its profile."""
+
 from __future__ import annotations
 
 import pytest
@@ -15,23 +16,29 @@ from ktc.kafka.discovery import (
 LONG_MAX = str(2**63 - 1)
 
 
-@pytest.mark.parametrize("limits, expected", [
-    ({"difference": LONG_MAX}, "kafka-3.5"),
-    ({"difference": LONG_MAX, "before": LONG_MAX, "after": LONG_MAX}, "kafka-3.6"),
-    ({"before": LONG_MAX, "after": "3600000"}, "kafka-4"),
-])
+@pytest.mark.parametrize(
+    "limits, expected",
+    [
+        ({"difference": LONG_MAX}, "kafka-3.5"),
+        ({"difference": LONG_MAX, "before": LONG_MAX, "after": LONG_MAX}, "kafka-3.6"),
+        ({"before": LONG_MAX, "after": "3600000"}, "kafka-4"),
+    ],
+)
 def test_each_release_familys_configs_map_to_its_profile(limits, expected):
     assert profile_for(limits) == expected
 
 
-@pytest.mark.parametrize("limits", [{}, {"before": LONG_MAX, "after": LONG_MAX}, {"after": "3600000"},
-                                    {"difference": "1", "after": "3600000"}])
+@pytest.mark.parametrize(
+    "limits",
+    [{}, {"before": LONG_MAX, "after": LONG_MAX}, {"after": "3600000"}, {"difference": "1", "after": "3600000"}],
+)
 def test_configs_no_rule_names_give_no_profile(limits):
     assert profile_for(limits) is None
 
 
 def test_every_rule_names_a_known_profile():
     from ktc.specs.profiles import names
+
     assert {profile for profile, _keys, _after in PROFILE_RULES} <= set(names())
 
 
@@ -48,24 +55,33 @@ def test_an_unrecognised_broker_is_refused_in_one_line_that_asks_for_profile():
     assert "\n" not in message and "--profile" in message and "no log.message.timestamp" in message
 
 
-@pytest.mark.parametrize("api_max, expected", [({"Produce": 13}, "kafka-4"), ({"Produce": 12}, "kafka-4"),
-                                               ({"Produce": 11}, None), ({}, None)])
+@pytest.mark.parametrize(
+    "api_max, expected",
+    [({"Produce": 13}, "kafka-4"), ({"Produce": 12}, "kafka-4"), ({"Produce": 11}, None), ({}, None)],
+)
 def test_without_timestamp_configs_only_a_kafka_4_api_line_places_a_broker(api_max, expected):
     assert profile_by_api(api_max) == expected
 
 
-@pytest.mark.parametrize("api_max, line", [  # measured on Maven Central's jars (specs/kafka-versions.toml)
-    ({"Produce": 9, "ListOffsets": 8}, "3.6"), ({"Produce": 10, "ListOffsets": 8}, "3.7"),
-    ({"Produce": 11, "ListOffsets": 8}, "3.8"), ({"Produce": 11, "ListOffsets": 9}, "3.9"),
-])
+@pytest.mark.parametrize(
+    "api_max, line",
+    [  # measured on Maven Central's jars (specs/kafka-versions.toml)
+        ({"Produce": 9, "ListOffsets": 8}, "3.6"),
+        ({"Produce": 10, "ListOffsets": 8}, "3.7"),
+        ({"Produce": 11, "ListOffsets": 8}, "3.8"),
+        ({"Produce": 11, "ListOffsets": 9}, "3.9"),
+    ],
+)
 def test_apiversions_name_the_release_line_among_those_a_config_rule_matched(api_max, line):
     from ktc.specs import versions
+
     found = versions.line_by_api("kafka-3.6", {**api_max, "Fetch": 16})
     assert found is not None and found.line == line and found.profile == f"kafka-{line}"
 
 
 def test_apiversions_no_line_matches_leave_the_config_rules_profile():
     from ktc.specs import versions
+
     assert versions.line_by_api("kafka-3.6", {"Produce": 99, "ListOffsets": 8}) is None
     assert versions.line_by_api("kafka-3.5", {"Produce": 10, "ListOffsets": 8}) is None  # 3.7's maxima, 3.5's configs
 
@@ -89,13 +105,14 @@ class Connection:
         self.address, self.timeout_s, self.security = ("127.0.0.1", 9092), 10.0, None
 
     def call(self, call):
-        from ktc.kafka.client import wire
+        from ktc.kafka.client import admin, wire
+
         if call.api == "Metadata":
-            return wire.messages.ClusterView({111: ("127.0.0.1", 9092)}, 111, {})
+            return admin.ClusterView({111: ("127.0.0.1", 9092)}, 111, {})
         self.broker.asked.append((call.version, self.number))
         if call.version > self.broker.parses:
             raise wire.WireError("127.0.0.1:9092 closed the connection")
-        return 0, None, {k: wire.ConfigEntry(k, v, 5, False, ()) for k, v in self.broker.limits.items()}
+        return 0, None, {k: admin.ConfigEntry(k, v, 5, False, ()) for k, v in self.broker.limits.items()}
 
     def supported_versions(self):
         return {0: (0, self.broker.produce_max), 1: (0, 17), 2: (0, 9), 32: (0, 4)}
@@ -106,6 +123,7 @@ class Connection:
 
 def discovered(monkeypatch, broker: Broker):
     from ktc.kafka import discovery
+
     monkeypatch.setattr(discovery.wire, "Client", broker.connect)
     return discovery.discover(broker.connect())
 

@@ -1,5 +1,6 @@
 """Known deviations inside pytest (ktc/plugin/expected.py): expected failures xfail, unexpected passes fail,
 and the shipped expectations/*.toml files are well formed and name real clauses."""
+
 import subprocess
 import sys
 from pathlib import Path
@@ -21,16 +22,36 @@ OVERFLOW = ["suites/pinned", "-k", "overflow", "--profile", "kafka-4"]
 
 
 def entry(impl: str, clause: str, reason: str, verdict: str = "fail") -> str:
-    return (f'schema_version = 1\nimplementation = "{impl}"\n\n[[expect]]\nclause = "{clause}"\nprofile = "kafka-4"\n'
-            f'verdict = "{verdict}"\nreason = "{reason}"\nsource = "https://bugs.example/1"\n')
+    return (
+        f'schema_version = 1\nimplementation = "{impl}"\n\n[[expect]]\nclause = "{clause}"\nprofile = "kafka-4"\n'
+        f'verdict = "{verdict}"\nreason = "{reason}"\nsource = "https://bugs.example/1"\n'
+    )
 
 
 def pytest_run(impl: str, expectations_text: str, *extra: str) -> tuple[subprocess.CompletedProcess, Path]:
     out = scratch()
     (out / "exp.toml").write_text(expectations_text)
-    done = subprocess.run([sys.executable, "-m", "pytest", *OVERFLOW, *extra, "-p", "no:cacheprovider", "-q", "-rxX",
-                           f"--impl={impl}", f"--ktc-expectations={out / 'exp.toml'}", "--ktc-report", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            *OVERFLOW,
+            *extra,
+            "-p",
+            "no:cacheprovider",
+            "-q",
+            "-rxX",
+            f"--impl={impl}",
+            f"--ktc-expectations={out / 'exp.toml'}",
+            "--ktc-report",
+            str(out),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return done, out
 
 
@@ -63,14 +84,17 @@ def test_an_expected_unknown_that_this_runs_examples_decided_as_pass_is_said_not
 def test_in_a_partial_selection_a_deviation_that_passed_is_said_not_failed():
     """ktc run passes --ktc-partial for -k, -m or a path inside the suites: the test that shows the deviation may
     not be among those selected."""
-    done, out = pytest_run("reference", entry("reference", "KIP-937.int64-wraparound", "thought broken"),
-                           "--ktc-partial")
+    done, out = pytest_run(
+        "reference", entry("reference", "KIP-937.int64-wraparound", "thought broken"), "--ktc-partial"
+    )
     assert done.returncode == 0, done.stdout[-2000:]
     row = next(r for r in results(out)["rows"] if r["clause"] == "KIP-937.int64-wraparound")
     assert row["verdict"] == "pass" and row["expected"]["undecided"] is True
     answer = render("terminal", results(out), Context(report_dir=str(out), width=200, max_lines=40))
-    assert "1 expected deviations not shown by this selection (a whole run decides): KIP-937.int64-wraparound" \
-        in answer and "unexpected passes" not in answer
+    assert (
+        "1 expected deviations not shown by this selection (a whole run decides): KIP-937.int64-wraparound" in answer
+        and "unexpected passes" not in answer
+    )
 
 
 def test_a_failure_the_file_does_not_name_still_fails():
@@ -127,9 +151,11 @@ def test_a_file_given_explicitly_applies_to_the_broker_at_the_address_the_user_g
     kfake's file when it is given explicitly; a target ktc started keeps only its own files."""
     by_address = Target("kafka", "external 127.0.0.1:9092", external=True)
     started = Target("kafka-4.4.0", "4.4.0", external=False)
+
     def held_to_kfake(impls, explicit):
         index = expected.load_index(impls, explicit)
         return {name for (_clause, name, _profile), entry in index.items() if entry["file"] == KFAKE.name}
+
     assert held_to_kfake([by_address, started], [KFAKE]) == {"kafka"}
     assert held_to_kfake([by_address], ()) == set()  # found by name only: kfake's file is not kafka's
     assert held_to_kfake([started], [KFAKE]) == set()  # nothing known only by address: nothing to apply it to

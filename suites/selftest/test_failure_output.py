@@ -5,6 +5,7 @@ terminal, and pytest's own in the report's pytest.log, where the terminal names 
 ktc's own source, every failure names its clause, quotes it and prints one replay line,
 the seed printed is the seed every worker used, and each replay line, run alone under either
 Hypothesis profile, fails the same clause again."""
+
 from __future__ import annotations
 
 import functools
@@ -24,10 +25,28 @@ pytestmark = pytest.mark.xdist_group("failure-output")  # one worker makes the s
 
 @functools.cache
 def failing_run(scratch: str) -> str:
-    argv = [sys.executable, "-m", "ktc", "run", "--impl", MUTANT, "--profile", "kafka-4", "--workers", "2",
-            "--report", scratch, "--", "-k", "kip937"]
-    env = {**os.environ, "CI": "true",  # as on CI, where pytest would repeat each whole message in the summary
-           "GITHUB_ACTIONS": "true"}  # and as on GitHub: ktc run adds annotations
+    argv = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        MUTANT,
+        "--profile",
+        "kafka-4",
+        "--workers",
+        "2",
+        "--report",
+        scratch,
+        "--",
+        "-k",
+        "kip937",
+    ]
+    env = {
+        **os.environ,
+        "CI": "true",  # as on CI, where pytest would repeat each whole message in the summary
+        "GITHUB_ACTIONS": "true",
+    }  # and as on GitHub: ktc run adds annotations
     done = subprocess.run(argv, cwd=ROOT, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 1, done.stdout[-3000:] + done.stderr[-3000:]
     log = Path(scratch, "latest", "pytest.log")  # ktc run keeps pytest's own output off the terminal
@@ -42,8 +61,12 @@ def output(tmp_path_factory) -> str:
 
 def ktc_source_lines() -> set[str]:
     """Every line of ktc's own modules long enough to be recognisable (not `return None`, a bracket...)."""
-    return {line.strip() for path in (ROOT / "ktc").rglob("*.py") for line in path.read_text().splitlines()
-            if len(line.strip()) >= 24 and not line.strip().startswith(("#", '"""'))}
+    return {
+        line.strip()
+        for path in (ROOT / "ktc").rglob("*.py")
+        for line in path.read_text().splitlines()
+        if len(line.strip()) >= 24 and not line.strip().startswith(("#", '"""'))
+    }
 
 
 def test_a_failing_run_prints_no_line_of_ktc_source(output):
@@ -65,7 +88,7 @@ def test_the_short_summary_gives_each_failure_one_line_naming_its_clause(output)
     summary = output.split("short test summary info", 1)[1].splitlines()[1:]
     failed = [line for line in summary if line.startswith("FAILED ")]
     assert failed and all(re.search(r" - KIP-[\w.-]+ violated by before_after_swapped", line) for line in failed)
-    assert not any(line.startswith("  ") for line in summary[:len(failed)])
+    assert not any(line.startswith("  ") for line in summary[: len(failed)])
 
 
 def test_under_github_actions_ktc_run_annotates_each_root_cause_with_its_replay_command(output):

@@ -1,5 +1,6 @@
 """Input-feature coverage: a history's features are named from its inputs alone, counted per clause, and a
 feature the reference drew that an implementation never received is a gap unless its target says why."""
+
 from __future__ import annotations
 
 from ktc.judge.features import features
@@ -10,19 +11,39 @@ from ktc.suites._support import LAT, NOW
 
 def test_features_name_codecs_attribute_bits_timestamp_edges_and_listoffsets_requests():
     sent = Batch((Record(-1), Record(-5), Record(INT64_MIN)), codec="zstd", timestamp_type=LAT, max_timestamp=NOW)
-    history = History("kafka-3.9", (CreateTopic("t", TopicConfig(timestamp_type=LAT)), Produce("t", sent),
-                                    ListOffsets("t", -7, 0, 3, True), ListOffsets("t", -4)), start_ms=NOW)
-    assert {"codec:zstd", "attribute:log-append-time", "batch:header-max-disagrees", "batch:several-records",
-            "timestamp:-1", "timestamp:negative", "timestamp:Long.MIN", "target:other-negative",
-            "target:earliest-local", "list-offsets:explicit-version", "list-offsets:read-committed",
-            "topic:log-append-time"} <= features(history)
+    history = History(
+        "kafka-3.9",
+        (
+            CreateTopic("t", TopicConfig(timestamp_type=LAT)),
+            Produce("t", sent),
+            ListOffsets("t", -7, 0, 3, True),
+            ListOffsets("t", -4),
+        ),
+        start_ms=NOW,
+    )
+    assert {
+        "codec:zstd",
+        "attribute:log-append-time",
+        "batch:header-max-disagrees",
+        "batch:several-records",
+        "timestamp:-1",
+        "timestamp:negative",
+        "timestamp:Long.MIN",
+        "target:other-negative",
+        "target:earliest-local",
+        "list-offsets:explicit-version",
+        "list-offsets:read-committed",
+        "topic:log-append-time",
+    } <= features(history)
     assert "codec:none" not in features(history) and "attribute:control" not in features(history)
 
 
 def rows():
-    return [{"clause": "c", "implementation": "reference", "features": {"codec:gzip": 5, "attribute:control": 2}},
-            {"clause": "c", "implementation": "kafka-3.9.2", "features": {"codec:gzip": 1}},
-            {"clause": "d", "implementation": "reference", "features": {"codec:gzip": 1}}]
+    return [
+        {"clause": "c", "implementation": "reference", "features": {"codec:gzip": 5, "attribute:control": 2}},
+        {"clause": "c", "implementation": "kafka-3.9.2", "features": {"codec:gzip": 1}},
+        {"clause": "d", "implementation": "reference", "features": {"codec:gzip": 1}},
+    ]
 
 
 def test_examples_are_summed_per_feature_and_implementation_over_clauses():

@@ -1,14 +1,39 @@
 """A broker's verdicts, judged on placements of a history, point at the history's own operations."""
+
+from ktc.checks.verdicts import Mismatch, Validity, Verdict
 from ktc.judge.frames import frame_map, in_history_frame
-from ktc.judge.verdicts import Mismatch, Validity, Verdict
 from ktc.reference.types import Advance, CreateTopic, ElectLeader, Fetch, History, Produce, StepClock, TopicConfig
 from ktc.suites._support import NOW, batch
 
-ORIGINAL = History("kip", (CreateTopic("t", TopicConfig()), Produce("t", batch(NOW)), Advance(5), ElectLeader("t", 1),
-                           Produce("t", batch(NOW)), Fetch("t")), NOW, (0, 7))
-PLACED = History("kip", (CreateTopic("t", TopicConfig()), Advance(3), Produce("t", batch(NOW)), Advance(9),
-                         ElectLeader("t", 1), Advance(1), StepClock(0, -2), Produce("t", batch(NOW)), Fetch("t")),
-                 NOW, (0, 7))
+ORIGINAL = History(
+    "kip",
+    (
+        CreateTopic("t", TopicConfig()),
+        Produce("t", batch(NOW)),
+        Advance(5),
+        ElectLeader("t", 1),
+        Produce("t", batch(NOW)),
+        Fetch("t"),
+    ),
+    NOW,
+    (0, 7),
+)
+PLACED = History(
+    "kip",
+    (
+        CreateTopic("t", TopicConfig()),
+        Advance(3),
+        Produce("t", batch(NOW)),
+        Advance(9),
+        ElectLeader("t", 1),
+        Advance(1),
+        StepClock(0, -2),
+        Produce("t", batch(NOW)),
+        Fetch("t"),
+    ),
+    NOW,
+    (0, 7),
+)
 
 
 def test_placed_operations_map_to_the_history_s_and_a_placed_clock_op_to_the_operation_it_precedes():

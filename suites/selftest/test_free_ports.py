@@ -4,6 +4,7 @@ A KRaft broker refuses a configuration whose broker and controller listeners sha
 (``If you have two listeners on the same port then one needs to be IPv4 and the other IPv6``),
 which two separate ``free_port()`` calls can produce when the kernel reuses a just-freed port.
 """
+
 from __future__ import annotations
 
 import socket

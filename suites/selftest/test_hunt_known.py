@@ -1,5 +1,6 @@
 """A finding already made explains a failure only on a history of its shape (ktc/hunt/known.py): the same clause
 failing for another reason, or on a release the finding does not affect, is still new."""
+
 import json
 from dataclasses import replace
 from pathlib import Path
@@ -20,8 +21,15 @@ def found_on_4_4_0():
 
 
 def as_create_time(history):
-    return replace(history, ops=tuple(replace(op, batch=replace(op.batch, timestamp_type=TimestampType.CREATE_TIME))
-                                      if isinstance(op, Produce) else op for op in history.ops))
+    return replace(
+        history,
+        ops=tuple(
+            replace(op, batch=replace(op.batch, timestamp_type=TimestampType.CREATE_TIME))
+            if isinstance(op, Produce)
+            else op
+            for op in history.ops
+        ),
+    )
 
 
 def test_a_known_finding_explains_its_clauses_on_a_history_of_its_shape_on_the_releases_it_affects():

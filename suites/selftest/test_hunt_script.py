@@ -1,6 +1,7 @@
 """A hunt's standalone reproducer tells the bug from its fix: REPRODUCED only when a broker answers every step as
 the finding records (a broker that refuses what the finding's broker accepted is NOT REPRODUCED), and its labels
 come from the model and from what it sends.  No broker: the script's replay is handed the answers."""
+
 import importlib.util
 import io
 import sys
@@ -10,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from ktc import reference
+from ktc.checks.verdicts import Mismatch, Validity, Verdict
 from ktc.hunt import script
 from ktc.hunt.engine import Finding
 from ktc.implementations.protocol import JudgedTrace
-from ktc.judge.verdicts import Mismatch, Validity, Verdict
 from ktc.reference.types import (
     Batch,
     CreateTopic,
@@ -36,11 +37,22 @@ HOUR = 3_600_000
 CT, LAT = TimestampType.CREATE_TIME, TimestampType.LOG_APPEND_TIME
 # a LogAppendTime-flagged batch whose one record is two hours ahead, on a CreateTime topic bounded at one hour
 AHEAD = Batch((Record(START + 2 * HOUR, None, b"x"),), timestamp_type=LAT, max_timestamp=START)
-HISTORY = History("kip", (CreateTopic("t", TopicConfig(after_max_ms=HOUR)), Produce("t", AHEAD), Fetch("t"),
-                              ListOffsets("t", START + HOUR, read_committed=True)), START)
+HISTORY = History(
+    "kip",
+    (
+        CreateTopic("t", TopicConfig(after_max_ms=HOUR)),
+        Produce("t", AHEAD),
+        Fetch("t"),
+        ListOffsets("t", START + HOUR, read_committed=True),
+    ),
+    START,
+)
 # what a broker that validates only the header answers: accepted, stored CreateTime with the header as its max
-ACCEPTED = (ProduceResult(0), FetchResult((StoredBatch(0, CT, START, (StoredRecord(0, START + 2 * HOUR),)),)),
-            ListOffsetsResult(-1, -1))
+ACCEPTED = (
+    ProduceResult(0),
+    FetchResult((StoredBatch(0, CT, START, (StoredRecord(0, START + 2 * HOUR),)),)),
+    ListOffsetsResult(-1, -1),
+)
 
 
 def finding(history=HISTORY, observed=ACCEPTED, at_lookup=False):
@@ -95,14 +107,18 @@ def test_a_broker_answering_every_step_as_recorded_reproduces_it(tmp_path, shift
 def test_a_broker_that_refuses_the_batch_does_not_reproduce_it(tmp_path):
     """The fix: INVALID_TIMESTAMP at the produce, nothing stored, the lookup finds nothing (as the finding's did)."""
     module = loaded(tmp_path)
-    text = ("Timestamp 1700007200000 of message with offset 0 is out of range. The timestamp should be within "
-            "[-9223370336854775807, 1700003600000]")  # as Kafka says it, at its own clock
+    text = (
+        "Timestamp 1700007200000 of message with offset 0 is out of range. The timestamp should be within "
+        "[-9223370336854775807, 1700003600000]"
+    )  # as Kafka says it, at its own clock
     refused = {"error_code": 32, "record_errors": [[0, text]]}
     answers = [refused, {"error_code": 0, "batches": []}, {"error_code": 0, "offset": -1, "timestamp": -1}]
     code, out = run_with(module, answers)
     assert code == 0
-    assert "NOT REPRODUCED: the broker answers step [0] otherwise than the finding records; there it answers the " \
-           "KIP's error code, 32, as a fixed broker would" in out
+    assert (
+        "NOT REPRODUCED: the broker answers step [0] otherwise than the finding records; there it answers the "
+        "KIP's error code, 32, as a fixed broker would" in out
+    )
 
 
 def test_a_refusal_before_the_step_that_departs_is_not_a_reproduction(tmp_path):
@@ -144,7 +160,7 @@ def test_the_kip_s_answer_is_the_model_s_and_the_isolation_level_is_the_one_sent
             return bytes([0, 0, 0, 0, 2, 2]) + b"t" + bytes([2]) + bytes(4) + bytes(2) + minus_one * 2
 
     _answer, said = module.list_offsets(Wire(), "t", 0, START, 9, lookup["isolation_level"])
-    (_api, version, body), = sent
+    ((_api, version, body),) = sent
     assert body[4] == 1 and said.endswith("isolation_level 1") and f"v{version}" in said
 
 
@@ -152,15 +168,25 @@ def test_a_real_broker_s_timestamps_are_mapped_back_to_the_history_and_its_own_c
     """A broker runs the history moved onto its wall clock: what its batches carried maps back; a timestamp it
     stamped itself (a LogAppendTime topic) is the broker's clock, recorded as None."""
     delta = 86_400_000_000
-    moved = History("kip", (CreateTopic("t2"), Produce("t2", Batch(
-        (Record(START + 2 * HOUR + delta),), timestamp_type=LAT, max_timestamp=START + delta))), START + delta)
+    moved = History(
+        "kip",
+        (
+            CreateTopic("t2"),
+            Produce("t2", Batch((Record(START + 2 * HOUR + delta),), timestamp_type=LAT, max_timestamp=START + delta)),
+        ),
+        START + delta,
+    )
     kept = StoredBatch(0, CT, START + delta, (StoredRecord(0, START + 2 * HOUR + delta),))
     stamped = StoredBatch(1, LAT, START + delta + 7, (StoredRecord(1, START + delta + 7),))
     trace = JudgedTrace((None, ProduceResult(0), FetchResult((kept, stamped))))
     trace.judged_as = ((moved, ()), (moved, ()))
     clock = script.history_clock(HISTORY, trace)
     fetched = script.answer_data(trace[2], clock)
-    assert fetched["batches"][0] == {"base_offset": 0, "log_append_time": False, "max_timestamp": START,
-                                     "records": [[0, START + 2 * HOUR]]}
+    assert fetched["batches"][0] == {
+        "base_offset": 0,
+        "log_append_time": False,
+        "max_timestamp": START,
+        "records": [[0, START + 2 * HOUR]],
+    }
     assert fetched["batches"][1]["max_timestamp"] is None and fetched["batches"][1]["records"] == [[1, None]]
     assert clock(-1) == -1

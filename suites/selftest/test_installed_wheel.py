@@ -8,6 +8,7 @@ work, the README's example adapter (copied there, as users do) runs green with i
 listens on), ``ktc audit``, ``ktc matrix`` and ``ktc clean`` each answer in one line and exit 2, and an
 unrelated project's Hypothesis tests in that venv see no trace of ktc's plugin.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,8 +21,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-SKIP = shutil.ignore_patterns(".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "ktc-report", "latest",
-                              "mutation")
+SKIP = shutil.ignore_patterns(
+    ".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", "ktc-report", "latest", "mutation"
+)
 pytestmark = pytest.mark.xdist_group("wheel")
 
 
@@ -60,8 +62,9 @@ def test_clauses_check_from_the_wheel_is_clean(installed, elsewhere):
     assert done.returncode == 0 and "0 problems" in done.stderr, done.stderr[-3000:]
 
 
-def test_the_example_adapter_runs_green_from_the_wheel_with_its_report_under_the_current_directory(installed,
-                                                                                                  elsewhere):
+def test_the_example_adapter_runs_green_from_the_wheel_with_its_report_under_the_current_directory(
+    installed, elsewhere
+):
     done = run([installed / "ktc", "run", "--impl", "minimal_broker:MinimalBroker"], elsewhere)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     rows = json.loads((elsewhere / "ktc-report" / "latest" / "results.json").read_text())["rows"]
@@ -70,13 +73,13 @@ def test_the_example_adapter_runs_green_from_the_wheel_with_its_report_under_the
     assert len(mine) == len(rows), "rows of implementations the run did not ask for"
 
 
-FOREIGN_TEST = textwrap.dedent('''
+FOREIGN_TEST = textwrap.dedent("""
     from hypothesis import core, given, strategies as st
 
     @given(st.integers())
     def test_a_foreign_property(x):
         assert core.global_force_seed is None  # ktc must not force a seed on other projects
-''')
+""")
 
 
 def test_an_unrelated_project_in_that_venv_sees_no_trace_of_ktc(installed, tmp_path):
@@ -111,7 +114,8 @@ def test_a_plain_install_answers_a_broker_command_in_one_line(installed, elsewhe
     done = run([installed / "ktc", *argv], elsewhere, timeout=120)
     lines = done.stderr.strip().splitlines()
     assert done.returncode == 2 and len(lines) == 1 and lines[0].startswith("ktc: error: ") and said in lines[0], (
-        f"exit {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}")
+        f"exit {done.returncode}:\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    )
 
 
 def test_the_wheel_installs_one_import_name(installed):
@@ -122,12 +126,12 @@ def test_the_wheel_installs_one_import_name(installed):
 
 
 USERS_OWN = ("reports", "specs", "examples")
-USERS_TEST = textwrap.dedent('''
+USERS_TEST = textwrap.dedent("""
     import reports, specs, examples
 
     def test_my_packages_are_mine():
         assert (reports.OWNER, specs.OWNER, examples.OWNER) == ("user",) * 3
-''')
+""")
 
 
 @pytest.fixture
@@ -136,8 +140,8 @@ def users_project(tmp_path) -> Path:
     for name in USERS_OWN:
         (tmp_path / name).mkdir()
         (tmp_path / name / "__init__.py").write_text(
-            f'import pathlib\npathlib.Path(__file__).parent.joinpath("imported").write_text("{name}")\n'
-            'OWNER = "user"\n')
+            f'import pathlib\npathlib.Path(__file__).parent.joinpath("imported").write_text("{name}")\nOWNER = "user"\n'
+        )
     (tmp_path / "test_mine.py").write_text(USERS_TEST)
     return tmp_path
 

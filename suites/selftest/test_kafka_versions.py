@@ -1,5 +1,6 @@
 """specs/kafka-versions.toml as data: each release maps to its line's profile, the changes between two
 releases are the ones released in between, and the newest patch per line is picked from a release list."""
+
 from __future__ import annotations
 
 import pytest
@@ -8,9 +9,19 @@ from ktc.specs import versions
 from ktc.specs.profiles import names
 
 
-@pytest.mark.parametrize("release, expected", [("3.5.2", "kafka-3.5"), ("3.6.0", "kafka-3.6"), ("3.7.2", "kafka-3.7"),
-                                              ("3.8.1", "kafka-3.8"), ("3.9.2", "kafka-3.9"), ("4.0.0", "kafka-4"),
-                                              ("4.4.0", "kafka-4"), ("3.9.2-rc1", "kafka-3.9")])
+@pytest.mark.parametrize(
+    "release, expected",
+    [
+        ("3.5.2", "kafka-3.5"),
+        ("3.6.0", "kafka-3.6"),
+        ("3.7.2", "kafka-3.7"),
+        ("3.8.1", "kafka-3.8"),
+        ("3.9.2", "kafka-3.9"),
+        ("4.0.0", "kafka-4"),
+        ("4.4.0", "kafka-4"),
+        ("3.9.2-rc1", "kafka-3.9"),
+    ],
+)
 def test_a_release_is_judged_under_its_lines_profile(release, expected):
     assert versions.profile_for(release) == expected
 
@@ -46,6 +57,7 @@ def test_the_newest_patch_of_each_line_is_picked_and_candidates_and_old_lines_ar
 
 def test_the_clause_list_shows_which_clause_judges_each_listoffsets_target_at_each_version():
     from ktc.checks.kip33 import coverage_lines
+
     lines = coverage_lines({"kafka-3.7": 8})
     assert "target -3       v1-v6: unknown-negative-target; v7-v11: max-timestamp" in "\n".join(lines)
     assert "target -5       v1-v8: unknown-negative-target; v9-v11: latest-tiered" in "\n".join(lines)

@@ -1,5 +1,6 @@
 """Which kfake a run builds (KTC_KFAKE_VERSION: pinned, newest, or a module version) and how a replay gets the
 same one back; no Go needed: the Go module proxy's answer is stubbed."""
+
 from ktc import implementations
 from ktc.implementations.kafka.processes import kfake
 

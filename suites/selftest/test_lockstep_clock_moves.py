@@ -5,6 +5,7 @@ times the forwarded request out on its wall clock: a clock jump while one is in 
 channel, and a frozen clock never lets it reconnect (measured on 4.4.0: the run hung past 300 s).  So
 the clock moves only once every request of the session is answered, DeleteTopics included.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -46,8 +47,11 @@ class HeldPipeline:
 
 def a_history_waiting_five_days() -> History:
     batch = Batch((Record(T0),))
-    return History("kip", (CreateTopic("t", TopicConfig()), Produce("t", batch), Advance(STEP_MS), Produce("t", batch)),
-                   start_ms=T0)
+    return History(
+        "kip",
+        (CreateTopic("t", TopicConfig()), Produce("t", batch), Advance(STEP_MS), Produce("t", batch)),
+        start_ms=T0,
+    )
 
 
 def parked_session(pipeline: HeldPipeline) -> LockstepSession:

@@ -1,4 +1,5 @@
 """judge/logdir.py reads a partition directory as Kafka lays it out; files written here, no broker."""
+
 from __future__ import annotations
 
 import struct

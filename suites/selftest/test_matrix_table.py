@@ -1,17 +1,29 @@
 """reports/matrix.py: the version x clause table is data first; a cell that changes between neighbouring
 releases is annotated with the changes of specs/kafka-versions.toml that name its row."""
+
 from __future__ import annotations
 
+import html
 import json
 
-from ktc.reports import matrix
+from ktc.reports import junit, matrix
 
 
 def columns():
-    old = matrix.Column("3.7.2", "kafka-3.7", 40.0, {"KIP-33.list-offsets-max-timestamp": "pass", "KIP-X.a": "pass"},
-                        {"KAFKA-16341": "fail"})
-    new = matrix.Column("3.8.1", "kafka-3.8", 30.0, {"KIP-33.list-offsets-max-timestamp": "pass", "KIP-X.a": "fail"},
-                        {"KAFKA-16341": "pass"})
+    old = matrix.Column(
+        "3.7.2",
+        "kafka-3.7",
+        40.0,
+        {"KIP-33.list-offsets-max-timestamp": "pass", "KIP-X.a": "pass"},
+        {"KAFKA-16341": "fail"},
+    )
+    new = matrix.Column(
+        "3.8.1",
+        "kafka-3.8",
+        30.0,
+        {"KIP-33.list-offsets-max-timestamp": "pass", "KIP-X.a": "fail"},
+        {"KAFKA-16341": "pass"},
+    )
     return [old, new]
 
 
@@ -54,25 +66,49 @@ def test_a_release_whose_run_wrote_nothing_is_a_column_with_its_problem(tmp_path
     assert column.problem == "ktc run exited 2" and matrix.build([column])["versions"][0]["problem"]
 
 
-def test_junit_outcomes_of_the_change_pins_become_change_cells(tmp_path):
+def verdicts(*rows: dict) -> str:
+    """A test case's ``ktc-verdict`` properties, as the plugin writes them (reports/junit.py)."""
+    props = "".join(
+        f"<property name='{name}' value='{html.escape(value, quote=True)}'/>"
+        for name, value in map(junit.property_of, rows)
+    )
+    return f"<properties>{props}</properties>"
+
+
+def test_the_verdicts_a_change_pins_test_case_carries_become_its_change_cell(tmp_path):
+    name, clause = matrix.CHANGE_TEST, "KIP-937.before-bound"
+    expected = {"clause": clause, "profile": "kafka-3.9", "verdict": "fail", "expected": {"verdict": "fail"}}
+    (tmp_path / "junit.xml").write_text(
+        f'<testsuites><testsuite><testcase name="{name}[kafka-3.7.2-kafka-3.8-KAFKA-16341]">'
+        f"{verdicts({'clause': clause, 'profile': 'kafka-3.8', 'verdict': 'fail'})}<failure/></testcase>"
+        f'<testcase name="{name}[kafka-3.7.2-kafka-3.9-KIP-1005]">{verdicts(expected)}<skipped/></testcase>'
+        f'<testcase name="{name}[kafka-3.7.2-kafka-3.6-KAFKA-14991]">'
+        f"{verdicts({'clause': clause, 'profile': 'kafka-3.6', 'verdict': 'pass'})}</testcase>"
+        f'<testcase name="{name}[kafka-3.7.2-kafka-3.5-KAFKA-16342]">'
+        f"{verdicts({'clause': clause, 'profile': 'kafka-3.5', 'verdict': 'unknown', 'unknown': 'unexercised'})}"
+        f"</testcase></testsuite></testsuites>"
+    )
+    assert matrix.change_cells(tmp_path / "junit.xml") == {
+        "KAFKA-16341": "fail",
+        "KIP-1005": "expected",
+        "KAFKA-14991": "pass",
+        "KAFKA-16342": "unknown",
+    }
+
+
+def test_a_change_pin_whose_test_case_carries_no_verdict_is_what_pytest_said_or_unknown(tmp_path):
     name = matrix.CHANGE_TEST
     (tmp_path / "junit.xml").write_text(
-        f'<testsuites><testsuite><testcase name="{name}[kafka-3.7.2-kafka-3.8-KAFKA-16341]"><failure/></testcase>'
-        f'<testcase name="{name}[kafka-3.7.2-kafka-3.9-KIP-1005]"><skipped type="pytest.xfail"/></testcase>'
-        f'<testcase name="{name}[kafka-3.7.2-kafka-3.6-KAFKA-14991]"/></testsuite></testsuites>')
-    assert matrix.change_cells(tmp_path / "junit.xml") == {"KAFKA-16341": "fail", "KIP-1005": "expected",
-                                                          "KAFKA-14991": "pass"}
-
-
-def test_a_change_pin_that_passed_without_deciding_a_row_is_unknown():
-    test = f"suites/pinned/test_kafka_changes.py::{matrix.CHANGE_TEST}[kafka-3.5.2-kafka-3.6-KAFKA-14991]"
-    rows = [{"verdict": "unknown", "tests": [test]}]
-    assert matrix.undecided({"KAFKA-14991": "pass"}, rows) == {"KAFKA-14991": "unknown"}
-    assert matrix.undecided({"KAFKA-14991": "pass"}, [{"verdict": "pass", "tests": [test]}]) == {"KAFKA-14991": "pass"}
+        f'<testsuites><testsuite><testcase name="{name}[kafka-3.7.2-kafka-3.8-KAFKA-16341]"><error/></testcase>'
+        f'<testcase name="{name}[kafka-3.7.2-kafka-3.6-KAFKA-14991]"/></testsuite></testsuites>'
+    )
+    assert matrix.change_cells(tmp_path / "junit.xml") == {"KAFKA-16341": "error", "KAFKA-14991": "unknown"}
 
 
 def test_a_regression_is_annotated_where_it_was_introduced_and_where_it_was_fixed():
-    cols = [matrix.Column(v, "p", 1.0, {}, {"KAFKA-16341": verdict})
-            for v, verdict in (("3.6.2", "pass"), ("3.7.2", "fail"), ("3.8.1", "pass"))]
+    cols = [
+        matrix.Column(v, "p", 1.0, {}, {"KAFKA-16341": verdict})
+        for v, verdict in (("3.6.2", "pass"), ("3.7.2", "fail"), ("3.8.1", "pass"))
+    ]
     row = next(r for r in matrix.build(cols)["rows"] if r["row"] == "KAFKA-16341")
     assert row["notes"] == {"3.7.2": "KAFKA-16341 (introduced)", "3.8.1": "KAFKA-16341"}

@@ -5,6 +5,7 @@ The package is made missing in the child as a venv without it would have it: its
 (``sys.modules[name] = None``).  kafka-python is a base dependency now, so a plain install has it; the
 broker extra's other packages and Spark are what a plain install lacks.
 """
+
 from __future__ import annotations
 
 import socket
@@ -15,8 +16,9 @@ CHILD = "import sys; sys.modules[{name!r}] = None; from ktc.cli import main; sys
 
 
 def ktc_without(name: str, argv: list[str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-c", CHILD.format(name=name, argv=argv)], capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", CHILD.format(name=name, argv=argv)], capture_output=True, text=True, timeout=120
+    )
 
 
 def one_line(done: subprocess.CompletedProcess, said: str) -> None:
@@ -42,5 +44,7 @@ def test_a_package_missing_deep_inside_a_command_is_one_line_naming_the_extra():
 
 
 def test_the_audit_without_spark_says_so_before_anything_else():
-    one_line(ktc_without("pyspark", ["audit", "--topic", "t", "--kafka-bootstrap", "127.0.0.1:1"]),
-             "ktc audit needs Spark: pip install 'ktc[spark]'")
+    one_line(
+        ktc_without("pyspark", ["audit", "--topic", "t", "--kafka-bootstrap", "127.0.0.1:1"]),
+        "ktc audit needs Spark: pip install 'ktc[spark]'",
+    )

@@ -6,6 +6,7 @@ Each case runs ``ktc.cli.commands.main`` in-process in a directory holding a fin
 directory must be byte-identical.  A few cases also run as real processes (``python -m ktc``), one
 per subcommand, so the process-level contract (exit code, stderr, no traceback) is shown too.
 """
+
 from __future__ import annotations
 
 import json
@@ -23,16 +24,30 @@ from ktc.reports.results import document
 
 NOW = 1_700_000_000_000
 HISTORY = History("kafka-4", (CreateTopic("t"), Produce("t", Batch((Record(NOW),)))), NOW)
-ROW = {"clause": "KIP-937.after-bound", "implementation": "reference", "profile": "kafka-4", "verdict": "pass",
-       "examples": 1, "tests": ["t"]}
-GOOD_EXPECT = 'schema_version = 1\nimplementation = "x"\n\n[[expect]]\nclause = "KIP-937.after-bound"\n' \
-              'profile = "kafka-4"\nverdict = "fail"\nreason = "r"\n'
+ROW = {
+    "clause": "KIP-937.after-bound",
+    "implementation": "reference",
+    "profile": "kafka-4",
+    "verdict": "pass",
+    "examples": 1,
+    "tests": ["t"],
+}
+GOOD_EXPECT = (
+    'schema_version = 1\nimplementation = "x"\n\n[[expect]]\nclause = "KIP-937.after-bound"\n'
+    'profile = "kafka-4"\nverdict = "fail"\nreason = "r"\n'
+)
 
 
 def counterexample(**change) -> dict:
-    data = {"schema_version": 1, "clause": "KIP-937.after-bound", "implementation": "reference",
-            "implementation_spec": "reference", "profile": "kafka-4", "history": to_data(HISTORY),
-            "mismatch": {"op_index": 1, "what": "x", "expected": "1", "observed": "2"}}
+    data = {
+        "schema_version": 1,
+        "clause": "KIP-937.after-bound",
+        "implementation": "reference",
+        "implementation_spec": "reference",
+        "profile": "kafka-4",
+        "history": to_data(HISTORY),
+        "mismatch": {"op_index": 1, "what": "x", "expected": "1", "observed": "2"},
+    }
     return {**data, **change}
 
 
@@ -78,7 +93,7 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["run", "reference"], "unrecognized arguments: reference"),
     (["run", "--imp", "reference"], "unrecognized arguments: --imp reference; did you mean --impl?"),
     (["run", "--impl", "reference", "--profil", "kafka-4"], "did you mean --profile?"),
-    (["audit", "--topc", "t"], "unrecognized arguments: --topc; did you mean --topic?"),   # not "--topic is required"
+    (["audit", "--topc", "t"], "unrecognized arguments: --topc; did you mean --topic?"),  # not "--topic is required"
     (["audit", "--topic=t", "--sampels", "3"], "did you mean --samples?"),
     (["run", "--impl"], "expected one argument"),
     (["run", "--impl", "nope"], "unknown implementation 'nope'"),
@@ -93,8 +108,11 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["run", "--profile", "kafka-9"], "unknown profile 'kafka-9'"),
     (["run", "--profile", "kip,kafka-9"], "unknown profile 'kafka-9'"),
     (["run", "--profile", ""], "unknown profile"),
-    (["run", "--profile", "owm"], "unknown profile 'owm'; choose one of: kip, kafka-3.5, kafka-3.6, kafka-3.7, "
-                                  "kafka-3.8, kafka-3.9, kafka-4, or 'own' (the default) or 'all'"),
+    (
+        ["run", "--profile", "owm"],
+        "unknown profile 'owm'; choose one of: kip, kafka-3.5, kafka-3.6, kafka-3.7, "
+        "kafka-3.8, kafka-3.9, kafka-4, or 'own' (the default) or 'all'",
+    ),
     (["run", "--profile"], "expected one argument"),
     (["run", "--hypothesis-profile", "fast"], "invalid choice: 'fast'"),
     (["run", "--hypothesis-profile", "CI"], "invalid choice: 'CI'"),
@@ -138,8 +156,7 @@ CASES = [  # (argv, a phrase the one line must contain)
     (["audit", "--topic", "t", "--kafka-bootstrap", "no-port"], "expected HOST:PORT"),
     (["audit", "--topic", "t", "--sorce", "ktc"], "unrecognized arguments: --sorce ktc; did you mean --source?"),
     (["audit", "--topic", "t", "--source", "good.json", "--kafka-config", "missing.properties"], "--kafka-config"),
-    (["audit", "--topic", "t", "--source", "good.json", "--kafka-config", "props-bad.properties"],
-     "--kafka-config"),
+    (["audit", "--topic", "t", "--source", "good.json", "--kafka-config", "props-bad.properties"], "--kafka-config"),
     (["audit", "--topic", "t", "--source", "good.json", "--report", "a-file"], "is a file; give a directory"),
     (["run", "--kafka-clock", "hots"], "invalid choice: 'hots'"),
     (["run", "--kafka-clock"], "expected one argument"),
@@ -228,8 +245,11 @@ def earlier_run(root: Path) -> dict[str, bytes]:
 
 
 def snapshot(directory: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(directory)): (p.read_bytes() if p.is_file() else str(p.readlink()).encode())
-            for p in sorted(directory.rglob("*")) if p.is_file() or p.is_symlink()}
+    return {
+        str(p.relative_to(directory)): (p.read_bytes() if p.is_file() else str(p.readlink()).encode())
+        for p in sorted(directory.rglob("*"))
+        if p.is_file() or p.is_symlink()
+    }
 
 
 @pytest.fixture
@@ -266,42 +286,64 @@ def test_an_unknown_clock_in_the_environment_is_a_usage_error(workdir, capsys, m
     assert (code, err.count("\n")) == (2, 1) and "KTC_KAFKA_CLOCK='frozen': expected one of controlled, host" in err
 
 
-@pytest.mark.parametrize(("name", "value", "expected"), [
-    ("KTC_KAFKA_CHUNK", "x", "a positive whole number"), ("KTC_KAFKA_DEPTH", "0", "a positive whole number"),
-    ("KTC_KAFKA_RECONNECT_S", "abc", "a positive number"), ("KTC_KAFKA_READY_S", "-1", "a positive number"),
-])
-def test_a_broker_tuning_variable_that_is_not_a_positive_number_is_a_usage_error(workdir, capsys, monkeypatch,
-                                                                                 name, value, expected):
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("KTC_KAFKA_CHUNK", "x", "a positive whole number"),
+        ("KTC_KAFKA_DEPTH", "0", "a positive whole number"),
+        ("KTC_KAFKA_RECONNECT_S", "abc", "a positive number"),
+        ("KTC_KAFKA_READY_S", "-1", "a positive number"),
+    ],
+)
+def test_a_broker_tuning_variable_that_is_not_a_positive_number_is_a_usage_error(
+    workdir, capsys, monkeypatch, name, value, expected
+):
     monkeypatch.setenv(name, value)
     code = main(["run", "--impl", "kafka-3.9"])
     err = capsys.readouterr().err
     assert (code, err.count("\n")) == (2, 1) and f"{name}={value!r}: expected {expected}" in err
 
 
-@pytest.mark.parametrize(("name", "value", "builtin", "expected"), [
-    ("KTC_KAFKA_BROKER_CONFIG", "garbage", "kafka-3.9", "'garbage' is not key=value"),
-    ("KTC_KAFKA_BROKER_CONFIG", "a=1,=2", "kafka-3.9", "'=2' is not key=value"),
-    ("KTC_KFAKE_VERSION", "bogus", "kfake", "KTC_KFAKE_VERSION='bogus': expected pinned, newest, or a Go module"),
-])
-def test_a_malformed_broker_setting_in_the_environment_is_a_usage_error(workdir, capsys, monkeypatch, name, value,
-                                                                         builtin, expected):
+@pytest.mark.parametrize(
+    ("name", "value", "builtin", "expected"),
+    [
+        ("KTC_KAFKA_BROKER_CONFIG", "garbage", "kafka-3.9", "'garbage' is not key=value"),
+        ("KTC_KAFKA_BROKER_CONFIG", "a=1,=2", "kafka-3.9", "'=2' is not key=value"),
+        ("KTC_KFAKE_VERSION", "bogus", "kfake", "KTC_KFAKE_VERSION='bogus': expected pinned, newest, or a Go module"),
+    ],
+)
+def test_a_malformed_broker_setting_in_the_environment_is_a_usage_error(
+    workdir, capsys, monkeypatch, name, value, builtin, expected
+):
     monkeypatch.setenv(name, value)
     code = main(["run", "--impl", builtin])
     err = capsys.readouterr().err
     assert (code, err.count("\n")) == (2, 1) and expected in err, err
 
 
-PROCESS_CASES = [["frobnicate"], ["clauses", "--chek"], ["profiles", "x"], ["run", "--workers", "-1"],
-                 ["run", "--", "--bogus"], ["clean"], ["report", "missing.json"], ["replay", "missing.json"],
-                 ["diff", "a"], ["failures"], ["expectations", "update", "good.json"],
-                 ["matrix", "--kafka-versions", "2.8.0"], ["audit", "--topic", "t", "--source", "ktc"]]
+PROCESS_CASES = [
+    ["frobnicate"],
+    ["clauses", "--chek"],
+    ["profiles", "x"],
+    ["run", "--workers", "-1"],
+    ["run", "--", "--bogus"],
+    ["clean"],
+    ["report", "missing.json"],
+    ["replay", "missing.json"],
+    ["diff", "a"],
+    ["failures"],
+    ["expectations", "update", "good.json"],
+    ["matrix", "--kafka-versions", "2.8.0"],
+    ["audit", "--topic", "t", "--source", "ktc"],
+]
 
 
 @pytest.mark.parametrize("argv", PROCESS_CASES, ids=" ".join)
 def test_as_a_process_each_subcommand_misused_exits_2_with_one_line(workdir, argv):
     before = earlier_run(workdir)
-    done = subprocess.run([sys.executable, "-m", "ktc", *argv], cwd=workdir, capture_output=True, text=True,
-                          timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "ktc", *argv], cwd=workdir, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == 2 and done.stderr.startswith("ktc: error: "), done.stdout + done.stderr
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stdout + done.stderr
     assert snapshot(workdir / "ktc-report") == before
@@ -309,8 +351,10 @@ def test_as_a_process_each_subcommand_misused_exits_2_with_one_line(workdir, arg
 
 def test_version_prints_the_installed_version_and_exits_0(workdir):
     from importlib import metadata
-    done = subprocess.run([sys.executable, "-m", "ktc", "--version"], cwd=workdir, capture_output=True, text=True,
-                          timeout=120)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "ktc", "--version"], cwd=workdir, capture_output=True, text=True, timeout=120
+    )
     assert (done.returncode, done.stdout, done.stderr) == (0, f"ktc {metadata.version('ktc')}\n", "")
 
 

@@ -1,4 +1,5 @@
 """Helpers under the model: Java long arithmetic, JSON round trips, verdict merging."""
+
 import ctypes
 
 from hypothesis import given
@@ -31,5 +32,3 @@ def test_negating_long_min_wraps_to_itself():
 @given(h=histories(profile="kip", brokers=3, skew_ms=1000))
 def test_histories_round_trip_through_json(h):
     assert load_history(dump_history(h)) == h
-
-

@@ -6,6 +6,7 @@ mutant, each a whole ``pytest.main`` of its own (mutation/runner.py's ``run_all`
 mutants): as 31 subprocesses, pytest's start-up was most of the time.  The kill table (mutant, clause, examples
 to first failure, seconds) is printed at the end of the run by suites/selftest/conftest.py.
 """
+
 import json
 import time
 from pathlib import Path
@@ -23,10 +24,24 @@ TIMEOUT_CPU_S = 600
 def pytest_args(mutant, report: Path, seed) -> list[str]:
     # the suites that judge an implementation, as ``ktc run`` collects them: collecting selftest/ and broker/
     # too cost 4-7 s per mutant and judges nothing (benchmarks/README.md)
-    return [str(ROOT / "suites"), "--rootdir", str(ROOT), "-q", "-x", "-p", "no:cacheprovider",
-            "--ignore", str(ROOT / "suites" / "selftest"), "--ignore", str(ROOT / "suites" / "broker"),
-            f"--impl=suites.selftest.mutants:{mutant.name}", f"--ktc-clause={mutant.clause}",
-            f"--profile={','.join(mutant.profiles)}", f"--ktc-report={report}", f"--hypothesis-seed={seed}"]
+    return [
+        str(ROOT / "suites"),
+        "--rootdir",
+        str(ROOT),
+        "-q",
+        "-x",
+        "-p",
+        "no:cacheprovider",
+        "--ignore",
+        str(ROOT / "suites" / "selftest"),
+        "--ignore",
+        str(ROOT / "suites" / "broker"),
+        f"--impl=suites.selftest.mutants:{mutant.name}",
+        f"--ktc-clause={mutant.clause}",
+        f"--profile={','.join(mutant.profiles)}",
+        f"--ktc-report={report}",
+        f"--hypothesis-seed={seed}",
+    ]
 
 
 def failing_row(report: Path, mutant) -> dict | None:
@@ -43,8 +58,13 @@ def kill(mutant, workdir: Path, seed, timeout_s: float) -> dict:
     report.mkdir()
     code, _cpu = in_child(pytest_args(mutant, report, seed), None, report / "pytest.log", timeout_s, "ci")
     said = (report / "pytest.log").read_text(errors="replace")[-3000:]
-    return {"mutant": mutant.name, "code": code, "seconds": round(time.monotonic() - started, 1),
-            "row": failing_row(report, mutant), "said": said}
+    return {
+        "mutant": mutant.name,
+        "code": code,
+        "seconds": round(time.monotonic() - started, 1),
+        "row": failing_row(report, mutant),
+        "said": said,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -63,7 +83,18 @@ def test_catalogue_has_at_least_fifteen_mutants_on_distinct_clauses():
 def test_mutant_is_killed_by_its_clause(mutant, kills, record_property):
     done = kills[mutant.name]
     row = done["row"]
-    record_property("kill", json.dumps({"mutant": mutant.name, "clause": mutant.clause, "seconds": done["seconds"],
-                                        "examples": row and row.get("first_failure_at"), "killed": row is not None}))
+    record_property(
+        "kill",
+        json.dumps(
+            {
+                "mutant": mutant.name,
+                "clause": mutant.clause,
+                "seconds": done["seconds"],
+                "examples": row and row.get("first_failure_at"),
+                "killed": row is not None,
+            }
+        ),
+    )
     assert done["code"] == 1 and row is not None, (
-        f"mutant {mutant.name} survived the tests citing {mutant.clause} (exit {done['code']})\n" + done["said"])
+        f"mutant {mutant.name} survived the tests citing {mutant.clause} (exit {done['code']})\n" + done["said"]
+    )

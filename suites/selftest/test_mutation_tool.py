@@ -1,5 +1,6 @@
 """The mutation tool (mutation/): it mutates a copy, never the reference; it kills what the suites can see;
 it refuses bad input in one line; a stopped run leaves no process and no work directory behind."""
+
 from __future__ import annotations
 
 import json
@@ -26,9 +27,15 @@ SURVIVOR = "reference/configs.py:core/NumberReplacer:11"
 
 
 def mutation(*args: str, **popen) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-m", "mutation", *args], cwd=ROOT, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            preexec_fn=interruptible, **popen)
+    return subprocess.Popen(
+        [sys.executable, "-m", "mutation", *args],
+        cwd=ROOT,
+        text=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=interruptible,
+        **popen,
+    )
 
 
 def test_the_copy_differs_from_the_reference_only_in_where_it_takes_the_shared_types(tmp_path):
@@ -98,11 +105,13 @@ def alive(pids: set[int]) -> set[int]:
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=lambda s: s.name)
 def test_a_run_stopped_by_a_signal_leaves_no_worker_child_or_work_directory(tmp_path, signum):
     from mutation import journal
+
     scratch, out = tmp_path / "tmp", tmp_path / "r"
     scratch.mkdir()
     journal.start(out, seed=7, timeout_s=60)  # resumed: no baseline, every mutant queued (more than a pipe holds)
-    proc = mutation("--resume", "--seed", "7", "--out", str(out), env={**os.environ, "TMPDIR": str(scratch)},
-                    start_new_session=True)
+    proc = mutation(
+        "--resume", "--seed", "7", "--out", str(out), env={**os.environ, "TMPDIR": str(scratch)}, start_new_session=True
+    )
     deadline = time.monotonic() + 120
     while not list(scratch.glob("ktc-mutate-*")) and time.monotonic() < deadline:
         time.sleep(0.2)  # a worker has made its copy: it is running the unmutated suites
@@ -121,6 +130,7 @@ def test_a_run_stopped_by_a_signal_leaves_no_worker_child_or_work_directory(tmp_
 def test_a_resumed_run_takes_decided_mutants_from_the_journal_and_runs_none_again(tmp_path):
     from mutation import journal
     from mutation.runner import Outcome
+
     path = journal.start(tmp_path, seed=7, timeout_s=60)
     journal.append(path, Outcome(KILLABLE, "killed", 1.5, "mutation-quick", "suites/pinned/t.py::t", ("KIP-937.x",)))
     with path.open("a") as torn:
@@ -134,6 +144,7 @@ def test_a_resumed_run_takes_decided_mutants_from_the_journal_and_runs_none_agai
 @pytest.mark.parametrize("seed", ["7", "8"], ids=["no-journal", "another-seed"])
 def test_a_resume_without_its_journal_is_one_line_and_exit_2(tmp_path, seed):
     from mutation import journal
+
     if seed == "8":
         journal.start(tmp_path, seed=7, timeout_s=60)
     proc = mutation("--resume", "--seed", seed, "--out", str(tmp_path))
@@ -144,6 +155,7 @@ def test_a_resume_without_its_journal_is_one_line_and_exit_2(tmp_path, seed):
 def test_shrinking_is_timed_on_killed_mutants_of_the_journal(tmp_path):
     from mutation import journal
     from mutation.runner import Outcome
+
     test = "suites/pinned/test_kip937_pseudo_code.py::test_new_validation_logic_block_is_the_kip_profile[mutant-kip]"
     journal.append(journal.start(tmp_path, seed=7, timeout_s=60), Outcome(KILLABLE, "killed", 1.0, "q", test))
     out, err = mutation("--shrink", "1", "--seed", "7", "--out", str(tmp_path)).communicate(timeout=300)
@@ -155,6 +167,7 @@ def test_shrinking_is_timed_on_killed_mutants_of_the_journal(tmp_path):
 def test_a_resumed_run_given_some_mutants_still_reports_every_mutant_of_its_journal(tmp_path):
     from mutation import journal
     from mutation.runner import Outcome
+
     path = journal.start(tmp_path, seed=7, timeout_s=60)
     journal.append(path, Outcome(KILLABLE, "killed", 1.5, "mutation-quick", "suites/pinned/t.py::t", ("KIP-937.x",)))
     journal.append(path, Outcome(SURVIVOR, "survived", 40.0, "mutation"))
@@ -166,6 +179,7 @@ def test_a_resumed_run_given_some_mutants_still_reports_every_mutant_of_its_jour
 def test_retrying_survivors_runs_them_again_and_the_last_outcome_counts(tmp_path):
     from mutation import journal
     from mutation.runner import Outcome
+
     journal.append(journal.start(tmp_path, seed=7, timeout_s=60), Outcome(KILLABLE, "survived", 1.0, "mutation"))
     proc = mutation("--resume", "--retry-survivors", "--seed", "7", "--only", KILLABLE, "--out", str(tmp_path))
     out, err = proc.communicate(timeout=600)

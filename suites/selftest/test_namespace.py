@@ -5,6 +5,7 @@ package added to the tree and not to the list would be missing from the wheel; a
 second name (``suites.kip32`` beside ``ktc.suites.kip32``) would run twice, with two copies of its state.
 The wheel's side (exactly one top-level name in site-packages) is test_installed_wheel.py's.
 """
+
 from __future__ import annotations
 
 import sys
@@ -31,7 +32,8 @@ def test_pyproject_lists_every_package_of_the_tree_and_no_other():
     listed = set(PYPROJECT["packages"])
     assert listed == packages_in_the_tree(), (
         f"missing from pyproject.toml: {sorted(packages_in_the_tree() - listed)}; "
-        f"listed but absent: {sorted(listed - packages_in_the_tree())}")
+        f"listed but absent: {sorted(listed - packages_in_the_tree())}"
+    )
 
 
 def test_every_mapped_folder_is_a_top_level_folder_of_the_clone_installed_under_ktc():
@@ -42,9 +44,13 @@ def test_every_mapped_folder_is_a_top_level_folder_of_the_clone_installed_under_
 
 def test_no_module_of_this_run_is_loaded_under_two_names():
     """The suites this process collected, and everything they import, are each in sys.modules once."""
-    files = Counter(Path(m.__file__).resolve() for m in list(sys.modules.values())
-                    if getattr(m, "__file__", None) and Path(m.__file__).resolve().is_relative_to(ROOT)
-                    and ".venv" not in Path(m.__file__).parts)
+    files = Counter(
+        Path(m.__file__).resolve()
+        for m in list(sys.modules.values())
+        if getattr(m, "__file__", None)
+        and Path(m.__file__).resolve().is_relative_to(ROOT)
+        and ".venv" not in Path(m.__file__).parts
+    )
     twice = sorted(str(f.relative_to(ROOT)) for f, n in files.items() if n > 1)
     assert not twice, f"loaded under two names: {twice}"
     assert "ktc.suites.selftest.test_namespace" in sys.modules and "suites" not in sys.modules

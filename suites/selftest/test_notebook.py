@@ -6,6 +6,7 @@ Left out: findings/ (reports about Apache Kafka, which cite upstream trackers) a
 vendored verbatim).  An upstream issue is cited by its key or link (KAFKA-14991, owner/repo#N), which no rule here
 matches.
 """
+
 from __future__ import annotations
 
 import re
@@ -32,8 +33,11 @@ def project_files() -> list[str]:
     if listed and listed.returncode == 0 and listed.stdout:
         names = listed.stdout.split("\0")
     else:
-        names = [str(p.relative_to(ROOT)) for p in ROOT.rglob("*")
-                 if p.is_file() and not SKIPPED_DIRS & set(p.relative_to(ROOT).parts)]
+        names = [
+            str(p.relative_to(ROOT))
+            for p in ROOT.rglob("*")
+            if p.is_file() and not SKIPPED_DIRS & set(p.relative_to(ROOT).parts)
+        ]
     return sorted(n for n in names if n and not n.startswith(LEFT_OUT))
 
 
@@ -98,5 +102,7 @@ def test_the_rules_catch_what_they_are_for():
     assert SESSION_TALE.search(f"measured in the {ninth}  Session") and SESSION_TALE.search(f"the {number}rd session")
     assert not SESSION_TALE.search("a worker's session; this session never loads them")
     diary = f"# Bench\n```\n## 2026-11-27, in a code block\n```\n## 2026-11-27, {eighth} session\n## Fourth run\n"
-    assert [h for h in headings(diary) if DATE.search(h) or DIARY_HEADING.search(h)] == \
-        [f"## 2026-11-27, {eighth} session", "## Fourth run"]
+    assert [h for h in headings(diary) if DATE.search(h) or DIARY_HEADING.search(h)] == [
+        f"## 2026-11-27, {eighth} session",
+        "## Fourth run",
+    ]

@@ -1,5 +1,6 @@
 """The plug-in contract explains itself: what run() returns is checked before anything is judged, a
 breach is one line (once per run, not per test), and a hung run() ends at the per-call timeout."""
+
 import json
 import os
 import subprocess
@@ -27,9 +28,21 @@ from ktc.reference.types import (
 )
 
 NOW = 1_700_000_000_000
-EVERY_OP = History("kafka-4", (CreateTopic("t"), Produce("t", Batch((Record(NOW),))), Advance(1), StepClock(0, 1),
-                               ElectLeader("t", 0), RetentionPass("t"), ListOffsets("t", -1), Fetch("t"),
-                               DescribeLog("t")), NOW)
+EVERY_OP = History(
+    "kafka-4",
+    (
+        CreateTopic("t"),
+        Produce("t", Batch((Record(NOW),))),
+        Advance(1),
+        StepClock(0, 1),
+        ElectLeader("t", 0),
+        RetentionPass("t"),
+        ListOffsets("t", -1),
+        Fetch("t"),
+        DescribeLog("t"),
+    ),
+    NOW,
+)
 
 
 def test_every_operation_kind_has_an_expected_answer_type():
@@ -40,22 +53,29 @@ def test_the_expected_answer_types_are_the_ones_the_reference_gives():
     assert traces_problem([EVERY_OP], [reference.run(EVERY_OP)]) is None
 
 
-@pytest.mark.parametrize("broken, needle", [
-    (lambda trace: None, "returned NoneType; expected a sequence with one trace per history"),
-    (lambda trace: [trace, trace], "returned 2 traces for 1 histories"),
-    (lambda trace: [None], "trace is NoneType; expected a tuple"),
-    (lambda trace: [trace[:-1]], "8 results for 9 operations"),
-    (lambda trace: [trace[:5] + (None,) + trace[6:]],
-     "operation 5 (RetentionPass) answered NoneType; expected reference.types.RetentionResult"),
-    (lambda trace: [trace[:1] + (trace[2],) + trace[2:]],
-     "operation 1 (Produce) answered Ack; expected reference.types.ProduceResult"),
-])
+@pytest.mark.parametrize(
+    "broken, needle",
+    [
+        (lambda trace: None, "returned NoneType; expected a sequence with one trace per history"),
+        (lambda trace: [trace, trace], "returned 2 traces for 1 histories"),
+        (lambda trace: [None], "trace is NoneType; expected a tuple"),
+        (lambda trace: [trace[:-1]], "8 results for 9 operations"),
+        (
+            lambda trace: [trace[:5] + (None,) + trace[6:]],
+            "operation 5 (RetentionPass) answered NoneType; expected reference.types.RetentionResult",
+        ),
+        (
+            lambda trace: [trace[:1] + (trace[2],) + trace[2:]],
+            "operation 1 (Produce) answered Ack; expected reference.types.ProduceResult",
+        ),
+    ],
+)
 def test_a_broken_answer_is_named_by_history_operation_and_expected_type(broken, needle):
     problem = traces_problem([EVERY_OP], broken(reference.run(EVERY_OP)))
     assert problem is not None and needle in problem
 
 
-ADAPTERS = textwrap.dedent('''
+ADAPTERS = textwrap.dedent("""
     import time
     from ktc.examples.minimal_broker import MinimalBroker
 
@@ -70,14 +90,31 @@ ADAPTERS = textwrap.dedent('''
         def run(self, histories):
             while True:
                 time.sleep(0.05)
-''')
+""")
 
 
 def ktc_run(tmp_path: Path, adapter: str, *extra: str) -> subprocess.CompletedProcess:
     (tmp_path / "adapters_under_test.py").write_text(ADAPTERS)
-    argv = [sys.executable, "-m", "ktc", "run", "--impl", f"adapters_under_test:{adapter}", "--profile", "kafka-4",
-            "--report", str(tmp_path / "report"), "--workers", "0", "--hypothesis-profile", "dev", *extra,
-            "--", "-k", "kip937 and test_validation"]
+    argv = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        f"adapters_under_test:{adapter}",
+        "--profile",
+        "kafka-4",
+        "--report",
+        str(tmp_path / "report"),
+        "--workers",
+        "0",
+        "--hypothesis-profile",
+        "dev",
+        *extra,
+        "--",
+        "-k",
+        "kip937 and test_validation",
+    ]
     env = {**os.environ, "CI": "true"}  # pytest's summary repeats whole messages on CI; ktc's must not
     return subprocess.run(argv, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
 
@@ -109,26 +146,46 @@ def test_a_hung_run_ends_at_the_timeout_with_error_rows_naming_it(tmp_path):
 
 
 def test_the_new_impl_skeleton_passes_check_impl(tmp_path):
-    new = subprocess.run([sys.executable, "-m", "ktc", "new-impl", "acme_broker"], cwd=tmp_path, capture_output=True,
-                         text=True, timeout=120)
-    check = subprocess.run([sys.executable, "-m", "ktc", "check-impl", "acme_broker:AcmeBroker"], cwd=tmp_path,
-                           capture_output=True, text=True, timeout=120)
+    new = subprocess.run(
+        [sys.executable, "-m", "ktc", "new-impl", "acme_broker"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    check = subprocess.run(
+        [sys.executable, "-m", "ktc", "check-impl", "acme_broker:AcmeBroker"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert new.returncode == 0 and (tmp_path / "acme_broker.py").exists(), new.stderr
     assert check.returncode == 0 and "acme-broker: contract kept" in check.stdout, check.stdout + check.stderr
 
 
 def test_check_impl_names_the_broken_answer_and_exits_1(tmp_path):
     (tmp_path / "adapters_under_test.py").write_text(ADAPTERS)
-    done = subprocess.run([sys.executable, "-m", "ktc", "check-impl", "adapters_under_test:ForgetsOneAnswer"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "ktc", "check-impl", "adapters_under_test:ForgetsOneAnswer"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1, done.stdout + done.stderr
     assert "(Fetch) answered NoneType; expected reference.types.FetchResult" in done.stdout
 
 
 def test_check_impl_bounds_a_hung_run(tmp_path):
     (tmp_path / "adapters_under_test.py").write_text(ADAPTERS)
-    done = subprocess.run([sys.executable, "-m", "ktc", "check-impl", "adapters_under_test:Hangs", "--impl-timeout",
-                           "1"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "ktc", "check-impl", "adapters_under_test:Hangs", "--impl-timeout", "1"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 1 and "did not return within 1 s" in done.stdout, done.stdout + done.stderr
 
 

@@ -1,6 +1,7 @@
 """What ``ktc run`` prints while it runs (ktc/cli/progress.py, fed by ktc/plugin/progress.py): a test's
 target is read from its parameter id, a plain log gets one line per finished target and few heartbeats,
 and a terminal gets one line per target redrawn in place."""
+
 from __future__ import annotations
 
 import io

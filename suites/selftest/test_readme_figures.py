@@ -7,6 +7,7 @@ that defines it: the clause count and per-KIP counts (specs/clauses.py), the pro
 names, and every flag of every ``ktc`` command line it shows.  A stale figure fails with which
 figure it is and the README line that states it.  Stating a number here means adding its check.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -63,34 +64,39 @@ def test_the_clause_count_and_the_count_per_kip_are_the_registrys():
 def test_the_profiles_are_the_ones_specs_defines():
     found = stated(r"\*\*(\d+) profiles\*\*([^\n]*\n(?:  [^\n]*\n)*)", "the profiles")
     defined = profile_names()
-    assert int(found.group(1)) == len(defined), \
+    assert int(found.group(1)) == len(defined), (
         f"README.md line {line(found)} states **{found.group(1)} profiles**; specs/profiles.toml has {len(defined)}"
+    )
     listed = re.findall(r"`(kip|kafka-[\d.]+)`", found.group(2))
-    assert sorted(listed) == sorted(defined), f"README.md line {line(found)} names the profiles {listed}; " \
-                                              f"specs/profiles.toml defines {list(defined)}"
+    assert sorted(listed) == sorted(defined), (
+        f"README.md line {line(found)} names the profiles {listed}; specs/profiles.toml defines {list(defined)}"
+    )
 
 
 def default_releases() -> tuple[re.Match, tuple[str, ...]]:
-    found = stated(r"newest 3\.9\.x and 4\.x that Maven Central\s+lists \([^)]*the last known releases: "
-                   r"\*\*(\d+\.\d+\.\d+) and (\d+\.\d+\.\d+)\*\*\)", "the default Kafka releases")
+    found = stated(
+        r"newest 3\.9\.x and 4\.x that Maven Central\s+lists \([^)]*the last known releases: "
+        r"\*\*(\d+\.\d+\.\d+) and (\d+\.\d+\.\d+)\*\*\)",
+        "the default Kafka releases",
+    )
     return found, found.groups()
 
 
 def test_the_default_kafka_releases_are_the_last_known_ones():
     found, releases = default_releases()
-    assert releases == provision.DEFAULT_VERSIONS, where(found, "the default Kafka releases") + \
-        f"; provision.DEFAULT_VERSIONS is {provision.DEFAULT_VERSIONS}"
+    assert releases == provision.DEFAULT_VERSIONS, (
+        where(found, "the default Kafka releases") + f"; provision.DEFAULT_VERSIONS is {provision.DEFAULT_VERSIONS}"
+    )
 
 
 def test_kafka_3_9_and_kafka_4_are_the_newest_of_their_lines_else_the_stated_releases(monkeypatch):
     found, (old, new) = default_releases()
-    adapter = pytest.importorskip("ktc.implementations.kafka.adapter", reason="the broker extra is not installed")
     monkeypatch.setattr(provision, "known_releases", lambda *a, **k: ([], "offline"))
-    offline = (adapter.kafka_3_9().kafka_version, adapter.kafka_4().kafka_version)
+    offline = (implementations.load("kafka-3.9").version, implementations.load("kafka-4").version)
     assert offline == (old, new), where(found, "the releases used offline") + f"; the built-ins resolve to {offline}"
     listed = ["3.8.1", old, "3.9.9", new, "4.9.1", "5.0.0"]
     monkeypatch.setattr(provision, "known_releases", lambda *a, **k: (listed, "a list"))
-    online = (adapter.kafka_3_9().kafka_version, adapter.kafka_4().kafka_version)
+    online = (implementations.load("kafka-3.9").version, implementations.load("kafka-4").version)
     assert online == ("3.9.9", "4.9.1"), f"kafka-3.9 / kafka-4 resolve to {online}, not the newest 3.9.x and 4.x"
 
 
@@ -99,21 +105,25 @@ def test_the_releases_run_judges_are_the_ones_the_readme_names():
     script = (ROOT / "run").read_text()
     passed = re.search(r'command -v mvn[^\n]*\n?[^\n]*impls="\$impls ([^"]+)"', script)
     assert passed, "./run no longer adds Kafka releases after checking for mvn: update this test"
-    assert found.group(1) == passed.group(1), where(found, "the releases ./run judges") + \
-        f"; ./run passes {passed.group(1)!r}"
+    assert found.group(1) == passed.group(1), (
+        where(found, "the releases ./run judges") + f"; ./run passes {passed.group(1)!r}"
+    )
 
 
 def test_the_kill_table_has_the_mutants_the_readme_counts():
     found = stated(r"kill table of (\d+) mutants", "the mutants of the kill table")
-    assert int(found.group(1)) == len(CATALOGUE), where(found, "the kill table") + \
-        f"; suites/selftest/mutants.py has {len(CATALOGUE)}"
+    assert int(found.group(1)) == len(CATALOGUE), (
+        where(found, "the kill table") + f"; suites/selftest/mutants.py has {len(CATALOGUE)}"
+    )
 
 
 def test_the_built_in_names_are_the_registrys():
     found = stated(r"Built-ins\s+go by name: ([^;]+);", "the built-in implementations")
     listed = set(re.findall(r"`([\w.-]+)`", found.group(1)))
-    assert listed == set(implementations.builtins()) | {"kafka-X.Y.Z"}, where(found, "the built-ins") + \
-        f"; implementations.builtins() is {sorted(implementations.builtins())} (and kafka-X.Y.Z)"
+    assert listed == set(implementations.builtins()) | {"kafka-X.Y.Z"}, (
+        where(found, "the built-ins")
+        + f"; implementations.builtins() is {sorted(implementations.builtins())} (and kafka-X.Y.Z)"
+    )
 
 
 def options(parser: argparse.ArgumentParser) -> set[str]:
@@ -128,14 +138,18 @@ def test_the_default_profile_choice_is_the_one_ktc_run_has():
 
 def test_every_flag_named_alone_is_an_option_of_a_ktc_command():
     known = set().union(*map(options, subcommands().values()))
-    named = [(line_no, flag) for line_no, text in enumerate(TEXT.splitlines(), 1)
-             for flag in re.findall(r"`(--[a-z][\w-]*)[^`]*`", text)]
+    named = [
+        (line_no, flag)
+        for line_no, text in enumerate(TEXT.splitlines(), 1)
+        for flag in re.findall(r"`(--[a-z][\w-]*)[^`]*`", text)
+    ]
     unknown = [(line_no, flag) for line_no, flag in named if flag not in known]
     assert named and not unknown, f"README.md (line, flag) that no ktc command has: {unknown}"
 
 
 def test_the_mutation_tool_has_the_flags_shown():
     from mutation.__main__ import build_parser as mutation_parser
+
     found = stated(r"`python -m mutation ([^`]*)`", "the mutation tool's command line")
     unknown = [f for f in re.findall(r"--[a-z][\w-]*", found.group(1)) if f not in options(mutation_parser())]
     assert not unknown, where(found, "python -m mutation") + f"; it has no {unknown}"

@@ -1,4 +1,5 @@
 """The clause registry is exact: every quote is verbatim, every clause has a test and a check."""
+
 import dataclasses
 import re
 import subprocess
@@ -7,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ktc import checks
+from ktc.cli.catalog import registry_problems
 from ktc.cli.citations import citations
-from ktc.cli.commands import registry_problems
 from ktc.specs import clauses as registry
 from ktc.specs.clauses import TEXTS
 
@@ -71,12 +72,15 @@ def test_every_vendored_kafka_excerpt_is_quoted_by_a_clause():
 @pytest.mark.parametrize("url", sorted(registry.kafka_excerpts()))
 def test_a_vendored_kafka_excerpt_is_the_lines_its_permalink_names_in_a_mirror_of_apache_kafka(url):
     if not (KAFKA_MIRROR / "HEAD").exists():
-        pytest.skip(f"no git mirror of apache/kafka at {KAFKA_MIRROR}: the quotes are checked against the vendored "
-                    "excerpts only")
+        pytest.skip(
+            f"no git mirror of apache/kafka at {KAFKA_MIRROR}: the quotes are checked against the vendored "
+            "excerpts only"
+        )
     sha, path, first, last = re.fullmatch(r".*/blob/(\w+)/(.+)#L(\d+)(?:-L(\d+))?", url).groups()
-    text = subprocess.run(["git", "--git-dir", str(KAFKA_MIRROR), "show", f"{sha}:{path}"], capture_output=True,
-                          text=True, check=True).stdout
-    lines = text.splitlines()[int(first) - 1:int(last or first)]
+    text = subprocess.run(
+        ["git", "--git-dir", str(KAFKA_MIRROR), "show", f"{sha}:{path}"], capture_output=True, text=True, check=True
+    ).stdout
+    lines = text.splitlines()[int(first) - 1 : int(last or first)]
     assert registry.kafka_excerpts()[url].splitlines() == lines
 
 

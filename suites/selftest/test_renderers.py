@@ -1,10 +1,13 @@
 """The registered formats, fed recorded results files (suites/selftest/data/README.md): the terminal answer
 fits a screen, summary.txt opens with the same table, the Markdown table and the GitHub annotations are
 well formed, and every format reads results.json alone."""
+
 import functools
 import gzip
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -66,12 +69,14 @@ def test_the_columns_count_each_row_once_expected_apart_from_unexpected():
     doc = conforming()
     for target in targets(doc):
         rows = [r for r in doc["rows"] if r["implementation"] == target["implementation"]]
-        assert sum(target["counts"][c] for c in ("pass", "unexpected fail", "expected", "unknown",
-                                                  "not applicable")) == len(rows)
+        assert sum(
+            target["counts"][c] for c in ("pass", "unexpected fail", "expected", "unknown", "not applicable")
+        ) == len(rows)
         # a row is a known deviation when an entry names it with the verdict it has (kfake lists some
         # unknowns); an entry expecting a fail on a row that came out unknown leaves it unknown
-        assert target["counts"]["expected"] == sum((r.get("expected") or {}).get("verdict") == r["verdict"] != "pass"
-                                                   for r in rows)
+        assert target["counts"]["expected"] == sum(
+            (r.get("expected") or {}).get("verdict") == r["verdict"] != "pass" for r in rows
+        )
     assert sum(t["counts"]["expected"] for t in targets(doc)) > 10
     assert not any(outcome(r) == UNEXPECTED for r in doc["rows"])
 
@@ -81,8 +86,9 @@ def test_many_unexpected_failures_each_root_cause_shown_has_its_replay_command_a
     lines, found = terminal(doc, max_lines=30), groups(doc, REPORT)
     assert len(lines) <= 30 and len(found) > 5, "\n".join(lines)
     numbered = [n for n, line in enumerate(lines) if re.match(r"\s*\d+\. ", line)]
-    assert numbered and all(lines[n + 2].strip().startswith(f"ktc replay {REPORT}/counterexamples/")
-                            for n in numbered), "\n".join(lines)
+    assert numbered and all(
+        lines[n + 2].strip().startswith(f"ktc replay {REPORT}/counterexamples/") for n in numbered
+    ), "\n".join(lines)
     assert lines[-1] == f"{len(found) - len(numbered)} more in {REPORT}/summary.txt"
 
 
@@ -107,9 +113,9 @@ def test_a_taller_screen_shows_more_root_causes():
 
 def test_summary_txt_opens_with_the_terminal_table_and_then_lists_every_root_cause():
     doc = failing()
-    table = terminal(doc)[:3 + len(targets(doc))]  # title, header, a line per target, legend
+    table = terminal(doc)[: 3 + len(targets(doc))]  # title, header, a line per target, legend
     summary = render.render("summary", doc, Context(report_dir=REPORT)).splitlines()
-    assert summary[:len(table)] == table and table[-1].startswith("unexp.fail: ")
+    assert summary[: len(table)] == table and table[-1].startswith("unexp.fail: ")
     assert sum("replay:  ktc replay" in line for line in summary) == len(groups(doc))
 
 
@@ -155,9 +161,36 @@ def test_every_format_renders_from_the_file_alone(name, monkeypatch):
     """Renderers may not reach for the registry or the model: with both made unreadable, output is unchanged."""
     doc, before = failing(), render.render(name, failing(), Context(report_dir=REPORT))
     from ktc.specs import clauses
+
     monkeypatch.setattr(clauses, "all_clauses", lambda: pytest.fail("a renderer read the clause registry"))
     monkeypatch.setattr(clauses, "kips", lambda: pytest.fail("a renderer read the clause registry"))
     assert render.render(name, doc, Context(report_dir=REPORT)) == before
+
+
+RENDER_ALL = """
+import gzip, json, sys
+from ktc.reports import render
+from ktc.reports.registry import Context
+doc = json.loads(gzip.open(sys.argv[1], "rt").read())
+for name in render.names():
+    if not name.startswith("matrix"):  # the matrix formats render a matrix.json
+        render.render(name, doc, Context(report_dir="r"))
+print(json.dumps(sorted(m for m in sys.modules if m.startswith("ktc."))))
+"""
+
+
+def test_rendering_every_format_loads_nothing_but_the_reports_and_the_specs_they_may_read():
+    """Neither the clause registry nor the model, the checks, the judge or the plugin is even imported."""
+    done = subprocess.run(
+        [sys.executable, "-c", RENDER_ALL, str(DATA / "results-failing.json.gz")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    loaded = json.loads(done.stdout)
+    assert loaded and all(m.startswith(("ktc.reports", "ktc.specs")) for m in loaded), loaded
+    assert "ktc.specs.clauses" not in loaded, loaded
 
 
 def test_an_unknown_format_names_the_known_ones():
@@ -177,24 +210,31 @@ def test_report_command_prints_a_text_format_and_refuses_an_unknown_one(tmp_path
 def test_a_schema_2_file_is_joined_with_the_clause_texts_before_it_is_rendered(tmp_path):
     doc = failing()
     quote = doc["clauses"]["KIP-937.int64-wraparound"]["quote"]
-    old = {**{k: v for k, v in doc.items() if k != "clauses"}, "schema_version": 2,
-           "rows": [{k: v for k, v in r.items() if k not in ("timeline", "replay")} for r in doc["rows"]]}
+    old = {
+        **{k: v for k, v in doc.items() if k != "clauses"},
+        "schema_version": 2,
+        "rows": [{k: v for k, v in r.items() if k not in ("timeline", "replay")} for r in doc["rows"]],
+    }
     (tmp_path / "results.json").write_text(json.dumps(old))
     done = ktc("report", tmp_path / "results.json")
     assert done.returncode == 0, done.stderr
     from html import escape
+
     assert escape(quote) in (tmp_path / "index.html").read_text()
     assert "<svg" in (tmp_path / "index.details.js").read_text()
 
 
 def test_a_test_file_that_could_not_be_collected_makes_the_answer_incomplete_not_conforming():
     doc = conforming()
-    doc["provenance"]["collection_errors"] = [{"path": "suites/kip32/test_x.py", "error": "E   ImportError: boom"},
-                                              {"path": "suites/kip33/test_y.py", "error": "E   SyntaxError"}]
+    doc["provenance"]["collection_errors"] = [
+        {"path": "suites/kip32/test_x.py", "error": "E   ImportError: boom"},
+        {"path": "suites/kip33/test_y.py", "error": "E   SyntaxError"},
+    ]
     lines = terminal(doc)
     assert not any(line.startswith("conforms") for line in lines), "\n".join(lines)
-    assert "not collected, so not judged: suites/kip32/test_x.py: E   ImportError: boom (and 1 more files" \
-        in "\n".join(lines)
+    assert "not collected, so not judged: suites/kip32/test_x.py: E   ImportError: boom (and 1 more files" in "\n".join(
+        lines
+    )
     assert lines[-1].startswith("does not conform: the run is incomplete")
 
 

@@ -1,5 +1,6 @@
 """A corrupt results file, another schema version and a missing counterexample file each give
 one line `ktc: error: ...` and exit 2, never a traceback."""
+
 import json
 
 import pytest

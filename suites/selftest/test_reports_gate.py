@@ -1,4 +1,5 @@
 """Expectations, baseline gating and `ktc diff`: CI fails only on what is new."""
+
 import json
 import tomllib
 
@@ -26,8 +27,9 @@ def updated_expectations(tmp_path, old_text=None):
 def test_expectations_update_writes_one_entry_per_failing_row_with_a_todo_reason(tmp_path):
     data = tomllib.loads(updated_expectations(tmp_path).read_text())
     assert data["implementation"] == "exact_arithmetic" and data["version"] == "mutant"
-    assert [(e["clause"], e["profile"], e["verdict"], e["reason"]) for e in data["expect"]] == \
-        [("KIP-937.int64-wraparound", "kafka-4", "fail", "TODO: explain")]
+    assert [(e["clause"], e["profile"], e["verdict"], e["reason"]) for e in data["expect"]] == [
+        ("KIP-937.int64-wraparound", "kafka-4", "fail", "TODO: explain")
+    ]
 
 
 def test_expectations_update_keeps_the_reasons_and_sources_of_the_old_file(tmp_path):
@@ -47,8 +49,10 @@ def test_a_run_whose_failures_are_all_expected_exits_0(tmp_path):
 
 def test_an_expected_failure_that_passes_fails_the_run_as_an_unexpected_pass(tmp_path):
     path = updated_expectations(tmp_path)
-    path.write_text(path.read_text() + '\n[[expect]]\nclause = "KIP-937.after-bound"\nprofile = "kafka-4"\n'
-                    'verdict = "fail"\nreason = "thought broken"\nsource = ""\n')
+    path.write_text(
+        path.read_text() + '\n[[expect]]\nclause = "KIP-937.after-bound"\nprofile = "kafka-4"\n'
+        'verdict = "fail"\nreason = "thought broken"\nsource = ""\n'
+    )
     done = run_gated("--expectations", path)
     assert done.returncode == 1
     assert "UNEXPECTED PASS  KIP-937.after-bound on exact_arithmetic/kafka-4" in done.stdout
@@ -76,8 +80,12 @@ def test_diff_lists_regressions_before_fixes_and_exits_1_on_a_regression(tmp_pat
     done = ktc("diff", tmp_path / "old.json", tmp_path / "new.json")
     assert done.returncode == 1
     out = done.stdout
-    assert out.index("regressions (1)") < out.index("KIP-937.after-bound") < out.index("fixes (1)") \
+    assert (
+        out.index("regressions (1)")
+        < out.index("KIP-937.after-bound")
+        < out.index("fixes (1)")
         < out.index("KIP-937.int64-wraparound")
+    )
     assert ktc("diff", tmp_path / "new.json", tmp_path / "new.json").returncode == 0
 
 
@@ -87,7 +95,12 @@ def expecting(verdict: str) -> dict:
 
 def test_the_gate_takes_a_pass_of_an_expected_unknown_for_no_surprise_and_a_pass_of_an_expected_fail_for_one():
     from ktc.reports.diff import gate
-    row = {"clause": "KIP-937.log-append-time-overwrites", "implementation": "kfake", "profile": "kafka-4",
-           "verdict": "pass"}
+
+    row = {
+        "clause": "KIP-937.log-append-time-overwrites",
+        "implementation": "kfake",
+        "profile": "kafka-4",
+        "verdict": "pass",
+    }
     assert gate([row], None, expecting("unknown"))["unexpected_passes"] == []
     assert len(gate([row], None, expecting("fail"))["unexpected_passes"]) == 1

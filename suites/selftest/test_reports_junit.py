@@ -1,4 +1,5 @@
 """JUnit XML from `ktc run` keeps the clause ids of every test case, also under pytest-xdist."""
+
 import xml.etree.ElementTree as ET
 
 import pytest

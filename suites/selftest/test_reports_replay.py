@@ -1,4 +1,5 @@
 """Counterexample files are written for failing rows and `ktc replay` re-runs them."""
+
 import json
 
 import pytest

@@ -1,5 +1,6 @@
 """results.json schema 3: seed, duration, signatures, provenance config, clause texts, timelines and
 replay commands joined in before it is written; and deduplication."""
+
 import pytest
 
 from ktc.reports import dedupe
@@ -33,8 +34,11 @@ def test_clause_texts_timelines_and_replay_commands_are_in_the_file():
     assert clause["kip"] == "KIP-937" and clause["quote"] and clause["statement"] and clause["kip_title"]
     failed = [r for r in doc["rows"] if r["verdict"] == "fail"]
     assert all(r["timeline"]["produces"] for r in failed)
-    assert all(r["replay"].startswith("ktc replay counterexamples/KIP-937.int64-wraparound--exact_arithmetic--")
-               and r["replay"].endswith(f"--impl {MUTANT}") for r in failed)
+    assert all(
+        r["replay"].startswith("ktc replay counterexamples/KIP-937.int64-wraparound--exact_arithmetic--")
+        and r["replay"].endswith(f"--impl {MUTANT}")
+        for r in failed
+    )
     assert not any("replay" in r for r in doc["rows"] if r["verdict"] == "pass")
 
 
@@ -60,9 +64,13 @@ def test_different_mismatch_kinds_or_operations_keep_different_signatures():
 
 def test_merging_sums_durations_and_counts_raw_failures_per_signature():
     part = {"clause": "C", "implementation": "i", "profile": "p", "examples": 1, "tests": ["t1"]}
-    rows = merge_rows([{**part, "verdict": "pass", "duration": 0.5},
-                       {**part, "verdict": "fail", "duration": 0.25, "signature": "aaa", "signatures": {"aaa": 2}},
-                       {**part, "verdict": "fail", "duration": 0.25, "signature": "bbb", "signatures": {"bbb": 1}}])
+    rows = merge_rows(
+        [
+            {**part, "verdict": "pass", "duration": 0.5},
+            {**part, "verdict": "fail", "duration": 0.25, "signature": "aaa", "signatures": {"aaa": 2}},
+            {**part, "verdict": "fail", "duration": 0.25, "signature": "bbb", "signatures": {"bbb": 1}},
+        ]
+    )
     assert rows[0]["duration"] == 1.0 and rows[0]["signature"] == "aaa"
     assert rows[0]["signatures"] == {"aaa": 2, "bbb": 1}
     assert [(g["signature"], g["raw"]) for g in dedupe.groups(rows)] == [("aaa", 2), ("bbb", 1)]

@@ -7,6 +7,7 @@ Each test holds the lock itself, starts the real entry point in a child, sees th
 lock (/proc/locks), finishes the cache as another process would, and releases: the child must then
 answer from that cache, having run neither Maven (a stand-in ``mvn`` records any call) nor Ivy.
 """
+
 from __future__ import annotations
 
 import json
@@ -57,8 +58,13 @@ def test_a_broker_fetch_waits_for_the_lock_and_uses_what_the_holder_finished(tmp
     monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
     env = {**os.environ, "PATH": f"{stand_in_mvn(tmp_path)}:{os.environ['PATH']}"}
     with cache.resolving():
-        child = subprocess.Popen([sys.executable, "-m", "ktc.kafka.processes.provision", VERSION],
-                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ktc.kafka.processes.provision", VERSION],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wait_until_blocked(child)
         lib = cache.cache_root() / "kafka" / VERSION / "lib"
         lib.mkdir(parents=True)
@@ -72,17 +78,23 @@ def test_a_broker_fetch_waits_for_the_lock_and_uses_what_the_holder_finished(tmp
 def test_the_kafka_connector_waits_for_the_lock_and_uses_what_the_holder_finished(tmp_path, monkeypatch):
     pytest.importorskip("pyspark", reason="the connector's entry point reads the installed PySpark's version")
     from ktc.audit import connector
+
     monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv(connector.OVERRIDE, PACKAGE)
     with cache.resolving():
-        child = subprocess.Popen([sys.executable, "-m", "ktc.audit.connector", "--resolve"],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ktc.audit.connector", "--resolve"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         wait_until_blocked(child)
         target = connector.folder("any")
         target.mkdir(parents=True)
         (target / "stand-in.jar").write_bytes(b"")
-        (target / connector.STAMP).write_text(json.dumps({"coordinate": PACKAGE, "why": "the test's",
-                                                          "jars": ["stand-in.jar"]}))
+        (target / connector.STAMP).write_text(
+            json.dumps({"coordinate": PACKAGE, "why": "the test's", "jars": ["stand-in.jar"]})
+        )
     out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err
     assert out.startswith(f"the test's: 1 jars in {target} "), out
@@ -93,6 +105,7 @@ def test_a_connector_folder_missing_a_jar_is_resolved_again(tmp_path, monkeypatc
     """A stamped folder whose jars were cleaned away is not used as it is (Spark would start without the
     Kafka source): ``jars`` resolves it again, under the lock."""
     from ktc.audit import connector
+
     monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv(connector.OVERRIDE, PACKAGE)
     target = connector.folder("any")
@@ -104,6 +117,7 @@ def test_a_connector_folder_missing_a_jar_is_resolved_again(tmp_path, monkeypatc
         calls.append(coordinate)
         (folder / "new.jar").write_bytes(b"")
         (folder / connector.STAMP).write_text(json.dumps({"coordinate": coordinate, "why": why, "jars": ["new.jar"]}))
+
     monkeypatch.setattr(connector, "resolve_into", resolve_into)
     found, _why = connector.jars("any")
     assert calls == [PACKAGE] and found == [str(target / "new.jar")]

@@ -3,6 +3,7 @@
 The order is what makes the answer exact: the history's retention.ms in force (seen), two passes
 of the broker's retention thread after it (each a canary batch gone), the log read, the hold back.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -87,10 +88,15 @@ def canary(broker) -> retention.Canary:
     return made
 
 
-@pytest.mark.parametrize(("config", "held"), [
-    (TopicConfig(retention_ms=600_000), {"retention.ms": -1}), (TopicConfig(), {"retention.ms": -1}),
-    (TopicConfig(retention_ms=-1), {"retention.ms": -1}), (TopicConfig(retention_ms=-2), {}),
-])
+@pytest.mark.parametrize(
+    ("config", "held"),
+    [
+        (TopicConfig(retention_ms=600_000), {"retention.ms": -1}),
+        (TopicConfig(), {"retention.ms": -1}),
+        (TopicConfig(retention_ms=-1), {"retention.ms": -1}),
+        (TopicConfig(retention_ms=-2), {}),
+    ],
+)
 def test_topics_are_created_held_unless_their_retention_is_one_the_broker_must_refuse(config, held):
     assert retention.held_configs(config) == held
 
@@ -101,9 +107,19 @@ def test_a_pass_sets_the_history_value_waits_two_canary_passes_reads_the_log_the
     passes = retention.Retention(canary(broker), log_dir, FakeClock())
     result, produced = drive(passes.steps(TOPIC, 0, TopicConfig(retention_ms=600_000)), broker)
     assert (result, produced) == (RetentionResult((0,), 1), None)
-    assert broker.seen == ["set 600000", "DescribeConfigs", "Produce", f"ListOffsets {CANARY}", f"ListOffsets {CANARY}",
-                           "Produce", f"ListOffsets {CANARY}", f"ListOffsets {CANARY}", f"ListOffsets {TOPIC}",
-                           "set -1", "DescribeConfigs"]
+    assert broker.seen == [
+        "set 600000",
+        "DescribeConfigs",
+        "Produce",
+        f"ListOffsets {CANARY}",
+        f"ListOffsets {CANARY}",
+        "Produce",
+        f"ListOffsets {CANARY}",
+        f"ListOffsets {CANARY}",
+        f"ListOffsets {TOPIC}",
+        "set -1",
+        "DescribeConfigs",
+    ]
     assert len(passes.summary()) == 3 and passes.summary()["retention_passes"] == 1
 
 
@@ -131,8 +147,9 @@ def test_a_partition_the_log_directory_lacks_is_answered_by_the_broker_without_t
 def test_a_pass_that_also_deletes_another_partitions_segments_cuts_the_history_as_unknown():
     log_dir = FakeLogDir()
     broker = ScriptedBroker(log_dir, deletes_beside=True)
-    result, cut = drive(retention.Retention(canary(broker), log_dir, FakeClock()).steps(TOPIC, 0, TopicConfig()),
-                        broker)
+    result, cut = drive(
+        retention.Retention(canary(broker), log_dir, FakeClock()).steps(TOPIC, 0, TopicConfig()), broker
+    )
     assert result == RetentionResult((0,), 1)
     assert cut.validity == "unknown" and "also deleted segments of partition(s) [1]" in cut.reason
 

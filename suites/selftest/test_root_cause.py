@@ -4,21 +4,30 @@ explained by it (unknown, with a pointer); an invariant of the observation alone
 The implementation is the mutant whose LogAppendTime is plain now (suites/selftest/mutants.py); the
 history moves leadership to a slower clock, so its first divergence is the produce after the move.
 """
+
+from ktc.checks.verdicts import Validity
 from ktc.judge.harness import judge
-from ktc.judge.verdicts import Validity
 from ktc.reference.types import CreateTopic, ElectLeader, Fetch, History, Produce, TopicConfig
 from ktc.suites._support import LAT, NOW, batch
 from ktc.suites.selftest.mutants import CATALOGUE
 
 PLAIN_NOW = next(m for m in CATALOGUE if m.name == "log_append_time_plain_now")
 SKEW = 150_000
-CLAUSES = ("KIP-32.log-append-time-leader-max", "KIP-32.log-append-time-assigned",
-           "KIP-32.log-append-time-never-backwards")
+CLAUSES = (
+    "KIP-32.log-append-time-leader-max",
+    "KIP-32.log-append-time-assigned",
+    "KIP-32.log-append-time-never-backwards",
+)
 
 
 def move_to_a_slower_clock() -> History:
-    ops = (CreateTopic("t", TopicConfig(timestamp_type=LAT)), Produce("t", batch(NOW)), ElectLeader("t", 1),
-           Produce("t", batch(NOW)), Fetch("t"))
+    ops = (
+        CreateTopic("t", TopicConfig(timestamp_type=LAT)),
+        Produce("t", batch(NOW)),
+        ElectLeader("t", 1),
+        Produce("t", batch(NOW)),
+        Fetch("t"),
+    )
     return History("kip", ops, start_ms=NOW, clock_offsets=(SKEW, -SKEW))
 
 

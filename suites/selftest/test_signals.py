@@ -1,5 +1,6 @@
 """SIGTERM and SIGINT given to ``ktc run`` reach the whole run: pytest, its xdist workers and what they
 started; none of them outlives ktc, and the ``latest`` link is not moved by an interrupted run."""
+
 import signal
 import subprocess
 import sys
@@ -11,7 +12,7 @@ import pytest
 
 from ktc.suites._support import interruptible
 
-HANGS = textwrap.dedent('''
+HANGS = textwrap.dedent("""
     import time
     from ktc.examples.minimal_broker import MinimalBroker
 
@@ -20,7 +21,7 @@ HANGS = textwrap.dedent('''
         def run(self, histories):
             while True:
                 time.sleep(0.05)
-''')
+""")
 
 
 def descendants_once_started(process: subprocess.Popen, want: int, timeout_s: float = 120) -> list:
@@ -37,10 +38,28 @@ def descendants_once_started(process: subprocess.Popen, want: int, timeout_s: fl
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 def test_a_signal_to_ktc_run_leaves_no_process_of_the_run(tmp_path, signum):
     (tmp_path / "hanging_adapter.py").write_text(HANGS)
-    argv = [sys.executable, "-m", "ktc", "run", "--impl", "hanging_adapter:Hangs", "--profile", "kafka-4",
-            "--workers", "2", "--impl-timeout", "600", "--report", str(tmp_path / "r"), "--", "-k", "kip937"]
-    run = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=interruptible)  # SIGINT as a terminal gives it, even under nohup
+    argv = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        "hanging_adapter:Hangs",
+        "--profile",
+        "kafka-4",
+        "--workers",
+        "2",
+        "--impl-timeout",
+        "600",
+        "--report",
+        str(tmp_path / "r"),
+        "--",
+        "-k",
+        "kip937",
+    ]
+    run = subprocess.Popen(
+        argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, preexec_fn=interruptible
+    )  # SIGINT as a terminal gives it, even under nohup
     children = descendants_once_started(run, want=3)  # pytest and two workers
     time.sleep(2)  # the workers are inside run() by now, or about to be
     run.send_signal(signum)
@@ -55,8 +74,25 @@ def test_when_ktc_itself_is_killed_outright_nothing_of_its_run_survives(tmp_path
     """SIGKILL cannot be caught: the kernel sends the pytest child SIGTERM (PR_SET_PDEATHSIG) and the
     child passes it on to its workers."""
     (tmp_path / "hanging_adapter.py").write_text(HANGS)
-    argv = [sys.executable, "-m", "ktc", "run", "--impl", "hanging_adapter:Hangs", "--profile", "kafka-4",
-            "--workers", "2", "--impl-timeout", "600", "--report", str(tmp_path / "r"), "--", "-k", "kip937"]
+    argv = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        "hanging_adapter:Hangs",
+        "--profile",
+        "kafka-4",
+        "--workers",
+        "2",
+        "--impl-timeout",
+        "600",
+        "--report",
+        str(tmp_path / "r"),
+        "--",
+        "-k",
+        "kip937",
+    ]
     run = subprocess.Popen(argv, cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     children = descendants_once_started(run, want=3)
     time.sleep(2)

@@ -1,22 +1,18 @@
 """Self-tests of the ``strategies`` package: argument validation, reachable edges, well-formed output."""
+
 from __future__ import annotations
 
-import datetime as dt
-from itertools import accumulate
-
 import pytest
-from hypothesis import Phase, find, given, settings
+from hypothesis import find, given
 from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument, NoSuchExample
 
 from ktc import reference
 from ktc.reference.configs import config_error
 from ktc.reference.types import (
-    CODECS,
     INT64_MAX,
     INT64_MIN,
     NONE,
-    Batch,
     CreateTopic,
     CreateTopicResult,
     DescribeLog,
@@ -26,7 +22,6 @@ from ktc.reference.types import (
     ListOffsets,
     Produce,
     Record,
-    RetentionPass,
     StepClock,
     TimestampType,
     TopicConfig,
@@ -37,39 +32,11 @@ from ktc.strategies import (
     append_histories,
     batches,
     histories,
-    leader_change_histories,
     records,
     timestamps,
     topic_configs,
 )
-
-FIND = settings(max_examples=2000, database=None)
-REACH = settings(FIND, phases=[Phase.generate])  # existence only: stop at the first hit, no shrinking
-FAST = settings(max_examples=50, deadline=None, database=None)
-NOW = 1_700_000_000_000
-PROFILES = profiles.names()
-LAT = TimestampType.LOG_APPEND_TIME
-MS = dt.timedelta(milliseconds=1)
-EACH_PROFILE = pytest.mark.parametrize("profile_name", PROFILES)
-
-
-def reach(strategy, condition):
-    """The first example satisfying ``condition``: proves it is reachable, without shrinking."""
-    return find(strategy, condition, settings=REACH)
-
-
-def simplest(strategy):
-    """What every example of ``strategy`` shrinks towards."""
-    return find(strategy, lambda _: True, settings=FIND)
-
-
-def invalid(strategy_call):
-    with pytest.raises(InvalidArgument):
-        strategy_call().validate()
-
-
-def epoch_ms(*args) -> int:
-    return (dt.datetime(*args, tzinfo=dt.UTC) - dt.datetime(1970, 1, 1, tzinfo=dt.UTC)) // MS
+from ktc.suites.selftest.strategies_support import EACH_PROFILE, FAST, LAT, NOW, epoch_ms, invalid, reach
 
 
 # ---- edges ---------------------------------------------------------------------------------
@@ -88,11 +55,22 @@ def test_unit_mistakes_are_micro_nano_and_seconds_with_nanoseconds_clamped():
 
 
 # ---- timestamps ----------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs", [
-    dict(min_value=2, max_value=1), dict(min_value=INT64_MIN - 1), dict(max_value=INT64_MAX + 1),
-    dict(now=1.5), dict(now=True), dict(now=INT64_MAX + 1), dict(bounds=[-1]), dict(bounds=[1.0]),
-    dict(bounds=5), dict(allow_no_timestamp=None), dict(min_value="0"),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(min_value=2, max_value=1),
+        dict(min_value=INT64_MIN - 1),
+        dict(max_value=INT64_MAX + 1),
+        dict(now=1.5),
+        dict(now=True),
+        dict(now=INT64_MAX + 1),
+        dict(bounds=[-1]),
+        dict(bounds=[1.0]),
+        dict(bounds=5),
+        dict(allow_no_timestamp=None),
+        dict(min_value="0"),
+    ],
+)
 def test_timestamps_rejects_invalid_arguments(kwargs):
     invalid(lambda: timestamps(**kwargs))
 
@@ -111,8 +89,22 @@ def test_timestamps_reach_every_value_around_both_bounds(bound, step):
 
 
 EDGES = [
-    *((timestamps(), t) for t in (INT64_MIN, INT64_MIN + 1, INT64_MAX, INT64_MAX - 1, -1, 0, 1, -2,
-                                  _edges.GREGORIAN_CUTOVER_MS, _edges.YEAR_1_MS, _edges.YEAR_9999_END_MS)),
+    *(
+        (timestamps(), t)
+        for t in (
+            INT64_MIN,
+            INT64_MIN + 1,
+            INT64_MAX,
+            INT64_MAX - 1,
+            -1,
+            0,
+            1,
+            -2,
+            _edges.GREGORIAN_CUTOVER_MS,
+            _edges.YEAR_1_MS,
+            _edges.YEAR_9999_END_MS,
+        )
+    ),
     *((timestamps(now=NOW), t) for t in (_edges.wrap(NOW + INT64_MIN), *_edges.unit_mistakes(NOW))),
     *((timestamps(min_value=NOW - 5, max_value=NOW + 5), t) for t in (NOW - 5, NOW + 5)),
 ]
@@ -143,10 +135,20 @@ def test_records_rejects_a_timestamps_argument_that_is_not_a_strategy():
     invalid(lambda: records(timestamps=5))
 
 
-@pytest.mark.parametrize("kwargs", [
-    dict(min_size=0), dict(min_size=3, max_size=2), dict(max_size=0), dict(codecs=()), dict(codecs=["brotli"]),
-    dict(codecs="none"), dict(timestamps=[1]), dict(control=1), dict(bad_header="yes"),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(min_size=0),
+        dict(min_size=3, max_size=2),
+        dict(max_size=0),
+        dict(codecs=()),
+        dict(codecs=["brotli"]),
+        dict(codecs="none"),
+        dict(timestamps=[1]),
+        dict(control=1),
+        dict(bad_header="yes"),
+    ],
+)
 def test_batches_rejects_invalid_arguments(kwargs):
     invalid(lambda: batches(**kwargs))
 
@@ -159,24 +161,37 @@ def test_batches_keep_every_default_when_no_flag_is_set(batch):
     assert not (batch.control or batch.transactional or batch.timestamp_extended)
 
 
-@pytest.mark.parametrize("flag, drawn", [
-    ("log_append_time_attribute", lambda b: b.timestamp_type is LAT),
-    ("control", lambda b: b.control),
-    ("transactional", lambda b: b.transactional),
-    ("timestamp_extended", lambda b: b.timestamp_extended),
-    ("bad_header", lambda b: b.max_timestamp is not None and b.max_timestamp != max(r.timestamp for r in b.records)),
-])
+@pytest.mark.parametrize(
+    "flag, drawn",
+    [
+        ("log_append_time_attribute", lambda b: b.timestamp_type is LAT),
+        ("control", lambda b: b.control),
+        ("transactional", lambda b: b.transactional),
+        ("timestamp_extended", lambda b: b.timestamp_extended),
+        (
+            "bad_header",
+            lambda b: b.max_timestamp is not None and b.max_timestamp != max(r.timestamp for r in b.records),
+        ),
+    ],
+)
 def test_batches_draw_each_flagged_feature_without_forcing_it(flag, drawn):
     reach(batches(**{flag: True}), drawn)
     reach(batches(**{flag: True}), lambda b: not drawn(b))
 
 
 # ---- topic configs -------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs", [
-    dict(profile="kafka-9"), dict(profile="kip", timestamp_types=()), dict(profile="kip", timestamp_types=["x"]),
-    dict(profile="kip", limits=[-1]), dict(profile="kip", limits=[INT64_MAX + 1]), dict(profile="kip", limits=()),
-    dict(profile="kip", limits=5),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(profile="kafka-9"),
+        dict(profile="kip", timestamp_types=()),
+        dict(profile="kip", timestamp_types=["x"]),
+        dict(profile="kip", limits=[-1]),
+        dict(profile="kip", limits=[INT64_MAX + 1]),
+        dict(profile="kip", limits=()),
+        dict(profile="kip", limits=5),
+    ],
+)
 def test_topic_configs_rejects_invalid_arguments(kwargs):
     invalid(lambda: topic_configs(**kwargs))
 
@@ -208,11 +223,17 @@ def test_topic_configs_draw_limits_and_types_only_from_the_choices_given(config)
 
 
 # ---- histories -----------------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs", [
-    dict(profile="nope"), dict(profile="kip", brokers=0), dict(profile="kip", max_ops=0),
-    dict(profile="kip", skew_ms=-1), dict(profile="kip", topic_configs=TopicConfig()),
-    dict(profile="kip", batches=5),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(profile="nope"),
+        dict(profile="kip", brokers=0),
+        dict(profile="kip", max_ops=0),
+        dict(profile="kip", skew_ms=-1),
+        dict(profile="kip", topic_configs=TopicConfig()),
+        dict(profile="kip", batches=5),
+    ],
+)
 def test_histories_rejects_invalid_arguments(kwargs):
     invalid(lambda: histories(**kwargs))
 
@@ -236,7 +257,7 @@ def test_histories_run_through_the_reference_and_end_with_reads_of_every_partiti
     history = data.draw(histories(profile=profile_name, brokers=3, skew_ms=60_000))
     check_well_formed(history)
     reads = final_reads(history)
-    assert list(history.ops[-len(reads):]) == reads
+    assert list(history.ops[-len(reads) :]) == reads
     assert all(abs(offset) <= 60_000 for offset in history.clock_offsets) and history.clock_offsets[0] == 0
 
 
@@ -249,11 +270,17 @@ def test_histories_on_one_unskewed_broker_never_step_clocks_or_elect(history):
 
 
 # ---- append histories ----------------------------------------------------------------------
-@pytest.mark.parametrize("kwargs", [
-    dict(profile="nope"), dict(profile="kip", now=1.5), dict(profile="kip", now=INT64_MAX + 1),
-    dict(profile="kip", config=5), dict(profile="kip", batch=[Record(0)]),
-    dict(profile="kafka-4", config=TopicConfig(difference_max_ms=5)),
-])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        dict(profile="nope"),
+        dict(profile="kip", now=1.5),
+        dict(profile="kip", now=INT64_MAX + 1),
+        dict(profile="kip", config=5),
+        dict(profile="kip", batch=[Record(0)]),
+        dict(profile="kafka-4", config=TopicConfig(difference_max_ms=5)),
+    ],
+)
 def test_append_histories_rejects_invalid_arguments(kwargs):
     invalid(lambda: append_histories(**kwargs))
 
@@ -268,91 +295,9 @@ def test_append_histories_are_one_create_one_produce_one_fetch_that_the_referenc
 
 
 @FAST
-@given(append_histories(profile="kip", config=TopicConfig(before_max_ms=10), now=NOW,
-                        batch=batches(timestamps=st.just(5))))
+@given(
+    append_histories(profile="kip", config=TopicConfig(before_max_ms=10), now=NOW, batch=batches(timestamps=st.just(5)))
+)
 def test_append_histories_use_values_and_strategies_as_given(history):
     assert history.start_ms == NOW and history.ops[0].config == TopicConfig(before_max_ms=10)
     assert all(r.timestamp == 5 for r in history.ops[1].batch.records)
-
-
-# ---- shrinking -----------------------------------------------------------------------------
-SIMPLEST = [
-    (timestamps(now=NOW), NOW), (timestamps(), 0), (timestamps(min_value=5), 5), (timestamps(max_value=-9), -9),
-    (records(), Record(0)),
-    (batches(), Batch((Record(0),))), (batches(codecs=["zstd", "none"], min_size=2), Batch((Record(0),) * 2)),
-    *((topic_configs(profile=name), TopicConfig()) for name in PROFILES),
-    (histories(profile="kip", brokers=2, skew_ms=5),
-     History("kip", (CreateTopic("t", TopicConfig()), Fetch("t"), DescribeLog("t")), clock_offsets=(0, 0))),
-    (append_histories(profile="kafka-4"),
-     History("kafka-4", (CreateTopic("t", TopicConfig()), Produce("t", Batch((Record(NOW),))), Fetch("t")))),
-    (leader_change_histories(profile="kip", clock_offsets=(0, 5, -5)),
-     History("kip", (CreateTopic("t", TopicConfig()), ElectLeader("t", 1), Fetch("t")), clock_offsets=(0, 5, -5))),
-]
-
-
-@pytest.mark.parametrize("strategy, expected", SIMPLEST, ids=[repr(s) for s, _ in SIMPLEST])
-def test_every_strategy_shrinks_towards_its_documented_simplest_example(strategy, expected):
-    assert simplest(strategy) == expected
-
-
-# ---- reachability of the documented features ----------------------------------------------
-stamps = lambda batch: [r.timestamp for r in batch.records]  # noqa: E731
-
-
-def produced_at_clock(history: History, offset: int) -> bool:
-    """Some Produce to "t" carries ``clock + offset``; one broker, so the leader clock is real time."""
-    reals = accumulate((getattr(op, "ms", 0) for op in history.ops), initial=history.start_ms)
-    return any(isinstance(op, Produce) and op.topic == "t" and real + offset in stamps(op.batch)
-               for op, real in zip(history.ops, reals))
-
-
-def elects_broker_2_first_led_by_a_skewed_clock(history: History) -> bool:
-    """Any broker may be elected, any clock may lead first, and the new leader is written to."""
-    kinds = [type(op) for op in history.ops]
-    return (history.clock_offsets[0] != 0 and ElectLeader("t", 2) in history.ops
-            and Produce in kinds[kinds.index(ElectLeader):])
-
-
-KIP, K36 = topic_configs(profile="kip"), topic_configs(profile="kafka-3.6", limits=[1000])
-CONTROL = lambda timestamps: batches(timestamps=timestamps, control=True)  # noqa: E731
-REACHABLE = [  # (strategy, condition): each documented feature is drawn at least sometimes
-    (timestamps(now=NOW), lambda t: NOW + 3 < t < NOW + 86_400_000),  # near now, not an edge
-    (batches(bad_header=True, min_size=2), lambda b: len(set(stamps(b))) > 1 and b.max_timestamp == min(stamps(b))),
-    (batches(bad_header=True), lambda b: b.max_timestamp == _edges.wrap(max(stamps(b)) + 1)),
-    (KIP, lambda c: c.retention_max_eventtime_ms is not None),
-    (KIP, lambda c: c.before_max_ms == INT64_MAX and c.compression_type in CODECS),
-    (histories(profile="kafka-3.6", topic_configs=K36), lambda h: produced_at_clock(h, -1001)),
-    (histories(profile="kip", brokers=2, skew_ms=1), lambda h: {ElectLeader, StepClock} <= set(map(type, h.ops))),
-    (histories(profile="kip"), lambda h: CreateTopic in map(type, h.ops[1:2])),  # a second topic
-    (histories(profile="kip", batches=CONTROL), lambda h: any(getattr(op, "batch", Batch(())).control for op in h.ops)),
-    (append_histories(profile="kafka-4", config=TopicConfig(after_max_ms=500)), lambda h: produced_at_clock(h, 501)),
-    (leader_change_histories(profile="kip", clock_offsets=(0, 5, -5)), elects_broker_2_first_led_by_a_skewed_clock),
-]
-
-
-@pytest.mark.parametrize("strategy, condition", REACHABLE, ids=[repr(s) for s, _ in REACHABLE])
-def test_each_documented_feature_is_reachable(strategy, condition):
-    reach(strategy, condition)
-
-
-def moves_the_log_start_then_reads_it(history: History) -> bool:
-    """A RetentionPass the reference answers with deleted segments, then EARLIEST of that partition."""
-    trace = reference.run(history)
-    moved = [i for i, (op, r) in enumerate(zip(history.ops, trace))
-             if isinstance(op, RetentionPass) and r.deleted_base_offsets]
-    return any(isinstance(op, ListOffsets) and op.target == -2 and (op.topic, op.partition) == (
-        history.ops[i].topic, history.ops[i].partition) for i in moved for op in history.ops[i + 1:])
-
-
-def test_histories_often_move_the_log_start_and_read_it():
-    """Not by luck: about one history in three moves a log start by retention and reads it after
-    (measured on 300 kafka-4 histories: 76; before the retention step existed: 0)."""
-    find(histories(profile="kafka-4", max_ops=16), moves_the_log_start_then_reads_it,
-         settings=settings(max_examples=60, database=None, phases=[Phase.generate]))
-
-
-@given(history=histories(profile="kip", max_ops=16, batches=batches(timestamps=st.just(INT64_MAX))))
-def test_lookups_next_to_a_record_at_int64_max_stay_int64(history):
-    """A lookup one ms after a produced timestamp is clipped: INT64_MAX + 1 is no request a client can send (it
-    overflowed Spark's LongType: OverflowError on suites/kip32/test_segments.py)."""
-    assert all(INT64_MIN <= op.target <= INT64_MAX for op in history.ops if isinstance(op, ListOffsets))

@@ -2,6 +2,7 @@
 record from a worker that never called the target's run() (its tests all skipped, so it never started it) does not
 replace one from a worker that ran it -- the container tier's answer once read "ktc/kafka:?" and "the
 host's clock" that way, though its broker ran in ktc/kafka on the clock ktc sets."""
+
 from __future__ import annotations
 
 import json

@@ -1,4 +1,5 @@
 """--impl-timeout bounds a call of up to a hundred histories; a bulk call of more gets one per hundred begun."""
+
 from __future__ import annotations
 
 import pytest

@@ -1,6 +1,7 @@
 """mypy finds no error in ktc: every package but those suites/selftest/typecheck.py's NOT_YET names with a
 reason, strict on the core as pyproject.toml's [tool.mypy] says.  mypy runs in a subprocess from this venv with
 its incremental cache in ktc's cache, so a run after the first reads only the files that changed."""
+
 from __future__ import annotations
 
 import importlib.util
@@ -39,10 +40,19 @@ def test_mypy_reads_ktc_by_its_installed_names_and_reports_the_clones_paths():
 
 
 # --strict's flags that a per-module section can set (mypy's `strict` itself is global only)
-STRICT = {"disallow_any_generics": True, "disallow_subclassing_any": True, "disallow_untyped_calls": True,
-          "disallow_untyped_defs": True, "disallow_incomplete_defs": True, "check_untyped_defs": True,
-          "disallow_untyped_decorators": True, "warn_return_any": True, "implicit_reexport": False,
-          "strict_equality": True, "extra_checks": True}
+STRICT = {
+    "disallow_any_generics": True,
+    "disallow_subclassing_any": True,
+    "disallow_untyped_calls": True,
+    "disallow_untyped_defs": True,
+    "disallow_incomplete_defs": True,
+    "check_untyped_defs": True,
+    "disallow_untyped_decorators": True,
+    "warn_return_any": True,
+    "implicit_reexport": False,
+    "strict_equality": True,
+    "extra_checks": True,
+}
 
 
 def strict_modules() -> set[str]:

@@ -3,6 +3,7 @@
 A listener that accepts and never answers stands in for a broker that holds a request: the words name
 each request still waiting, oldest first, with its broker and how long it has waited.
 """
+
 from __future__ import annotations
 
 import re
@@ -12,7 +13,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker client needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.kafka.client import messages  # noqa: E402
+from ktc.kafka.client import admin  # noqa: E402
 from ktc.kafka.client.multiplex import Multiplexer  # noqa: E402
 
 
@@ -31,6 +32,6 @@ def test_requests_a_broker_holds_are_named_oldest_first_with_their_broker(silent
     pipeline = Multiplexer(silent_broker)
     host, port = silent_broker
     for topic in ("a", "b", "c", "d"):
-        pipeline.call(messages.metadata([topic]), lambda answer, received: None)
+        pipeline.call(admin.metadata([topic]), lambda answer, received: None)
     one = rf"Metadata to {re.escape(host)}:{port} for \d+ s"
     assert re.fullmatch(rf"waiting on {one}, {one}, {one} and 1 more", pipeline.unanswered())

@@ -4,6 +4,7 @@ Before, such a history made every verdict ``error`` and the test passed: a wrong
 compares (the LogAppendTime of a refused produce) went unnoticed.  The implementation here is the
 reference with that one answer changed; the history refuses one batch.
 """
+
 import json
 from dataclasses import replace
 
@@ -21,6 +22,7 @@ WINDOW = TopicConfig(before_max_ms=1000, after_max_ms=1000)
 
 class RefusalStamped(Model):
     """A refused batch's response carries a LogAppendTime of 1 instead of -1."""
+
     def op_Produce(self, cluster, op):
         result = super().op_Produce(cluster, op)
         return result if result.error_code == 0 else replace(result, log_append_time=1)

@@ -7,6 +7,7 @@ case a blanket rule gets wrong is ``KIP-937.after-bound`` under ``kafka-3.6``, w
 release is held to only through Kafka's own change KAFKA-14991, whose pinned history never reaches
 the after bound.
 """
+
 from __future__ import annotations
 
 import functools
@@ -26,10 +27,25 @@ pytestmark = pytest.mark.xdist_group("verdict-words")  # one worker makes both r
 
 @functools.cache
 def rows_of(profile: str, scratch: str) -> dict:
-    argv = [sys.executable, "-m", "ktc", "run", "--impl", DOUBLE, "--profile", profile, "--workers", "0",
-            "--hypothesis-profile", "dev", "--report", scratch, "--", *SELECTION]
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "CI": "true"})
+    argv = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        DOUBLE,
+        "--profile",
+        profile,
+        "--workers",
+        "0",
+        "--hypothesis-profile",
+        "dev",
+        "--report",
+        scratch,
+        "--",
+        *SELECTION,
+    ]
+    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=600, env={**os.environ, "CI": "true"})
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     rows = json.loads(Path(scratch, "latest", "results.json").read_text())["rows"]
     return {(r["clause"], r["profile"]): r for r in rows}
@@ -68,6 +84,9 @@ def test_the_default_run_judges_the_release_under_its_own_profile(own_profile):
 
 
 def test_both_runs_agree_on_every_row_the_default_run_keeps(own_profile, every_profile):
-    differ = {key: (row["verdict"], every_profile.get(key, {}).get("verdict")) for key, row in own_profile.items()
-              if row["verdict"] != every_profile.get(key, {}).get("verdict")}
+    differ = {
+        key: (row["verdict"], every_profile.get(key, {}).get("verdict"))
+        for key, row in own_profile.items()
+        if row["verdict"] != every_profile.get(key, {}).get("verdict")
+    }
     assert not differ, differ

@@ -1,6 +1,7 @@
 """An implementation's ``xdist_group`` keeps all its tests on one pytest-xdist worker (one Spark JVM, one
 broker), on the pytest this venv has: pytest 9.2 ignores the nodeid suffix xdist 3.8 groups by
 (ktc/plugin/groups.py), and a run that spreads a group says nothing, it is only slower."""
+
 import os
 import re
 import subprocess
@@ -15,19 +16,41 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
-    (tmp_path / "grouped.py").write_text(textwrap.dedent("""
+    (tmp_path / "grouped.py").write_text(
+        textwrap.dedent("""
         from ktc.implementations.reference import ReferenceImplementation
         class Grouped(ReferenceImplementation):
             name = "grouped"
             xdist_group = "grouped"
         grouped = Grouped()
-    """))
+    """)
+    )
     done = subprocess.run(
-        [sys.executable, "-m", "pytest", str(ROOT / "suites/kip937/test_validation.py"), "--rootdir", str(ROOT),
-         "-p", "no:cacheprovider", "--impl=grouped:grouped", "--profile=kafka-4", "-n", "2", "--dist", "loadgroup",
-         "-v", "-k", "negative or unset or header or rejected_whole"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "HYPOTHESIS_PROFILE": "dev"})
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(ROOT / "suites/kip937/test_validation.py"),
+            "--rootdir",
+            str(ROOT),
+            "-p",
+            "no:cacheprovider",
+            "--impl=grouped:grouped",
+            "--profile=kafka-4",
+            "-n",
+            "2",
+            "--dist",
+            "loadgroup",
+            "-v",
+            "-k",
+            "negative or unset or header or rejected_whole",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(ROOT)]), "HYPOTHESIS_PROFILE": "dev"},
+    )
     ran = re.findall(r"^\[(gw\d)\] .*PASSED (\S+)", done.stdout, re.M)
     assert done.returncode == 0 and len(ran) >= 4, done.stdout[-3000:] + done.stderr[-2000:]
     assert {worker for worker, _ in ran} in ({"gw0"}, {"gw1"}), ran  # ungrouped, 4 tests spread over both
@@ -46,9 +69,16 @@ class Item:
 
 
 def test_a_group_that_waits_at_start_is_handed_out_first_then_larger_groups_then_tests_of_no_group():
-    items = [Item("free1", None), Item("spark1", "spark"), Item("spark2", "spark"), Item("spark3", "spark"),
-             Item("old1", "kafka-3.7.2", 30.0), Item("free2", None), Item("old2", "kafka-3.7.2", 30.0),
-             Item("cluster1", "kafka-cluster")]
+    items = [
+        Item("free1", None),
+        Item("spark1", "spark"),
+        Item("spark2", "spark"),
+        Item("spark3", "spark"),
+        Item("old1", "kafka-3.7.2", 30.0),
+        Item("free2", None),
+        Item("old2", "kafka-3.7.2", 30.0),
+        Item("cluster1", "kafka-cluster"),
+    ]
     order = [item.name for item in handed_out_first(items)]
     assert order == ["old1", "old2", "spark1", "spark2", "spark3", "cluster1", "free1", "free2"]
 
@@ -73,14 +103,17 @@ def like(cls, group: str) -> Impl:
 
 
 def test_an_implementation_is_finished_on_a_worker_only_where_its_own_group_ends():
-    from ktc.implementations.kafka.adapter import KafkaImplementation
-    from ktc.implementations.kafka.kfake_adapter import KfakeImplementation
+    from ktc.implementations.kafka.adapter import BrokerAdapter
     from ktc.implementations.spark import SparkImplementation
-    broker, spark = like(KafkaImplementation, "kafka-3.9.2"), like(SparkImplementation, "spark")
+
+    broker, spark = like(BrokerAdapter, "kafka-3.9.2"), like(SparkImplementation, "spark")
     first, last = grouped("a", broker, WORKER), grouped("b", broker, WORKER)
-    other, sparks = grouped("c", like(KfakeImplementation, "kfake"), WORKER), grouped("d", spark, WORKER)
-    assert [finished_group(first, last), finished_group(last, other), finished_group(last, None)] == \
-        [None, broker, None]
+    other, sparks = grouped("c", like(BrokerAdapter, "kfake"), WORKER), grouped("d", spark, WORKER)
+    assert [finished_group(first, last), finished_group(last, other), finished_group(last, None)] == [
+        None,
+        broker,
+        None,
+    ]
     assert finished_group(sparks, other) is None  # Spark judges every test's histories at the session's end
 
 

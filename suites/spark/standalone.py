@@ -18,6 +18,7 @@ executors; PySpark's Python daemon leaves that group but exits when its executor
 removes the one temp dir that holds SPARK_LOG_DIR, SPARK_WORKER_DIR and SPARK_PID_DIR (made under
 ``parent``, e.g. pytest's tmp_path, so that even a SIGKILLed run's dir is pruned by pytest later).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -57,6 +58,7 @@ class ClusterError(RuntimeError):
 
 def spark_home() -> Path:
     import pyspark  # the installed distribution: bin/spark-class and the jars
+
     return Path(pyspark.__file__).resolve().parent
 
 
@@ -86,8 +88,9 @@ class StandaloneCluster:
     """``with StandaloneCluster() as cluster:`` a master and a worker (``cores``, ``memory``) on free
     loopback ports; ``cluster.master_url`` is ``spark://127.0.0.1:<port>``."""
 
-    def __init__(self, cores: int = 1, memory: str = "1g", timeout_s: float = START_TIMEOUT_S,
-                 parent: Path | None = None):
+    def __init__(
+        self, cores: int = 1, memory: str = "1g", timeout_s: float = START_TIMEOUT_S, parent: Path | None = None
+    ):
         self.cores, self.memory, self.timeout_s, self.parent = cores, memory, timeout_s, parent
         self.root: Path | None = None
         self.ports: dict[str, int] = {}
@@ -122,28 +125,64 @@ class StandaloneCluster:
         for name in ("logs", "work", "pids"):
             self.dir(name).mkdir()
         self.ports = dict(zip(("master", "master_ui", "worker", "worker_ui"), free_ports(4)))
-        self._launch("master", MASTER, "--host", HOST, "--port", str(self.ports["master"]),
-                     "--webui-port", str(self.ports["master_ui"]))
+        self._launch(
+            "master",
+            MASTER,
+            "--host",
+            HOST,
+            "--port",
+            str(self.ports["master"]),
+            "--webui-port",
+            str(self.ports["master_ui"]),
+        )
         self._wait(lambda: accepts(self.ports["master"]), f"the master to accept on {self.master_url}")
-        self._launch("worker", WORKER, "--host", HOST, "--port", str(self.ports["worker"]), "--webui-port",
-                     str(self.ports["worker_ui"]), "--cores", str(self.cores), "--memory", self.memory,
-                     "--work-dir", str(self.dir("work")), self.master_url)
+        self._launch(
+            "worker",
+            WORKER,
+            "--host",
+            HOST,
+            "--port",
+            str(self.ports["worker"]),
+            "--webui-port",
+            str(self.ports["worker_ui"]),
+            "--cores",
+            str(self.cores),
+            "--memory",
+            self.memory,
+            "--work-dir",
+            str(self.dir("work")),
+            self.master_url,
+        )
         self._wait(lambda: self.alive_workers() >= 1, "the worker to register with the master (state ALIVE)")
 
     def env(self) -> dict[str, str]:
         home = spark_home()
-        env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": HOST, "SPARK_PUBLIC_DNS": HOST,
-               "SPARK_LOG_DIR": str(self.dir("logs")), "SPARK_WORKER_DIR": str(self.dir("work")),
-               "SPARK_PID_DIR": str(self.dir("pids")), "SPARK_NO_DAEMONIZE": "1",
-               "SPARK_DAEMON_JAVA_OPTS": SMALL_JVM}  # the master and the worker: start-up decides
+        env = {
+            **os.environ,
+            "SPARK_HOME": str(home),
+            "SPARK_LOCAL_IP": HOST,
+            "SPARK_PUBLIC_DNS": HOST,
+            "SPARK_LOG_DIR": str(self.dir("logs")),
+            "SPARK_WORKER_DIR": str(self.dir("work")),
+            "SPARK_PID_DIR": str(self.dir("pids")),
+            "SPARK_NO_DAEMONIZE": "1",
+            "SPARK_DAEMON_JAVA_OPTS": SMALL_JVM,
+        }  # the master and the worker: start-up decides
         return with_repo_on_path(env)
 
     def _launch(self, name: str, main: str, *args: str) -> None:
         command = [str(spark_home() / "bin" / "spark-class"), main, *args]
         with open(self.dir("logs") / f"{name}.out", "ab") as out, signals_deferred():
             self.processes[name] = subprocess.Popen(
-                command, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.root,
-                env=self.env(), start_new_session=True, preexec_fn=child_setup)
+                command,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.root,
+                env=self.env(),
+                start_new_session=True,
+                preexec_fn=child_setup,
+            )
 
     def _wait(self, ready: Callable[[], bool], what: str) -> None:
         deadline = time.monotonic() + self.timeout_s
@@ -157,8 +196,11 @@ class StandaloneCluster:
         raise ClusterError(f"no sign of {what} within {self.timeout_s:.0f} s\n{self.log_tails()}")
 
     def log_tails(self) -> str:
-        return "\n".join(f"--- {name}.out (last lines) ---\n{tail(self.dir('logs') / f'{name}.out')}"
-                         for name in ("master", "worker") if name in self.processes)
+        return "\n".join(
+            f"--- {name}.out (last lines) ---\n{tail(self.dir('logs') / f'{name}.out')}"
+            for name in ("master", "worker")
+            if name in self.processes
+        )
 
     def status(self) -> dict:
         """The master's own account (its web UI's /json): workers, active and completed applications."""
@@ -195,8 +237,15 @@ class StandaloneCluster:
         its exit code, or None if it ran out of time.  ``stop()`` ends it before the cluster."""
         with open(log, "ab") as out, signals_deferred():
             proc = self.processes["driver"] = subprocess.Popen(
-                argv, env=env, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                start_new_session=True, preexec_fn=interruptible_child)
+                argv,
+                env=env,
+                cwd=ROOT,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                preexec_fn=interruptible_child,
+            )
         try:
             return proc.wait(timeout=timeout_s)
         except subprocess.TimeoutExpired:

@@ -6,6 +6,7 @@ MaxTimestamp that disagrees with its records, a negative timestamp in a batch th
 rebuilt) and wrong ListOffsets answers from a stand-in broker.  The audit runs in one Spark session,
 a few jobs per topic (never one per example); the expected offsets are the planted ones.
 """
+
 from __future__ import annotations
 
 import random
@@ -24,8 +25,11 @@ from ktc.spark import session  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("spark")
 READ_MS, HOUR, AFTER = 1_800_000_000_000, 3_600_000, 3_600_000
-CONFIGS = {"message.timestamp.type": "CreateTime", "message.timestamp.after.max.ms": str(AFTER),
-           "compression.type": "zstd"}
+CONFIGS = {
+    "message.timestamp.type": "CreateTime",
+    "message.timestamp.after.max.ms": str(AFTER),
+    "compression.type": "zstd",
+}
 
 
 class Topic:
@@ -71,9 +75,17 @@ class Topic:
         lat = kind in ("lat", "backwards")
         codec = "lz4" if kind == "rebuild" else "zstd"
         for i, t in enumerate(stamps):
-            for name, value in (("partition", p), ("offset", base + i), ("timestamp_ms", t),
-                                ("timestampType", int(lat)), ("batch_offset", base), ("batch_max_ms", header),
-                                ("leader_epoch", 0), ("control", False), ("codec", codec)):
+            for name, value in (
+                ("partition", p),
+                ("offset", base + i),
+                ("timestamp_ms", t),
+                ("timestampType", int(lat)),
+                ("batch_offset", base),
+                ("batch_max_ms", header),
+                ("leader_epoch", 0),
+                ("control", False),
+                ("codec", codec),
+            ):
                 self.columns[name].append(value)
 
     def table(self) -> pa.Table:

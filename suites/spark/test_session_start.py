@@ -5,6 +5,7 @@ JAVA_GATEWAY_EXITED traceback).  Spark's Kafka connector that cannot be resolved
 Each case runs where it would on a user's machine: the ``ktc audit`` CLI in a child process over a small
 Parquet file (no broker), or the connector's resolution into an empty cache of its own.
 """
+
 from __future__ import annotations
 
 import os
@@ -27,14 +28,25 @@ needs_java = pytest.mark.skipif(shutil.which("java") is None, reason="needs Java
 @pytest.fixture
 def records(tmp_path):
     path = tmp_path / "records.parquet"
-    pq.write_table(pa.table({"partition": [0, 0], "offset": [0, 1], "timestamp_ms": [1, 2],
-                             "timestampType": [0, 0]}), path)
+    pq.write_table(
+        pa.table({"partition": [0, 0], "offset": [0, 1], "timestamp_ms": [1, 2], "timestampType": [0, 0]}), path
+    )
     return path
 
 
 def audit_file(records, tmp_path, **env) -> subprocess.CompletedProcess:
-    cmd = [sys.executable, "-m", "ktc", "audit", "--topic", "t", "--source", str(records),
-           "--report", str(tmp_path / "report")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ktc",
+        "audit",
+        "--topic",
+        "t",
+        "--source",
+        str(records),
+        "--report",
+        str(tmp_path / "report"),
+    ]
     env = {**os.environ, "TMPDIR": str(tmp_path), **env}  # the kept log of a failed start goes there
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
 
@@ -78,6 +90,7 @@ def test_an_unresolvable_package_is_one_line_with_ivy_s_reason(records, tmp_path
 @needs_java
 def test_a_connector_that_cannot_be_resolved_is_one_line_and_leaves_no_folder(tmp_path, monkeypatch):
     from ktc.audit import connector
+
     monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
     monkeypatch.setenv(connector.OVERRIDE, BOGUS)
     with pytest.raises(connector.ConnectorError) as raised:
@@ -96,6 +109,7 @@ def test_a_kafka_source_spark_cannot_find_is_one_line_ktc_audit_falls_back_on():
     when planned; ``kafka_source_failure`` must name it in one line so ``ktc audit`` reads with its client."""
     from ktc.audit.sources import kafka_source_failure, read_spark_kafka
     from ktc.spark import session
+
     with pytest.raises(Exception) as raised:
         read_spark_kafka(session.get(), "127.0.0.1:1", "t")
     line = kafka_source_failure(raised.value)

@@ -2,6 +2,7 @@
 
 Each property evaluates a whole list of examples in one Spark job (never one job per example).
 """
+
 import ctypes
 
 import pytest
@@ -18,8 +19,9 @@ from ktc.spark import session  # noqa: E402
 from ktc.strategies import append_histories  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("spark")
-LONGS = st.one_of(st.sampled_from([INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX]),
-                  st.integers(INT64_MIN, INT64_MAX))
+LONGS = st.one_of(
+    st.sampled_from([INT64_MIN, INT64_MIN + 1, -1, 0, 1, INT64_MAX - 1, INT64_MAX]), st.integers(INT64_MIN, INT64_MAX)
+)
 FEW = settings(max_examples=5, deadline=None)
 
 
@@ -29,11 +31,16 @@ def test_spark_java_long_helpers_match_c_int64_arithmetic(pairs):
     spark = session.get()
     df = spark.createDataFrame(pairs, "a long, b long")
     diff = int64.sub_long("a", "b", "true")
-    rows = df.selectExpr(f"CAST({int64.sub('a', 'b', 'true')} AS STRING) AS sub",
-                         f"CAST({int64.add('a', 'b', 'true')} AS STRING) AS add", f"{diff} AS fast",
-                         f"{int64.sub_long('a', 'b', 'false')} AS exact",
-                         f"{int64.negated_exceeds(diff, 'b', 'true')} AS neg_gt",
-                         f"{int64.abs_exceeds(diff, 'b', 'true')} AS abs_gt", "a", "b").collect()
+    rows = df.selectExpr(
+        f"CAST({int64.sub('a', 'b', 'true')} AS STRING) AS sub",
+        f"CAST({int64.add('a', 'b', 'true')} AS STRING) AS add",
+        f"{diff} AS fast",
+        f"{int64.sub_long('a', 'b', 'false')} AS exact",
+        f"{int64.negated_exceeds(diff, 'b', 'true')} AS neg_gt",
+        f"{int64.abs_exceeds(diff, 'b', 'true')} AS abs_gt",
+        "a",
+        "b",
+    ).collect()
     for r in rows:
         java = ctypes.c_int64(r.a - r.b).value
         assert (int(r.sub), int(r.add), r.fast) == (java, ctypes.c_int64(r.a + r.b).value, java)
@@ -43,6 +50,7 @@ def test_spark_java_long_helpers_match_c_int64_arithmetic(pairs):
 
 def records_frame(histories):
     from ktc.implementations.spark import topics
+
     flat = contract.flatten(histories, topics.config_error)
     spark = session.get()
     recs = contract.table(flat.records, contract.RECORD_COLUMNS).to_pylist()
@@ -72,11 +80,14 @@ def test_rejected_records_name_the_bound_and_the_numbers_behind_it():
         assert r.rule_id.startswith("KIP-937.")
 
 
-@pytest.mark.parametrize("mangle,needle", [
-    (lambda df: df.drop("timestamp_ms"), "missing column 'timestamp_ms'"),
-    (lambda df: df.withColumn("partition", df["partition"].cast("string")), "column 'partition' has type string"),
-    (lambda df: df.drop("before_max_ms"), "missing column 'before_max_ms'"),
-])
+@pytest.mark.parametrize(
+    "mangle,needle",
+    [
+        (lambda df: df.drop("timestamp_ms"), "missing column 'timestamp_ms'"),
+        (lambda df: df.withColumn("partition", df["partition"].cast("string")), "column 'partition' has type string"),
+        (lambda df: df.drop("before_max_ms"), "missing column 'before_max_ms'"),
+    ],
+)
 def test_bad_input_frames_are_refused_naming_the_column(mangle, needle):
     df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
     with pytest.raises(ContractError, match=needle):
@@ -87,9 +98,10 @@ def test_bad_input_frames_are_refused_naming_the_column(mangle, needle):
 def test_a_null_timestamp_fails_the_job_that_reads_it_instead_of_being_dropped(output):
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
+
     df, count = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
     one_null = df.withColumn("timestamp_ms", F.when(F.col("offset") == 0, None).otherwise(F.col("timestamp_ms")))
-    out = api.evaluate(one_null, "kafka-4")   # lazy: no job has run yet
+    out = api.evaluate(one_null, "kafka-4")  # lazy: no job has run yet
     with pytest.raises(PySparkException, match="'timestamp_ms' has null values"):
         getattr(out, output).collect()
 
@@ -103,6 +115,7 @@ def test_unknown_profile_is_refused_naming_it():
 @pytest.mark.parametrize("profile_name", ["kip", "kafka-4"])
 def test_one_topic_without_scenario_and_topic_columns_gets_the_same_verdicts(profile_name):
     from pyspark.sql import functions as F
+
     df, _ = records_frame(bulk.corpus(append_histories(profile=profile_name), 30, seed=11))
     busiest = df.groupBy("scenario", "topic").count().orderBy(F.desc("count"), "scenario", "topic").first()
     one = df.filter((F.col("scenario") == busiest.scenario) & (F.col("topic") == busiest.topic))

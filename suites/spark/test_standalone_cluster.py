@@ -12,6 +12,7 @@ of them in Python (ktc's applyInArrow code, imported on the executor).
 
 Runs only when --impl includes spark (the Spark tier); once per run, not once per implementation.
 """
+
 import json
 import os
 import shutil
@@ -22,14 +23,20 @@ from pathlib import Path
 
 import pytest
 
+from ktc.judge.declined import unsupported
 from ktc.plugin.state import split
 from ktc.suites._support import SMALL_JVM, SMALL_SPARK_CHILD
 from ktc.suites.spark.standalone import ClusterError, StandaloneCluster, tail, with_repo_on_path
 
 # the append path (KIP-937 validation) and the segment path (KIP-33 ListOffsets: applyInArrow, Python on the
 # executors); a fixed seed, so that a clause row's pass/unknown does not come and go between runs
-SELECTION = ["suites/kip937/test_validation.py", "suites/kip33/test_list_offsets.py", "--hypothesis-seed=0",
-             "-k", "generated_batches_are_validated or first_offset_at_or_after"]
+SELECTION = [
+    "suites/kip937/test_validation.py",
+    "suites/kip33/test_list_offsets.py",
+    "--hypothesis-seed=0",
+    "-k",
+    "generated_batches_are_validated or first_offset_at_or_after",
+]
 CHILD_TIMEOUT_S = 300.0
 APP_NAME = "ktc"  # ktc/spark/session.py's appName
 FINISHED_TASK = "Finished task"  # the executor's INFO line per task
@@ -38,7 +45,7 @@ PYTHON_TASK = "Starting Python task execution"  # applyInArrow (segments.py) run
 
 def require_spark_tier(config: pytest.Config) -> None:
     if "spark" not in split(config.getoption("impl") or []):
-        pytest.skip("unsupported: the standalone-cluster run is the Spark tier's (--impl spark)")
+        raise unsupported("the standalone-cluster run is the Spark tier's (--impl spark)")
     pytest.importorskip("pyspark", reason="the Spark tier needs the [spark] extra (pip install -e '.[spark]')")
     home = os.environ.get("JAVA_HOME")
     if not shutil.which("java") and not (home and Path(home, "bin", "java").exists()):
@@ -54,9 +61,26 @@ def child_env() -> dict[str, str]:
 
 
 def ktc_run(master_url: str, report: Path) -> list[str]:
-    return [sys.executable, "-m", "ktc", "run", "--impl", "spark", "--spark-master", master_url,
-            "--profile", "kafka-4", "--hypothesis-profile", "dev", "--workers", "0", "--report", str(report),
-            "--", *SELECTION]
+    return [
+        sys.executable,
+        "-m",
+        "ktc",
+        "run",
+        "--impl",
+        "spark",
+        "--spark-master",
+        master_url,
+        "--profile",
+        "kafka-4",
+        "--hypothesis-profile",
+        "dev",
+        "--workers",
+        "0",
+        "--report",
+        str(report),
+        "--",
+        *SELECTION,
+    ]
 
 
 def verdicts(report: Path) -> list[str]:
@@ -69,12 +93,18 @@ def run_on_a_cluster(tmp_path: Path) -> dict:
     started = time.monotonic()
     with StandaloneCluster(cores=1, memory="1g", parent=tmp_path) as cluster:
         up = time.monotonic()
-        code = cluster.run(ktc_run(cluster.master_url, tmp_path / "report"), child_env(), tmp_path / "ktc-run.log",
-                           CHILD_TIMEOUT_S)
-        return {"url": cluster.master_url, "code": code, "apps": cluster.completed_apps(APP_NAME),
-                "executors": len(cluster.executor_logs()), "tasks": cluster.executor_log_count(FINISHED_TASK),
-                "python_tasks": cluster.executor_log_count(PYTHON_TASK),
-                "timing": f"cluster up in {up - started:.1f} s, ktc run {time.monotonic() - up:.1f} s"}
+        code = cluster.run(
+            ktc_run(cluster.master_url, tmp_path / "report"), child_env(), tmp_path / "ktc-run.log", CHILD_TIMEOUT_S
+        )
+        return {
+            "url": cluster.master_url,
+            "code": code,
+            "apps": cluster.completed_apps(APP_NAME),
+            "executors": len(cluster.executor_logs()),
+            "tasks": cluster.executor_log_count(FINISHED_TASK),
+            "python_tasks": cluster.executor_log_count(PYTHON_TASK),
+            "timing": f"cluster up in {up - started:.1f} s, ktc run {time.monotonic() - up:.1f} s",
+        }
 
 
 @pytest.mark.xdist_group("spark")  # beside the other Spark tests: one worker, JVMs never side by side
@@ -85,10 +115,13 @@ def test_spark_implementation_agrees_with_the_reference_on_a_standalone_master_a
     except ClusterError as error:
         pytest.fail(f"the standalone cluster did not come up: {error}")
     said, rows, url = tail(tmp_path / "ktc-run.log", 40), verdicts(tmp_path / "report"), seen["url"]
-    print(f"\nktc standalone: {url}: {len(seen['apps'])} completed application(s) named {APP_NAME!r}; "
-          f"{seen['executors']} executor(s) finished {seen['tasks']} tasks ({seen['python_tasks']} in Python); "
-          f"{len(rows)} clause rows {dict(Counter(rows))}; {seen['timing']}")
+    print(
+        f"\nktc standalone: {url}: {len(seen['apps'])} completed application(s) named {APP_NAME!r}; "
+        f"{seen['executors']} executor(s) finished {seen['tasks']} tasks ({seen['python_tasks']} in Python); "
+        f"{len(rows)} clause rows {dict(Counter(rows))}; {seen['timing']}"
+    )
     assert seen["code"] == 0, f"ktc run --spark-master {url} exited {seen['code']} (None: timed out):\n{said}"
     assert "pass" in rows and set(rows) <= {"pass", "unknown"}, f"clause rows {rows}:\n{said}"  # unknown: not drawn
-    assert seen["apps"] and seen["executors"] and seen["tasks"] and seen["python_tasks"], \
+    assert seen["apps"] and seen["executors"] and seen["tasks"] and seen["python_tasks"], (
         f"no sign that the work ran on {url}: {seen}"
+    )

@@ -4,6 +4,7 @@ between brokers with skewed clocks, retention passes and ListOffsets queries.
 After every step the implementation replays the history so far and must agree with the
 reference on every clause the test cites.
 """
+
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
@@ -26,17 +27,28 @@ from ktc.strategies import batches, timestamps, topic_configs
 from ktc.suites._support import NOW
 
 BROKERS, SKEW = 3, 120_000
-CLAUSES = ("KIP-32.log-append-time-assigned", "KIP-32.log-append-time-leader-max",
-           "KIP-32.log-append-time-never-backwards", "KIP-32.followers-keep-log-append-time",
-           "KIP-32.create-time-kept", "KIP-32.retention-segment-level", "KIP-32.roll-by-first-timestamp",
-           "KIP-33.list-offsets-first-offset-at-or-after", "KIP-33.list-offsets-max-timestamp",
-           "KIP-33.time-index-running-max", "KIP-937.whole-batch-rejection", "KIP-32.offsets-contiguous")
+CLAUSES = (
+    "KIP-32.log-append-time-assigned",
+    "KIP-32.log-append-time-leader-max",
+    "KIP-32.log-append-time-never-backwards",
+    "KIP-32.followers-keep-log-append-time",
+    "KIP-32.create-time-kept",
+    "KIP-32.retention-segment-level",
+    "KIP-32.roll-by-first-timestamp",
+    "KIP-33.list-offsets-first-offset-at-or-after",
+    "KIP-33.list-offsets-max-timestamp",
+    "KIP-33.time-index-running-max",
+    "KIP-937.whole-batch-rejection",
+    "KIP-32.offsets-contiguous",
+)
 
 
 def machine_for(impl, profile):
     class Histories(RuleBasedStateMachine):
-        @initialize(config=topic_configs(profile=profile), offsets=st.lists(st.integers(-SKEW, SKEW),
-                                                                            min_size=BROKERS - 1, max_size=BROKERS - 1))
+        @initialize(
+            config=topic_configs(profile=profile),
+            offsets=st.lists(st.integers(-SKEW, SKEW), min_size=BROKERS - 1, max_size=BROKERS - 1),
+        )
         def create(self, config, offsets):
             self.ops, self.offsets = [CreateTopic("t", config)], (0, *offsets)
             self.partitions = config.partitions
@@ -44,8 +56,9 @@ def machine_for(impl, profile):
         @rule(data=st.data())
         def produce(self, data):
             partition = data.draw(st.integers(0, self.partitions - 1))
-            self.ops.append(Produce("t", data.draw(batches(timestamps=timestamps(now=NOW, bounds=[3_600_000]))),
-                                    partition))
+            self.ops.append(
+                Produce("t", data.draw(batches(timestamps=timestamps(now=NOW, bounds=[3_600_000]))), partition)
+            )
 
         @rule(ms=st.integers(0, 3 * 86_400_000))
         def advance(self, ms):
@@ -78,5 +91,7 @@ def machine_for(impl, profile):
 @pytest.mark.clause(*CLAUSES)
 def test_histories_with_leader_changes_and_skewed_clocks_agree(impl, profile):
     machine = machine_for(impl, profile)
-    run_state_machine_as_test(machine, settings=settings(settings(), max_examples=max(10, settings().max_examples // 4),
-                                                         stateful_step_count=12))
+    run_state_machine_as_test(
+        machine,
+        settings=settings(settings(), max_examples=max(10, settings().max_examples // 4), stateful_step_count=12),
+    )

@@ -9,6 +9,7 @@ LogAppendTime attribute or a header max that disagrees with their records.  Lead
 the implementation can run them (the reference, Spark, a cluster); one broker otherwise.  Each
 invariant's known edges are pinned in its KIP's folder (suites/kip32, kip33, kip937), which runs first.
 """
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -39,16 +40,31 @@ def test_a_record_reads_the_same_before_and_after_later_appends(impl, profile, d
     stamps = st.integers(NOW - DAY_MS, NOW + ONE_HOUR_MS)  # within the bounds: this test is about reading twice
     drawn = batches(timestamps=stamps, min_size=2, log_append_time_attribute=True, bad_header=True)
     first, later = (data.draw(drawn, label=name) for name in ("first", "later"))
-    config = TopicConfig(timestamp_type=kind, before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS) \
-        if profile != "kafka-3.5" else TopicConfig(timestamp_type=kind, difference_max_ms=DAY_MS)
+    config = (
+        TopicConfig(timestamp_type=kind, before_max_ms=DAY_MS, after_max_ms=ONE_HOUR_MS)
+        if profile != "kafka-3.5"
+        else TopicConfig(timestamp_type=kind, difference_max_ms=DAY_MS)
+    )
     ops = (CreateTopic("t", config), Produce("t", first), Fetch("t"), Advance(ms), Produce("t", later), Fetch("t"))
     assert_conforms(impl, History(profile, ops, start_ms=NOW))
 
 
-@pytest.mark.clause("KIP-937.read-within-bounds", "KIP-32.read-log-append-time", "KIP-32.read-timestamp-stable",
-                    "KIP-33.read-max-timestamp-holder", "KIP-33.read-lookup-first-match", "KIP-33.read-log-start")
+@pytest.mark.clause(
+    "KIP-937.read-within-bounds",
+    "KIP-32.read-log-append-time",
+    "KIP-32.read-timestamp-stable",
+    "KIP-33.read-max-timestamp-holder",
+    "KIP-33.read-lookup-first-match",
+    "KIP-33.read-log-start",
+)
 @given(data=st.data())
 def test_what_a_consumer_reads_keeps_the_kips_promises(impl, profile, data):
     count = data.draw(brokers(impl), label="brokers")
-    assert_conforms(impl, data.draw(histories(profile=profile, brokers=count, max_ops=16, batches=odd_batches,
-                                              skew_ms=SKEW_MS if count > 1 else 0)))
+    assert_conforms(
+        impl,
+        data.draw(
+            histories(
+                profile=profile, brokers=count, max_ops=16, batches=odd_batches, skew_ms=SKEW_MS if count > 1 else 0
+            )
+        ),
+    )

@@ -16,6 +16,7 @@ and is removed on stop, atexit, SIGINT and SIGTERM (the local broker's registry,
 the engine, when ktc started it, is stopped.  Testcontainers' reaper (Ryuk) needs a registry image, so
 it is off.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -40,6 +41,7 @@ def labels(version: str) -> dict[str, str]:
 def without_ryuk() -> None:
     """Testcontainers' reaper is a registry image: ktc removes its own containers instead."""
     from testcontainers.core.config import testcontainers_config
+
     testcontainers_config.ryuk_disabled = True
 
 
@@ -78,6 +80,7 @@ class ContainerBroker(LocalBroker):
 
     def launch(self, lib: Path) -> None:
         from testcontainers.core.container import DockerContainer
+
         without_ryuk()
         command = self._java(Path(images.KAFKA_LIBS), "kafka.Kafka", str(self.tmpdir / "server.properties"))
         box = DockerContainer(self.image, docker_client_kw=self.engine.client_settings()).with_command(command)
@@ -138,18 +141,25 @@ class ApacheContainer:
         return f"127.0.0.1:{self.port}"
 
     def environment(self) -> dict[str, str]:
-        props = {"node.id": 1, "process.roles": "broker,controller",
-                 "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
-                 "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
-                 "controller.listener.names": "CONTROLLER",
-                 "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
-                 "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-                 "offsets.topic.replication.factor": 1, "transaction.state.log.replication.factor": 1,
-                 "transaction.state.log.min.isr": 1, "auto.create.topics.enable": "false", **self.config}
+        props = {
+            "node.id": 1,
+            "process.roles": "broker,controller",
+            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
+            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
+            "controller.listener.names": "CONTROLLER",
+            "controller.quorum.voters": f"1@127.0.0.1:{self.controller_port}",
+            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
+            "offsets.topic.replication.factor": 1,
+            "transaction.state.log.replication.factor": 1,
+            "transaction.state.log.min.isr": 1,
+            "auto.create.topics.enable": "false",
+            **self.config,
+        }
         return {"KAFKA_" + k.upper().replace(".", "_"): str(v) for k, v in props.items()}
 
     def start(self) -> ApacheContainer:
         from testcontainers.core.container import DockerContainer
+
         without_ryuk()
         box = DockerContainer(self.image, docker_client_kw=self.engine.client_settings())
         for key, value in self.environment().items():
@@ -188,6 +198,7 @@ class ApacheContainer:
 def wait_answers(bootstrap: str, process: ContainerRun, timeout_s: float) -> None:
     from ktc.kafka.client.security import PLAINTEXT
     from ktc.kafka.client.wire import Client, WireError
+
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if process.poll() is not None:

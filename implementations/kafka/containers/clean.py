@@ -6,6 +6,7 @@ gone -- purged with its processes, containers, mounts and state (engine.purge) -
 own engine, containers carrying ktc's labels from this host whose ``ktc.pid`` is gone.  A live run's
 engine and containers are left alone, and so is everything without ktc's labels.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -64,8 +65,10 @@ def clean_engines(dry_run: bool, root: Path) -> list[str]:
             engines.purge(home)
             remove(dirs)
         verb = "would remove" if dry_run else "removed"
-        lines.append(f"{verb} the engine a killed run left in {home}: {count} containers, {processes} processes, "
-                     f"{len(dirs)} broker directories")
+        lines.append(
+            f"{verb} the engine a killed run left in {home}: {count} containers, {processes} processes, "
+            f"{len(dirs)} broker directories"
+        )
     return lines
 
 

@@ -17,6 +17,7 @@ starts, stops or configures it.  When none answers and this process can start on
 A fresh home per run: two runs on one machine never share an engine, and a run leaves no data root.
 The image is cached outside it (image.py), so a run's engine imports it in a second or two.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -97,6 +98,7 @@ class Engine:
 
     def client(self, timeout_s: float = 120.0):
         import docker
+
         return docker.DockerClient(base_url=self.url, timeout=timeout_s)
 
     def client_settings(self) -> dict:
@@ -149,16 +151,33 @@ class OwnDockerd:
         return f"unix://{self.state / 'docker.sock'}"
 
     def command(self) -> list[str]:
-        return ["dockerd", "--data-root", str(self.home / "root"), "--exec-root", str(self.state / "exec"),
-                "-H", self.url, "--pidfile", str(self.state / "exec" / "docker.pid"),
-                "--iptables=false", "--ip6tables=false", "--bridge=none", "--ip-masq=false"]
+        return [
+            "dockerd",
+            "--data-root",
+            str(self.home / "root"),
+            "--exec-root",
+            str(self.state / "exec"),
+            "-H",
+            self.url,
+            "--pidfile",
+            str(self.state / "exec" / "docker.pid"),
+            "--iptables=false",
+            "--ip6tables=false",
+            "--bridge=none",
+            "--ip-masq=false",
+        ]
 
     def start(self) -> None:
         try:
             with open(self.home / "dockerd.log", "ab") as log, signals_deferred():
-                self.process = subprocess.Popen(self.command(), stdout=log, stderr=subprocess.STDOUT,
-                                                stdin=subprocess.DEVNULL, start_new_session=True,
-                                                preexec_fn=die_with_parent)
+                self.process = subprocess.Popen(
+                    self.command(),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    start_new_session=True,
+                    preexec_fn=die_with_parent,
+                )
             self.wait_ready()
         except BaseException:
             self.stop()
@@ -216,11 +235,20 @@ def delete_runc_containers(runc_root: Path) -> None:
     """Kill and delete every container runc knows under ``runc_root`` (its shim may be gone)."""
     if not runc_root.is_dir() or shutil.which("runc") is None:
         return
-    listed = subprocess.run(["runc", "--root", str(runc_root), "list", "-q"], capture_output=True, text=True,
-                            timeout=30, stdin=subprocess.DEVNULL)
+    listed = subprocess.run(
+        ["runc", "--root", str(runc_root), "list", "-q"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
     for cid in listed.stdout.split():
-        subprocess.run(["runc", "--root", str(runc_root), "delete", "--force", cid], capture_output=True,
-                       timeout=30, stdin=subprocess.DEVNULL)
+        subprocess.run(
+            ["runc", "--root", str(runc_root), "delete", "--force", cid],
+            capture_output=True,
+            timeout=30,
+            stdin=subprocess.DEVNULL,
+        )
 
 
 def referencing(paths: set[str]) -> list[int]:

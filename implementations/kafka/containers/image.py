@@ -10,6 +10,7 @@ loader), ``/tmp``, and the Maven Central jars ktc already caches for the local b
 a change to any of them builds anew.  An engine holding ``ktc/kafka:<version>`` with that digest
 (its label ``org.ktc.digest``) uses it as it is.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -33,8 +34,18 @@ KAFKA_LIBS = "/opt/kafka/libs"
 LIBRARY_DIRS = ("/lib", "/lib64", "/usr/lib", "/usr/lib64", "/usr/local/lib")
 # Parts of a JDK a headless broker never loads (and whose libraries would pull X11, ALSA, GTK).
 SKIP = {"jmods", "include", "man", "legal", "docs", "demo", "lib/src.zip", "lib/ct.sym"}
-DESKTOP = ("awt", "jawt", "splashscreen", "jsound", "fontmanager", "javajpeg", "lcms", "mlib_image",
-           "atk-wrapper", "j2pcsc")
+DESKTOP = (
+    "awt",
+    "jawt",
+    "splashscreen",
+    "jsound",
+    "fontmanager",
+    "javajpeg",
+    "lcms",
+    "mlib_image",
+    "atk-wrapper",
+    "j2pcsc",
+)
 LABEL = "org.ktc.digest"
 MACHINES = {"x86_64": "amd64|x86_64|x86-64", "aarch64": "aarch64|arm64"}
 NATIVE = re.compile(rf"linux.*({MACHINES.get(platform.machine(), platform.machine())})/[^/]+\.so$")  # for this machine
@@ -133,8 +144,9 @@ def jar_natives(lib: Path, into: Path) -> list[Path]:
 
 def linked_libraries(elves: list[Path], java: Path) -> set[str]:
     """The system libraries ``elves`` link (``ldd``), the dynamic loader included; the runtime's own excluded."""
-    done = subprocess.run(["ldd", *map(str, elves)], capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL)
+    done = subprocess.run(
+        ["ldd", *map(str, elves)], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+    )
     found = set()
     for word in done.stdout.split():
         if word.startswith(LIBRARY_DIRS) and not word.startswith(str(java)) and os.path.exists(word):
@@ -158,8 +170,9 @@ def ensure_local(client, version: str, environ=os.environ) -> tuple[str, str]:
     cached = provision.cache_root() / "container" / f"kafka-{version}-{wanted}.tar"
     how = "imported the cached root filesystem" if cached.exists() else "built and imported"
     path = tarball(version, java)
-    client.api.import_image_from_file(str(path), repository=LOCAL, tag=version,
-                                      changes=[*environment(java), f"LABEL {LABEL}={wanted}"])
+    client.api.import_image_from_file(
+        str(path), repository=LOCAL, tag=version, changes=[*environment(java), f"LABEL {LABEL}={wanted}"]
+    )
     if labelled(client, reference) != wanted:
         raise ImageError(f"docker import of {path} did not leave {reference} in the engine")
     return reference, f"{how} in {time.monotonic() - t0:.1f} s"
@@ -167,6 +180,7 @@ def ensure_local(client, version: str, environ=os.environ) -> tuple[str, str]:
 
 def labelled(client, reference: str) -> str | None:
     import docker
+
     try:
         return (client.images.get(reference).labels or {}).get(LABEL)
     except docker.errors.ImageNotFound:
@@ -176,6 +190,7 @@ def labelled(client, reference: str) -> str | None:
 def pull_apache(client, version: str) -> str | None:
     """``apache/kafka:<version>`` when the engine has it or can pull it; None otherwise (no registry)."""
     import docker
+
     reference = f"{APACHE}:{version}"
     try:
         client.images.get(reference)
@@ -192,6 +207,7 @@ def pull_apache(client, version: str) -> str | None:
 def measure(version: str, cold: bool) -> None:
     """Time each step of having the image: the tarball (cold: built anew), an engine, the import, a reuse."""
     from . import engine as engines
+
     t0 = time.monotonic()
     java = java_home()
     if cold:
@@ -216,6 +232,7 @@ def measure(version: str, cold: bool) -> None:
 
 if __name__ == "__main__":  # python -m ktc.implementations.kafka.containers.image [VERSION] [--cold]
     import sys
+
     words = [w for w in sys.argv[1:] if not w.startswith("--")]
     try:
         measure(words[0] if words else provision.DEFAULT_VERSIONS[0], "--cold" in sys.argv)

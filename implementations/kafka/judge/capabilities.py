@@ -6,6 +6,7 @@ defaults), on every suite, and ``kip``, the KIP texts as written, on pinned inpu
 the departures are expected, listed per version with reason and source in
 ``expectations/<implementation>.toml`` (strict: a departure that stops failing fails the run).
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
@@ -30,7 +31,8 @@ NOT_ON_A_BROKER = {
     "KIP-33.time-index-skips-no-timestamp": "the time index is not observable through the Kafka protocol",
     "KIP-33.list-offsets-first-segment-only": "needs several segments, and rolls are not observable",
     "KIP-937.future-timestamp-warning": "Kafka logs no such warning (LogValidator has no logger)",
-    "KIP-228.sentinel-long-min": SENTINEL_CHANGE, "KIP-228.producer-broker-table": SENTINEL_CHANGE,
+    "KIP-228.sentinel-long-min": SENTINEL_CHANGE,
+    "KIP-228.producer-broker-table": SENTINEL_CHANGE,
     "KIP-228.timestamp-extended-bit": SENTINEL_CHANGE,
     "KIP-228.consumer-table": "a consumer-side table: no broker request decodes it",
     "KIP-870": "KIP-870 was never adopted: no broker has retention.max.eventtime.ms",
@@ -41,7 +43,7 @@ NOT_ON_A_BROKER = {
 # carries, and why: shown beside the coverage table of every report (reports/coverage.py).
 NOT_SENT = {
     "attribute:kip-228-extended": "KIP-228's isTimestampExtended bit is drawn only under the kip profile, which a "
-                                  "broker is judged under on pinned inputs only (KIP-228 was never adopted)",
+    "broker is judged under on pinned inputs only (KIP-228 was never adopted)",
     "config:retention.max.eventtime.ms": "KIP-870 was never adopted: no Kafka broker has retention.max.eventtime.ms",
 }
 
@@ -49,11 +51,18 @@ NOT_SENT = {
 # Observed on a broker ktc started on a clock it sets: segments and time indexes in its log directory
 # (judge/logdir.py), retention run by the broker's own retention thread at the history's now
 # (judge/retention.py).
-IN_THE_LOG_DIR = ("KIP-32.roll-by-first-timestamp", "KIP-32.future-timestamp-breaks-rolling",
-                  "KIP-32.retention-by-last-timestamp", "KIP-32.retention-segment-level",
-                  "KIP-32.retention-mtime-fallback", "KIP-32.future-timestamp-pins-retention",
-                  "KIP-33.list-offsets-first-segment-only", "KIP-33.time-index-running-max",
-                  "KIP-33.time-index-strictly-increasing", "KIP-33.time-index-skips-no-timestamp")
+IN_THE_LOG_DIR = (
+    "KIP-32.roll-by-first-timestamp",
+    "KIP-32.future-timestamp-breaks-rolling",
+    "KIP-32.retention-by-last-timestamp",
+    "KIP-32.retention-segment-level",
+    "KIP-32.retention-mtime-fallback",
+    "KIP-32.future-timestamp-pins-retention",
+    "KIP-33.list-offsets-first-segment-only",
+    "KIP-33.time-index-running-max",
+    "KIP-33.time-index-strictly-increasing",
+    "KIP-33.time-index-skips-no-timestamp",
+)
 
 
 def broker_capabilities(shipped_profile: str, reads_log_dir: bool = False, release: bool = False) -> Capabilities:
@@ -62,15 +71,23 @@ def broker_capabilities(shipped_profile: str, reads_log_dir: bool = False, relea
     Apache Kafka ``release`` ktc started is held to each of Kafka's own changes under its profile."""
     unsupported = {k: v for k, v in NOT_ON_A_BROKER.items() if not (reads_log_dir and k in IN_THE_LOG_DIR)}
     releases = frozenset(p for p in names() if p != KIP) if release else frozenset()
-    return Capabilities(profiles=frozenset({shipped_profile, KIP}), unsupported=unsupported,
-                        pinned_only=frozenset({KIP}) - {shipped_profile}, releases=releases)
+    return Capabilities(
+        profiles=frozenset({shipped_profile, KIP}),
+        unsupported=unsupported,
+        pinned_only=frozenset({KIP}) - {shipped_profile},
+        releases=releases,
+    )
 
 
 # A topic config the broker accepted but did not apply (judge/pipeline.py: DescribeConfigs after
 # CreateTopics) makes the clauses that rest on it unsupported for that broker: observed, not assumed.
-CLAUSES_RESTING_ON = {"message.timestamp.type": "log-append-time", "message.timestamp.before.max.ms": "KIP-937.",
-                      "message.timestamp.after.max.ms": "KIP-937.", "message.timestamp.difference.max.ms": "KIP-937.",
-                      "compression.type": "KIP-228."}
+CLAUSES_RESTING_ON = {
+    "message.timestamp.type": "log-append-time",
+    "message.timestamp.before.max.ms": "KIP-937.",
+    "message.timestamp.after.max.ms": "KIP-937.",
+    "message.timestamp.difference.max.ms": "KIP-937.",
+    "compression.type": "KIP-228.",
+}
 
 
 def observed_unsupported(ignored: set[str], clause_ids) -> dict[str, str]:
@@ -87,16 +104,22 @@ def observed_unsupported(ignored: set[str], clause_ids) -> dict[str, str]:
 def with_observations(caps: Capabilities, ignored: set[str], clause_ids) -> Capabilities:
     if not ignored:
         return caps
-    return Capabilities(profiles=caps.profiles, unsupported={**observed_unsupported(ignored, clause_ids),
-                                                            **caps.unsupported}, pinned_only=caps.pinned_only,
-                        releases=caps.releases)
+    return Capabilities(
+        profiles=caps.profiles,
+        unsupported={**observed_unsupported(ignored, clause_ids), **caps.unsupported},
+        pinned_only=caps.pinned_only,
+        releases=caps.releases,
+    )
 
 
 # The clauses that rest on a ListOffsets target (judge/probe.py TARGETS): a broker seen not to answer the
 # target (it closed the connection) cannot be judged on them, and says why in the probe's own words.
 CLAUSES_ON_TARGET = {
-    -3: ("KIP-33.list-offsets-max-timestamp", "KIP-33.list-offsets-max-timestamp-compressed",
-         "KIP-33.list-offsets-max-timestamp-log-append-time"),
+    -3: (
+        "KIP-33.list-offsets-max-timestamp",
+        "KIP-33.list-offsets-max-timestamp-compressed",
+        "KIP-33.list-offsets-max-timestamp-log-append-time",
+    ),
     -4: ("KIP-33.list-offsets-earliest-local",),
     -5: ("KIP-33.list-offsets-latest-tiered",),
     -6: ("KIP-33.list-offsets-earliest-pending-upload",),
@@ -106,8 +129,11 @@ CLAUSES_ON_TARGET = {
 
 def probed_unsupported(refused_targets: dict[int, str]) -> dict[str, str]:
     """Clause id -> the probed behaviour, for every clause resting on a target the broker refused."""
-    return {clause: reason for target, reason in sorted(refused_targets.items())
-            for clause in CLAUSES_ON_TARGET.get(target, ())}
+    return {
+        clause: reason
+        for target, reason in sorted(refused_targets.items())
+        for clause in CLAUSES_ON_TARGET.get(target, ())
+    }
 
 
 class Probing(Mapping):
@@ -134,5 +160,10 @@ class Probing(Mapping):
 
 
 def with_probe(caps: Capabilities, refused_targets: Callable[[], dict[int, str]]) -> Capabilities:
-    return Capabilities(profiles=caps.profiles, unsupported=Probing(caps.unsupported, refused_targets),
-                        cannot_run=caps.cannot_run, pinned_only=caps.pinned_only, releases=caps.releases)
+    return Capabilities(
+        profiles=caps.profiles,
+        unsupported=Probing(caps.unsupported, refused_targets),
+        cannot_run=caps.cannot_run,
+        pinned_only=caps.pinned_only,
+        releases=caps.releases,
+    )

@@ -6,6 +6,7 @@ moves its leader's clock (``Advance``, ``StepClock`` of broker 0, no ``ElectLead
 broker's clock to itself: it runs alone, and the pipeline sets the clock before each of its
 operations, so its time jumps happen on the broker (segments roll, bounds move) as in the model.
 """
+
 from __future__ import annotations
 
 import time
@@ -28,21 +29,7 @@ from ktc.reference.types import (
 
 from . import lockstep
 
-CLOCK_ENV = "KTC_KAFKA_CLOCK"  # "host": judge the brokers ktc starts over intervals, as any other
-CLOCK_MODES = ("controlled", "host")
 ECHO_PATIENCE_S, ECHO_RETRY_S = 30.0, 0.05
-
-
-class ClockChoiceError(ValueError):
-    """KTC_KAFKA_CLOCK names no clock."""
-
-
-def clock_mode(environ: Mapping[str, str]) -> str:
-    """``controlled`` (the default) or ``host``, as KTC_KAFKA_CLOCK says."""
-    mode = environ.get(CLOCK_ENV, "").strip() or "controlled"
-    if mode not in CLOCK_MODES:
-        raise ClockChoiceError(f"{CLOCK_ENV}={mode!r}: expected one of {', '.join(CLOCK_MODES)}")
-    return mode
 
 
 # Broker settings a frozen wall clock cannot live with.  connections.max.idle.ms: once the broker's
@@ -55,11 +42,13 @@ FROZEN_CLOCK_CONFLICTS = ("connections.max.idle.ms",)
 def choose_clock(mode: str, broker_config: Mapping[str, object] = ()) -> tuple[ControlledClock | HostClock, str | None]:
     """The clock for a broker ktc starts, and why it is the host's when it is."""
     if mode == "host":
-        return HostClock(), f"{CLOCK_ENV}=host"
+        return HostClock(), "KTC_KAFKA_CLOCK=host"  # --kafka-clock host, or its default
     conflict = next((key for key in FROZEN_CLOCK_CONFLICTS if key in dict(broker_config)), None)
     if conflict is not None:
-        return HostClock(), (f"{conflict} is set: a broker on a frozen clock cannot reconnect its own controller "
-                             "channel once it is reaped")
+        return HostClock(), (
+            f"{conflict} is set: a broker on a frozen clock cannot reconnect its own controller "
+            "channel once it is reaped"
+        )
     try:
         library = clock_shim.build()
     except clock_shim.ShimError as error:
@@ -86,8 +75,10 @@ class Echo:
             if out.error_code == 0:
                 return out.log_append_time
             if time.monotonic() > deadline:
-                raise ClockError(f"the clock-echo topic {self.topic} answered produce with error {out.error_code} "
-                                 f"({out.error_message or 'no message'}) for {patience_s:.0f} s")
+                raise ClockError(
+                    f"the clock-echo topic {self.topic} answered produce with error {out.error_code} "
+                    f"({out.error_message or 'no message'}) for {patience_s:.0f} s"
+                )
             time.sleep(ECHO_RETRY_S)
 
 
@@ -95,8 +86,10 @@ def moves_its_clock(history: History) -> bool:
     """Whether a single broker following the history's broker 0 would see its clock move."""
     if any(isinstance(op, ElectLeader) for op in history.ops):
         return False  # the leader changes: one broker cannot be both (see --impl kafka-cluster)
-    return any((isinstance(op, Advance) and op.ms) or (isinstance(op, StepClock) and op.broker == 0 and op.delta_ms)
-               for op in history.ops)
+    return any(
+        (isinstance(op, Advance) and op.ms) or (isinstance(op, StepClock) and op.broker == 0 and op.delta_ms)
+        for op in history.ops
+    )
 
 
 def split(histories: Sequence[History]) -> tuple[list[int], list[int]]:
@@ -115,7 +108,7 @@ def run(pipeline, histories: Sequence[History], chunk: int) -> list:
     traces = {}
     pipeline.clock.resume()
     traces.update(zip(together, pipeline.run([histories[i] for i in together], chunk) if together else ()))
-    for part in (forward[start:start + chunk] for start in range(0, len(forward), chunk)):
+    for part in (forward[start : start + chunk] for start in range(0, len(forward), chunk)):
         pipeline.clock.resume()
         traces.update(zip(part, lockstep.run(pipeline, [histories[i] for i in part])))
     pipeline.drive = True

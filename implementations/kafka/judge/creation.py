@@ -1,21 +1,21 @@
 """A batch's leading CreateTopic operations on a pipeline (pipeline.py): create, wait until ready, release."""
+
 from __future__ import annotations
 
 import time
 from collections.abc import Sequence
 
-from ktc.kafka.client import messages
+from ktc.kafka.client import admin, messages
 from ktc.kafka.client.multiplex import Lost
 
 from .observe import Cut
 
-POLL_S = 0.01        # between readiness polls after CreateTopics
+POLL_S = 0.01  # between readiness polls after CreateTopics
 
 
 def ready_wait_s(partitions: int, base_s: float) -> float:
     """How long a batch's partitions may take to answer: scales with their number."""
     return base_s + 0.05 * partitions
-
 
 
 class Creation:
@@ -27,8 +27,11 @@ class Creation:
 
     def __init__(self, session, runs: list):
         self.session, self.pipeline, self.waiting = session, session.pipeline, runs
-        self.topics = [messages.NewTopic(run.names[op.topic], self.pipeline.creation_configs(op.config),
-                                         op.config.partitions) for run in runs for op in run.prefix]
+        self.topics = [
+            admin.NewTopic(run.names[op.topic], self.pipeline.creation_configs(op.config), op.config.partitions)
+            for run in runs
+            for op in run.prefix
+        ]
         self.results: dict = {}
         self.leaders: dict[tuple[str, int], int] = {}
         self.pending: dict[tuple[str, int], str] = {}  # partition -> what is awaited, in words
@@ -41,17 +44,23 @@ class Creation:
         if not self.topics:
             return self.created({}, self.sent)
         self.pipeline.live_topics |= {t.name for t in self.topics}
-        self.pipeline.call(messages.create_topics(self.topics), self.created)
+        self.pipeline.call(admin.create_topics(self.topics), self.created)
 
     def created(self, results, received: int) -> None:
         self.session.committed()
         if not isinstance(results, dict):
             validity = "unknown" if isinstance(results, Lost) else "error"
             return self.give_up(f"CreateTopics: {results.reason}", received, validity=validity)
-        self.results = {name: (0, None) if code == messages.TOPIC_ALREADY_EXISTS else (code, message)
-                        for name, (code, message) in results.items()}
-        self.pending = {(t.name, p): "a leader (Metadata)" for t in self.topics
-                        if self.results.get(t.name, (-1,))[0] == 0 for p in range(t.partitions)}
+        self.results = {
+            name: (0, None) if code == admin.TOPIC_ALREADY_EXISTS else (code, message)
+            for name, (code, message) in results.items()
+        }
+        self.pending = {
+            (t.name, p): "a leader (Metadata)"
+            for t in self.topics
+            if self.results.get(t.name, (-1,))[0] == 0
+            for p in range(t.partitions)
+        }
         self.settle(received)
 
     def poll(self) -> None:
@@ -59,7 +68,7 @@ class Creation:
         unled = sorted({name for (name, p) in self.pending if (name, p) not in self.leaders})
         if unled:
             self.inflight = 1
-            return self.pipeline.call(messages.metadata(unled), self.described)
+            return self.pipeline.call(admin.metadata(unled), self.described)
         groups = self.by_leader()
         self.inflight = len(groups)
         for address, keys in groups.items():
@@ -73,7 +82,7 @@ class Creation:
         return out
 
     def described(self, view, received: int) -> None:
-        if isinstance(view, messages.ClusterView):
+        if isinstance(view, admin.ClusterView):
             self.brokers.update(view.brokers)
             for name, (_code, partitions) in view.topics.items():
                 for p, leader in partitions.items():
@@ -105,8 +114,12 @@ class Creation:
             run.created(self.results, self.sent, received, self.leaders, self.brokers)
         if self.pending and time.monotonic() > self.deadline:
             (name, partition), awaited = min(self.pending.items())
-            return self.give_up(f"topic {name} partition {partition} not ready {self.wait_s:.0f} s after "
-                                f"CreateTopics: still waiting for {awaited}", received, released)
+            return self.give_up(
+                f"topic {name} partition {partition} not ready {self.wait_s:.0f} s after "
+                f"CreateTopics: still waiting for {awaited}",
+                received,
+                released,
+            )
         if self.pending:
             self.pipeline.later(POLL_S, self.poll)
         self.verify(released)
@@ -118,8 +131,9 @@ class Creation:
         if not asked:
             return self.session.released(runs)
         keys = self.pipeline.probed.describe_keys  # False: the broker cannot parse named keys, so all are asked
-        call = messages.describe_topics_configs([(name, list(configs) if keys else None)
-                                                 for name, configs in asked.items()])
+        call = admin.describe_topics_configs(
+            [(name, list(configs) if keys else None) for name, configs in asked.items()]
+        )
         self.pipeline.call(call, lambda answer, received: self.verified(runs, asked, answer))
 
     def verified(self, runs: list, asked: dict, answer) -> None:

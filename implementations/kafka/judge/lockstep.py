@@ -12,6 +12,7 @@ a topic does on any broker: time-based rolls happen on its own appends, and rete
 only during its own RetentionPass (every topic is held at ``retention.ms = -1`` otherwise,
 retention.py).  A history that steps its clock back runs alone (clocked.py).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -83,8 +84,13 @@ class LockstepSession(Session):
         reconnect backoff on the same frozen clock, so the next CreateTopics or IncrementalAlterConfigs
         (a RetentionPass) is never answered (measured on 4.4.0: a DeleteTopics in flight at a jump of five
         days, "Disconnecting from node 1 due to request timeout", the run hung past 300 s)."""
-        return (bool(self.parked) and self.inflight == 0 and self.deleting == 0
-                and len(self.started) == len(self.runs) and not any(self.ready.values()))
+        return (
+            bool(self.parked)
+            and self.inflight == 0
+            and self.deleting == 0
+            and len(self.started) == len(self.runs)
+            and not any(self.ready.values())
+        )
 
     def advance(self) -> None:
         """Set the clock to the earliest due time; queue every history due then."""

@@ -12,6 +12,7 @@ first entry of (0, 0) counts only when the segment's batch ending at its base of
 (an entry names the last offset of the batch with the max) -- the one case the zero fill cannot tell
 apart from an entry.  Seen in CI: one batch [0, 0] read as the entry (0, 0) Kafka never wrote.
 """
+
 from __future__ import annotations
 
 import os
@@ -44,12 +45,12 @@ class LogDir:
         return [self.root / f"{topic}-{partition}" / name for name in self.segment_names(topic, partition)]
 
     def segment_bases(self, topic: str, partition: int) -> list[int]:
-        return [int(name[:-len(".log")]) for name in self.segment_names(topic, partition)]
+        return [int(name[: -len(".log")]) for name in self.segment_names(topic, partition)]
 
     def partition_bases(self, topic: str) -> dict[int, list[int]]:
         """Every partition of ``topic`` in this directory -> its segments' base offsets."""
         prefix = f"{topic}-"
-        numbers = [name[len(prefix):] for name in os.listdir(self.root) if name.startswith(prefix)]
+        numbers = [name[len(prefix) :] for name in os.listdir(self.root) if name.startswith(prefix)]
         return {int(n): self.segment_bases(topic, int(n)) for n in numbers if n.isdigit()}
 
     def segment_count(self, topic: str, partition: int) -> int:
@@ -68,8 +69,11 @@ def segment(path: Path, following: Path | None) -> SegmentInfo:
     lags: Kafka indexes an append only once bytes were appended before it, so a lone batch has none)."""
     base = int(path.stem)
     batches = decode_batches(path.read_bytes())
-    end = int(following.stem) if following is not None else \
-        (batches[-1].base_offset + batches[-1].last_offset_delta + 1 if batches else base)
+    end = (
+        int(following.stem)
+        if following is not None
+        else (batches[-1].base_offset + batches[-1].last_offset_delta + 1 if batches else base)
+    )
     zero_entry = any(b.max_timestamp == 0 and b.base_offset + b.last_offset_delta == base for b in batches)
     index = time_index(path.with_suffix(".timeindex"), base, zero_entry)
     return SegmentInfo(base, end, max([-1, *(b.max_timestamp for b in batches)]), index)

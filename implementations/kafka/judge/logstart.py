@@ -8,6 +8,7 @@ of every partition it produced to: a log start offset above 0 means the broker d
 point of the history, and nothing the history read from that log can be judged — it is cut as
 ``unknown`` with the offsets.  (A history with a RetentionPass is undecidable anyway: not probed.)
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -27,7 +28,7 @@ def partitions_to_probe(history: History, names: dict[str, str]) -> list[tuple[s
 
 
 def probe(partitions: Sequence[tuple[str, int]]):
-    """The one request of the probe (a generator, as ``pipeline.operation``); returns the answers."""
+    """The one request of the probe (a generator, as ``operations.operation``); returns the answers."""
     answers = yield messages.list_offsets([(t, p, messages.EARLIEST_TIMESTAMP) for t, p in partitions])
     return answers
 

@@ -8,6 +8,7 @@ disagree.  Echoes narrow the interval to a point: a LogAppendTime *is* the broke
 out-of-range text prints ``now - before`` and ``now + after``.  A history whose validation boundary
 falls inside an interval is undecidable (found by the harness, ktc/judge/harness.py): never pass, never fail.
 """
+
 from __future__ import annotations
 
 import re
@@ -38,6 +39,7 @@ from ktc.reference.types import (
 UNSUPPORTED_VERSION = 35
 RANGE_TEXT = re.compile(r"The timestamp should be within \[(-?\d+), (-?\d+)\]")
 
+
 @dataclass(frozen=True)
 class Observed:
     result: object
@@ -60,8 +62,9 @@ def local(op) -> Observed | None:
     return None
 
 
-def judged(history: History, executed: list, observed: list[Observed], names: dict,
-           cut: Cut | None = None) -> JudgedTrace:
+def judged(
+    history: History, executed: list, observed: list[Observed], names: dict, cut: Cut | None = None
+) -> JudgedTrace:
     """The trace, with the history as run (rebased, renamed) placed at both ends of every interval."""
     if cut is not None:
         trace = JudgedTrace(o.result for o in observed)
@@ -76,21 +79,38 @@ def judged(history: History, executed: list, observed: list[Observed], names: di
 
 
 def produce_result(out: wire.ProduceOutcome) -> ProduceResult:
-    return ProduceResult(out.error_code, out.error_message, out.record_errors, out.base_offset,
-                         out.log_append_time, out.log_start_offset, False, ())
+    return ProduceResult(
+        out.error_code,
+        out.error_message,
+        out.record_errors,
+        out.base_offset,
+        out.log_append_time,
+        out.log_start_offset,
+        False,
+        (),
+    )
 
 
 def fetch_result(out: wire.FetchOutcome) -> FetchResult:
-    batches = tuple(StoredBatch(b.base_offset, b.timestamp_type, b.max_timestamp,
-                                tuple(StoredRecord(r.offset, r.timestamp) for r in b.records)) for b in out.batches)
+    batches = tuple(
+        StoredBatch(
+            b.base_offset,
+            b.timestamp_type,
+            b.max_timestamp,
+            tuple(StoredRecord(r.offset, r.timestamp) for r in b.records),
+        )
+        for b in out.batches
+    )
     return FetchResult(batches, out.error_code)
 
 
 def list_result(out: wire.ListOffsetsOutcome) -> ListOffsetsResult:
     return ListOffsetsResult(out.offset, out.timestamp, out.error_code)
 
-def echoed_now(out, config: TopicConfig | None, interval: tuple[int, int] | None = None,
-               defaults: dict[str, int] | None = None) -> int | None:
+
+def echoed_now(
+    out, config: TopicConfig | None, interval: tuple[int, int] | None = None, defaults: dict[str, int] | None = None
+) -> int | None:
     """The broker's own clock when it told us: its LogAppendTime, or the one now a range text allows."""
     if out.error_code == 0 and out.log_append_time >= 0:
         return out.log_append_time
@@ -98,13 +118,14 @@ def echoed_now(out, config: TopicConfig | None, interval: tuple[int, int] | None
     return next(iter(nows)) if nows is not None and len(nows) == 1 else None
 
 
-def text_nows(out, config: TopicConfig | None, interval: tuple[int, int] | None,
-              defaults: dict[str, int] | None) -> set[int] | None:
+def text_nows(
+    out, config: TopicConfig | None, interval: tuple[int, int] | None, defaults: dict[str, int] | None
+) -> set[int] | None:
     """The instants of ``interval`` a rejected record's range text allows; None without a text.
 
     The text prints ``[now - before, now + after]`` (Java long arithmetic) with the broker's
     effective limits.  A topic's own setting of a limit overrides the broker's default
-    (``defaults``, see KafkaImplementation.limit_defaults), and the effective before is that
+    (``defaults``, see BrokerAdapter.limit_defaults), and the effective before is that
     before or that difference limit (after: after or difference), whatever the version's rule.
     So the true now is one of these instants; it is pinned when it is the only one.  Without an
     interval or the defaults, only a topic with an explicit before and no difference limit is read.
@@ -114,29 +135,38 @@ def text_nows(out, config: TopicConfig | None, interval: tuple[int, int] | None,
         return None
     if interval is not None and defaults is not None:
         return {n for n in implied_nows(bounds, config, defaults) if interval[0] <= n <= interval[1]}
-    explicit = config.difference_max_ms is None and config.before_max_ms is not None and \
-        config.before_max_ms < 2**63 - 1
+    explicit = (
+        config.difference_max_ms is None and config.before_max_ms is not None and config.before_max_ms < 2**63 - 1
+    )
     return {bounds[0] + config.before_max_ms} if explicit else None
 
 
 def implied_nows(bounds: tuple[int, int], config: TopicConfig, defaults: dict[str, int]) -> set[int]:
     """Every now that both printed bounds allow, for each candidate before and after limit."""
+
     def value(key: str) -> int | None:
         own = getattr(config, f"{key}_max_ms")
         return own if own is not None else defaults.get(key)
+
     low, high = bounds
     befores = {value("before"), value("difference")} - {None}
     afters = {value("after"), value("difference")} - {None}
     return {wire.wrap64(low + b) for b in befores} & {wire.wrap64(high - a) for a in afters}
 
 
-def produce_observed(out, config: TopicConfig | None, sent: int, received: int,
-                     defaults: dict[str, int] | None) -> Observed:
+def produce_observed(
+    out, config: TopicConfig | None, sent: int, received: int, defaults: dict[str, int] | None
+) -> Observed:
     """A produce over [sent, received]: pinned by an echo, or undecidable when its range text allows
     several instants (no single now could judge its text at both ends)."""
     nows = text_nows(out, config, (sent, received), defaults)
-    return Observed(produce_result(out), sent, received, echoed_now(out, config, (sent, received), defaults),
-                    ambiguous=nows is not None and len(nows) > 1)
+    return Observed(
+        produce_result(out),
+        sent,
+        received,
+        echoed_now(out, config, (sent, received), defaults),
+        ambiguous=nows is not None and len(nows) > 1,
+    )
 
 
 def with_rolled(seen: Observed, before: int | None, after: int | None) -> Observed:
@@ -188,8 +218,11 @@ def placed(history: History, observed: list[Observed], end: str) -> tuple:
     are reads never sent (``skipped``): a ListOffsets changes nothing, so the rest is judged without it.
     """
     at = lambda seen: seen.exact_now if seen.exact_now is not None else getattr(seen, end)
-    steps = [(op, seen.result, at(seen)) for op, seen in zip(history.ops, observed)
-             if not isinstance(op, (Advance, StepClock, ElectLeader)) and not seen.skipped]
+    steps = [
+        (op, seen.result, at(seen))
+        for op, seen in zip(history.ops, observed)
+        if not isinstance(op, (Advance, StepClock, ElectLeader)) and not seen.skipped
+    ]
     ops, results, _start = on_real_time(steps)
     first = next((at(s) for s in observed), history.start_ms)
     return replace(history, ops=ops, start_ms=first, clock_offsets=(0,)), results

@@ -1,6 +1,6 @@
 """The one executor: many histories on a broker at once, each operation judged over its own interval.
 
-``KafkaImplementation.run`` hands its histories here.  Histories never share a topic.  The leading
+The adapter's executor (running.py) hands its histories here.  Histories never share a topic.  The leading
 CreateTopic operations of a batch of histories (``chunk``) go out as one CreateTopics request; the
 partitions' leaders are found through Metadata and each history starts as soon as its partitions
 answer ListOffsets on their leader.  Its remaining operations run in order, each sent only after the
@@ -19,13 +19,14 @@ backoff, a request the broker cannot have seen or that is safe to repeat is sent
 operation whose request may have reached the broker (a produce) cuts its history as ``unknown``.
 An answer that cannot be read cuts its history as ``error``.  Other histories carry on.
 """
+
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ktc.kafka.client import messages, wire
+from ktc.kafka.client import admin, messages
 from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost, Multiplexer, Slot
 from ktc.kafka.processes.clock import HostClock
@@ -34,10 +35,7 @@ from ktc.reference.types import (
     CreateTopic,
     CreateTopicResult,
     DescribeLog,
-    Fetch,
     History,
-    ListOffsets,
-    ListOffsetsResult,
     Produce,
     RetentionPass,
     clock_states,
@@ -46,39 +44,43 @@ from ktc.reference.types import (
 from . import logstart
 from .creation import Creation
 from .observe import (
-    UNSUPPORTED_VERSION,
     Cut,
     JudgedTrace,
     Observed,
-    fetch_result,
     judged,
-    list_result,
     local,
     produce_observed,
-    produce_result,
     rebase,
     with_rolled,
 )
+from .operations import leading_creates, operation, skipped
 from .probe import Probed
 from .retention import held_configs
 
-LIVE_BATCHES = 3     # batches of histories whose topics exist at once (created, running or awaiting deletion)
-PARKED = "parked"    # HistoryRun.step: its next operation is due at a later clock
+LIVE_BATCHES = 3  # batches of histories whose topics exist at once (created, running or awaiting deletion)
+PARKED = "parked"  # HistoryRun.step: its next operation is due at a later clock
 
 
 class Pipeline(Multiplexer):
     """The multiplexer plus what a run of histories needs: names, the broker's limits, live topics."""
 
-    def __init__(self, bootstrap: tuple[str, int], limit_defaults: dict[str, int] | None,
-                 namer: TopicNamer | None = None, ready_s: float = 60.0, clock=None, log_dir=None,
-                 **options):
+    def __init__(
+        self,
+        bootstrap: tuple[str, int],
+        limit_defaults: dict[str, int] | None,
+        namer: TopicNamer | None = None,
+        ready_s: float = 60.0,
+        clock=None,
+        log_dir=None,
+        **options,
+    ):
         super().__init__(bootstrap, **options)
         self.clock, self.drive = clock or HostClock(), False
         self.log_dir = log_dir  # judge/logdir.py: a broker ktc started on a clock it sets
         self.retention = None  # judge/retention.py: RetentionPass on such a broker (set by its implementation)
         self.limit_defaults, self.ready_s = limit_defaults, ready_s
         self.namer = namer or TopicNamer()
-        self.live_topics: set[str] = set()  # created and not yet deleted (KafkaImplementation cleans up)
+        self.live_topics: set[str] = set()  # created and not yet deleted (the adapter cleans up)
         self.ignored_configs: set[str] = set()  # config keys the broker accepted but did not apply
         self.list_offsets_version = messages.VERSIONS["ListOffsets"]  # for ops that name none (set from ApiVersions)
         self.probed = Probed()  # what the broker was seen to answer (judge/probe.py); by default, everything
@@ -116,6 +118,7 @@ class Pipeline(Multiplexer):
 
 
 # ---- histories ---------------------------------------------------------------------------------
+
 
 class Session:
     """The histories of one ``run``: created a batch at a time, each run as soon as its topics answer,
@@ -201,7 +204,7 @@ class Session:
         if self.doomed:
             names, self.doomed = self.doomed, []
             self.deleting += 1
-            self.pipeline.call(messages.delete_topics(names), lambda answer, received: self.deleted(names, answer))
+            self.pipeline.call(admin.delete_topics(names), lambda answer, received: self.deleted(names, answer))
 
     def deleted(self, names: list[str], answer) -> None:
         self.deleting -= 1
@@ -235,8 +238,11 @@ class HistoryRun:
 
     def asked_configs(self, held=lambda config: ()) -> dict[str, dict]:
         """The configs asked for this history's leading topics that the broker created (but ``held`` ones)."""
-        asked = {self.names[op.topic]: {k: v for k, v in kafka_configs(op.config).items() if k not in held(op.config)}
-                 for op in self.prefix if op.topic in self.configs}
+        asked = {
+            self.names[op.topic]: {k: v for k, v in kafka_configs(op.config).items() if k not in held(op.config)}
+            for op in self.prefix
+            if op.topic in self.configs
+        }
         return {name: configs for name, configs in asked.items() if configs}
 
     def created_topics(self) -> list[str]:
@@ -298,74 +304,53 @@ class HistoryRun:
 
     def send(self, op, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
         config = self.configs.get(op.topic)
-        steps = pipeline.retention.steps(self.names[op.topic], op.partition, config) \
-            if isinstance(op, RetentionPass) else \
-            operation(op, self.names[op.topic], exists_ok=op.topic not in self.configs, wait_s=pipeline.ready_s,
-                      configs=pipeline.creation_configs, list_offsets_version=pipeline.list_offsets_version,
-                      fetch_wait_ms=pipeline.probed.fetch_wait_ms)
+        steps = (
+            pipeline.retention.steps(self.names[op.topic], op.partition, config)
+            if isinstance(op, RetentionPass)
+            else operation(
+                op,
+                self.names[op.topic],
+                exists_ok=op.topic not in self.configs,
+                wait_s=pipeline.ready_s,
+                configs=pipeline.creation_configs,
+                list_offsets_version=pipeline.list_offsets_version,
+                fetch_wait_ms=pipeline.probed.fetch_wait_ms,
+            )
+        )
         sent = pipeline.clock.now()
         segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
 
         def done(outcome, received):
             received = pipeline.clock.stamp(received)
             if isinstance(outcome, (Lost, Broken)):
-                self.cut = Cut("unknown" if isinstance(outcome, Lost) else "error", len(self.observed),
-                               f"op #{len(self.observed)} ({type(op).__name__}): {outcome.reason}")
+                self.cut = Cut(
+                    "unknown" if isinstance(outcome, Lost) else "error",
+                    len(self.observed),
+                    f"op #{len(self.observed)} ({type(op).__name__}): {outcome.reason}",
+                )
             else:
                 result, produced = outcome
-                seen = Observed(result, sent, received) if produced is None or isinstance(produced, Cut) else \
-                    produce_observed(produced, config, sent, received, pipeline.limit_defaults)
+                seen = (
+                    Observed(result, sent, received)
+                    if produced is None or isinstance(produced, Cut)
+                    else produce_observed(produced, config, sent, received, pipeline.limit_defaults)
+                )
                 self.record(op, with_rolled(seen, segments, pipeline.segment_count(op, self.names)))
                 if isinstance(produced, Cut):  # the operation left the broker where the model cannot follow
                     self.cut = replace(produced, op_index=len(self.observed) - 1)
             answered(self)
+
         pipeline.start(steps, slot, done)
 
     def send_probe(self, pipeline: Pipeline, slot: Slot, answered: Callable) -> None:
         """ListOffsets EARLIEST of the partitions produced to (judge/logstart.py)."""
+
         def done(answers, received):
             self.probe = []
             self.cut = logstart.cut_after(answers, len(self.observed))
             answered(self)
+
         pipeline.start(logstart.probe(self.probe), slot, done)
 
     def trace(self) -> JudgedTrace:
         return judged(self.history, self.executed, self.observed, self.names, self.cut)
-
-
-def skipped(op, probed) -> Observed | None:
-    """A ListOffsets the broker was probed not to answer (it closed the connection): not sent, and the
-    history judged without it (observe.placed); the clauses resting on it are unsupported."""
-    if probed.refuses(op) is None:
-        return None
-    now = wire.now_ms()
-    return Observed(ListOffsetsResult(-1, -1, UNSUPPORTED_VERSION), now, now, skipped=True)
-
-
-def leading_creates(history: History) -> list[CreateTopic]:
-    """The CreateTopic operations a history starts with (each topic once): safe to create together."""
-    out: list[CreateTopic] = []
-    for op in history.ops:
-        if not isinstance(op, CreateTopic) or any(op.topic == o.topic for o in out):
-            break
-        out.append(op)
-    return out
-
-
-def operation(op, topic: str, exists_ok: bool = False, wait_s: float = 60.0, configs=kafka_configs,
-              list_offsets_version: int | None = None, fetch_wait_ms: int = 0):
-    """The requests of one operation (a generator); returns (result, the ProduceOutcome or None).
-    ``exists_ok``: no earlier CreateTopic of this history created the topic, so TOPIC_ALREADY_EXISTS
-    can only be our own resent request."""
-    if isinstance(op, Produce):
-        out = yield messages.produce(topic, wire.encode_batch(op.batch), partition=op.partition)
-        return produce_result(out), out
-    if isinstance(op, Fetch):
-        return fetch_result((yield from messages.fetch_all(topic, op.partition, fetch_wait_ms))), None
-    if isinstance(op, ListOffsets):
-        version = list_offsets_version if op.version is None else op.version
-        answers = yield messages.list_offsets([(topic, op.partition, op.target)], int(op.read_committed), version)
-        return list_result(answers[(topic, op.partition)]), None
-    new = messages.NewTopic(topic, configs(op.config), op.config.partitions)
-    results = yield from messages.create_and_wait([new], wait_s, exists_ok=exists_ok)
-    return CreateTopicResult(results[topic][0]), None

@@ -18,19 +18,25 @@ The outcome (``Probed``) steers the pipeline (what it must not send, how it fetc
 and names the clauses that rest on what the broker cannot answer (judge/capabilities.py), with the
 behaviour observed as the reason.  Nothing here raises: a question that cannot be asked is a note.
 """
+
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ktc.kafka.client import messages, wire
+from ktc.kafka.client import admin, messages, wire
 from ktc.reference.types import Batch, ListOffsets, Record
 
 # A special ListOffsets target and the request version that introduced it (KIP-734, KIP-405, KIP-1005,
 # KIP-1023); -7 stands for every negative target without a meaning (answered UNSUPPORTED_VERSION by Kafka 3.9+).
 TARGETS = {-3: 7, -4: 8, -5: 9, -6: 11, -7: 1}
-TARGET_NAMES = {-3: "MAX_TIMESTAMP", -4: "EARLIEST_LOCAL", -5: "LATEST_TIERED", -6: "EARLIEST_PENDING_UPLOAD",
-                -7: "an unknown negative target"}
+TARGET_NAMES = {
+    -3: "MAX_TIMESTAMP",
+    -4: "EARLIEST_LOCAL",
+    -5: "LATEST_TIERED",
+    -6: "EARLIEST_PENDING_UPLOAD",
+    -7: "an unknown negative target",
+}
 FETCH_WAIT_MS = 10  # with min_bytes 0 Kafka answers at once whatever the wait; some brokers need one (tansu
 # 0.6.0 waits it out on every Fetch: 100 ms made its run 83 s, 10 ms 17 s, with the same 63 rows)
 
@@ -39,9 +45,9 @@ FETCH_WAIT_MS = 10  # with min_bytes 0 Kafka answers at once whatever the wait; 
 class Probed:
     """What the broker answered when asked once; ``notes`` say it in words."""
 
-    advertised: dict[str, int] = field(default_factory=dict)   # api -> max version advertised
+    advertised: dict[str, int] = field(default_factory=dict)  # api -> max version advertised
     list_offsets_version: int = wire.LIST_OFFSETS_MAX  # the newest it answers (LIST_OFFSETS_MAX: no limit seen)
-    refused_versions: str | None = None   # ListOffsets versions above list_offsets_version: what they did
+    refused_versions: str | None = None  # ListOffsets versions above list_offsets_version: what they did
     refused_targets: dict[int, str] = field(default_factory=dict)  # target (TARGETS key) -> what it did
     fetch_wait_ms: int = 0
     describe_keys: bool = True
@@ -102,7 +108,7 @@ class Asker:
 def probe(connect: Callable[[], wire.Client], topic: str, advertised: dict[str, int]) -> Probed:
     """Ask the broker behind ``connect`` everything a run needs, once, on the scratch ``topic``."""
     found, asker = Probed(advertised=dict(advertised)), Asker(connect)
-    created, failed = asker.perform(messages.create_and_wait([messages.NewTopic(topic)], 10.0))
+    created, failed = asker.perform(admin.create_and_wait([admin.NewTopic(topic)], 10.0))
     if failed or created[topic][0] != 0:
         found.notes.append(f"no scratch topic to probe on ({failed or f'CreateTopics error {created[topic][0]}'})")
         return found
@@ -115,7 +121,7 @@ def probe(connect: Callable[[], wire.Client], topic: str, advertised: dict[str, 
         probe_describe(asker, topic, found)
         probe_fetch(asker, topic, found)
     finally:
-        asker.ask(messages.delete_topics([topic]))
+        asker.ask(admin.delete_topics([topic]))
     return found
 
 
@@ -148,25 +154,30 @@ def refused_target(asker: Asker, topic: str, found: Probed, target: int, since: 
     if top < since:
         return {}  # not advertised: Kafka's own rule for a target below its version applies, and is judged
     if found.list_offsets_version < since:
-        return {target: f"{name} needs ListOffsets v{since}, which the broker advertises but closes the "
-                        f"connection on (probed on a scratch topic)"}
+        return {
+            target: f"{name} needs ListOffsets v{since}, which the broker advertises but closes the "
+            f"connection on (probed on a scratch topic)"
+        }
     _, failed = asker.ask(messages.list_offsets([(topic, 0, target)], 0, found.list_offsets_version))
     if not failed:
         return {}
     found.notes.append(f"ListOffsets {name} ({target}) at v{found.list_offsets_version}: {failed}")
-    return {target: f"ListOffsets {name} ({target}) at v{found.list_offsets_version}: {failed} "
-                    f"(probed on a scratch topic)"}
+    return {
+        target: f"ListOffsets {name} ({target}) at v{found.list_offsets_version}: {failed} (probed on a scratch topic)"
+    }
 
 
 def probe_describe(asker: Asker, topic: str, found: Probed) -> None:
     """DescribeConfigs of a topic for named keys; for all keys when the broker cannot parse named ones."""
-    _, failed = asker.ask(messages.describe_topics_configs([(topic, ["message.timestamp.type"])]))
+    _, failed = asker.ask(admin.describe_topics_configs([(topic, ["message.timestamp.type"])]))
     if not failed:
         return
-    _, again = asker.ask(messages.describe_topics_configs([(topic, None)]))
+    _, again = asker.ask(admin.describe_topics_configs([(topic, None)]))
     found.describe_keys = again is not None
-    found.notes.append(f"DescribeConfigs(topic) with configuration_keys: {failed}; " +
-                       ("asked for all keys instead" if again is None else f"without keys too: {again}"))
+    found.notes.append(
+        f"DescribeConfigs(topic) with configuration_keys: {failed}; "
+        + ("asked for all keys instead" if again is None else f"without keys too: {again}")
+    )
 
 
 def probe_fetch(asker: Asker, topic: str, found: Probed) -> None:
@@ -177,6 +188,11 @@ def probe_fetch(asker: Asker, topic: str, found: Probed) -> None:
     _, again = asker.ask(messages.fetch(topic, max_wait_ms=FETCH_WAIT_MS))
     if again is None:
         found.fetch_wait_ms = FETCH_WAIT_MS
-    found.notes.append(f"Fetch with max_wait_ms 0: {failed}; " +
-                       (f"asked with max_wait_ms {FETCH_WAIT_MS} (min_bytes 0) instead" if again is None
-                        else f"with max_wait_ms {FETCH_WAIT_MS} too: {again}"))
+    found.notes.append(
+        f"Fetch with max_wait_ms 0: {failed}; "
+        + (
+            f"asked with max_wait_ms {FETCH_WAIT_MS} (min_bytes 0) instead"
+            if again is None
+            else f"with max_wait_ms {FETCH_WAIT_MS} too: {again}"
+        )
+    )

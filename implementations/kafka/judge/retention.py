@@ -18,12 +18,13 @@ The broker's clock stands still meanwhile (ktc sets it), so every pass in betwee
 as the one the model runs.  What is left unproven: that the broker applies a topic config to its log
 within a whole pass after DescribeConfigs shows it (it is applied right after, on one thread).
 """
+
 from __future__ import annotations
 
 import time
 from dataclasses import replace
 
-from ktc.kafka.client import messages, wire
+from ktc.kafka.client import admin, messages, wire
 from ktc.kafka.client.records import WireError
 from ktc.kafka.processes.broker import BrokerError
 from ktc.reference.types import Batch, Record, RetentionResult, TopicConfig
@@ -38,8 +39,11 @@ CHECK_INTERVAL_MS = 5
 # to keep tmpfs small), a pass that deletes an active segment rolls it and closes its files at once, while
 # the roll's own asynchronous flush is still queued -- ClosedChannelException, and the only log directory
 # goes offline (measured on 4.3.1 with the canary: twice in about 6 runs of a few thousand passes).
-BROKER_CONFIG = {"log.retention.check.interval.ms": CHECK_INTERVAL_MS, "log.initial.task.delay.ms": 0,
-                 "log.segment.delete.delay.ms": 60_000}
+BROKER_CONFIG = {
+    "log.retention.check.interval.ms": CHECK_INTERVAL_MS,
+    "log.initial.task.delay.ms": 0,
+    "log.segment.delete.delay.ms": 60_000,
+}
 POLL_S, PATIENCE_S = 0.005, 30.0
 
 
@@ -72,9 +76,11 @@ class Canary:
         if out.error_code:
             raise WireError(f"the retention canary {self.topic} refused a produce: error {out.error_code}")
         try:
-            yield from until(lambda: earliest_past(self.topic, out.base_offset),
-                             f"the broker's retention thread to delete the canary batch at offset {out.base_offset}",
-                             self.patience_s)
+            yield from until(
+                lambda: earliest_past(self.topic, out.base_offset),
+                f"the broker's retention thread to delete the canary batch at offset {out.base_offset}",
+                self.patience_s,
+            )
         except WireError:
             self.renew()
             raise
@@ -90,7 +96,7 @@ def earliest_past(topic: str, offset: int):
 
 
 def described(topic: str, wanted):
-    answers = yield messages.describe_topics_configs([(topic, [RETENTION])])
+    answers = yield admin.describe_topics_configs([(topic, [RETENTION])])
     code, values = answers[topic]
     return code != 0 or wanted(values.get(RETENTION))
 
@@ -106,7 +112,7 @@ def until(probe, awaited: str, patience_s: float = PATIENCE_S):
 
 def set_retention(topic: str, value: int | None):
     """Set (or, with None, drop) the topic's retention.ms; wait until DescribeConfigs shows it."""
-    code, message = yield messages.alter_topic_config(topic, RETENTION, value)
+    code, message = yield admin.alter_topic_config(topic, RETENTION, value)
     if code == 0:
         wanted = (lambda seen: seen != str(HELD)) if value is None else (lambda seen: seen == str(value))
         yield from until(lambda: described(topic, wanted), f"{RETENTION} of {topic} to read {value}")
@@ -123,8 +129,11 @@ class Retention:
     def summary(self) -> dict:
         """How many passes ran and how long one took (median, max), for the report's clock line."""
         spans = sorted(self.durations_ms)
-        return {"retention_passes": len(spans), "retention_median_ms": spans[len(spans) // 2] if spans else None,
-                "retention_max_ms": spans[-1] if spans else None}
+        return {
+            "retention_passes": len(spans),
+            "retention_median_ms": spans[len(spans) // 2] if spans else None,
+            "retention_max_ms": spans[-1] if spans else None,
+        }
 
     def steps(self, topic: str, partition: int, config: TopicConfig | None):
         """The operation (a generator, as the pipeline runs them); returns (RetentionResult, None), or
@@ -157,5 +166,9 @@ def beside(gone: dict[int, list[int]], partition: int) -> Cut | None:
     others = sorted(p for p, bases in gone.items() if p != partition and bases)
     if not others:
         return None
-    return Cut("unknown", 0, f"the retention pass of partition {partition} also deleted segments of partition(s) "
-                             f"{others} (retention.ms is per topic on Kafka; the model's pass is per partition)")
+    return Cut(
+        "unknown",
+        0,
+        f"the retention pass of partition {partition} also deleted segments of partition(s) "
+        f"{others} (retention.ms is per topic on Kafka; the model's pass is per partition)",
+    )

@@ -14,6 +14,7 @@ reads the ``KTC_KFAKE_LISTENING host:port`` line, and is stopped like a ``LocalB
 
     python -m ktc.implementations.kafka.processes.kfake [--build-only]     # KTC_KFAKE_VERSION=newest|pinned|<version>
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -61,6 +62,7 @@ KFAKE_VERSION = pinned_version()
 
 # ---- building ----------------------------------------------------------------------------------
 
+
 def newest_version(timeout_s: float = 60.0) -> str | None:
     """The newest kfake the Go module proxy serves (``go list -m MODULE@latest``), or None when it cannot
     say (offline, no Go): the caller then keeps the pinned one and says so."""
@@ -68,8 +70,14 @@ def newest_version(timeout_s: float = 60.0) -> str | None:
     if go is None:
         return None
     try:
-        done = subprocess.run([go, "list", "-m", "-f", "{{.Version}}", f"{MODULE}@latest"], cwd=TOOL_DIR,
-                              capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [go, "list", "-m", "-f", "{{.Version}}", f"{MODULE}@latest"],
+            cwd=TOOL_DIR,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+            stdin=subprocess.DEVNULL,
+        )
     except (subprocess.TimeoutExpired, OSError):
         return None
     found = done.stdout.strip()
@@ -86,8 +94,10 @@ def chosen_version(wanted: str) -> tuple[str, str]:
         return KFAKE_VERSION, "pinned in kfake_go/go.mod"
     if wanted != "newest":
         if not GO_VERSION.match(wanted):
-            raise ValueError(f"KTC_KFAKE_VERSION={wanted!r}: expected pinned, newest, or a Go module version of "
-                             f"github.com/twmb/franz-go/pkg/kfake such as {KFAKE_VERSION}")
+            raise ValueError(
+                f"KTC_KFAKE_VERSION={wanted!r}: expected pinned, newest, or a Go module version of "
+                f"github.com/twmb/franz-go/pkg/kfake such as {KFAKE_VERSION}"
+            )
         return wanted, "given with KTC_KFAKE_VERSION"
     newest = newest_version()
     if newest is None:
@@ -122,8 +132,10 @@ def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -
         return target
     go = shutil.which("go")
     if go is None:
-        raise KfakeError("the Go toolchain (go) is not on PATH: install Go 1.26+ to build the kfake broker "
-                         f"from {TOOL_DIR}, or leave the kfake implementation out")
+        raise KfakeError(
+            "the Go toolchain (go) is not on PATH: install Go 1.26+ to build the kfake broker "
+            f"from {TOOL_DIR}, or leave the kfake implementation out"
+        )
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkstemp(prefix="kfake-", dir=target.parent)[1])
     try:
@@ -153,23 +165,32 @@ def module_at(go: str, version: str, timeout_s: float):
 
 def _go_build(go: str, module: Path, output: Path, timeout_s: float) -> None:
     """Run ``go build`` of ``module`` into ``output``."""
-    _go(go, ["build", "-trimpath", "-buildvcs=false", "-o", str(output), "."], module, timeout_s,
-        f"go build of {TOOL_DIR}")
+    _go(
+        go,
+        ["build", "-trimpath", "-buildvcs=false", "-o", str(output), "."],
+        module,
+        timeout_s,
+        f"go build of {TOOL_DIR}",
+    )
 
 
 def _go(go: str, args: list[str], cwd: Path, timeout_s: float, what: str) -> None:
     """Run one go command; KfakeError with the tail of go's output when it fails."""
     try:
-        done = subprocess.run([go, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [go, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout_s, stdin=subprocess.DEVNULL
+        )
     except subprocess.TimeoutExpired:
-        raise KfakeError(f"{what} did not finish within {timeout_s:.0f} s "
-                         "(is the Go module proxy reachable? see `go env GOPROXY`)") from None
+        raise KfakeError(
+            f"{what} did not finish within {timeout_s:.0f} s (is the Go module proxy reachable? see `go env GOPROXY`)"
+        ) from None
     except OSError as error:
         raise KfakeError(f"could not run {go}: {error}") from None
     if done.returncode != 0:
-        raise KfakeError(f"{what} failed (exit {done.returncode}): "
-                         f"{_tail(done.stdout + done.stderr)} (check `go version` >= 1.26 and the module proxy)")
+        raise KfakeError(
+            f"{what} failed (exit {done.returncode}): "
+            f"{_tail(done.stdout + done.stderr)} (check `go version` >= 1.26 and the module proxy)"
+        )
 
 
 def _tail(output: str, lines: int = 4) -> str:
@@ -180,11 +201,18 @@ def _tail(output: str, lines: int = 4) -> str:
 
 # ---- the broker --------------------------------------------------------------------------------
 
+
 class KfakeBroker:
     """One kfake broker (node id 0) on 127.0.0.1; ``bootstrap`` is its address once started."""
 
-    def __init__(self, *, port: int = 0, config: dict[str, object] | None = None,
-                 ready_timeout_s: float = READY_TIMEOUT_S, version: str = KFAKE_VERSION):
+    def __init__(
+        self,
+        *,
+        port: int = 0,
+        config: dict[str, object] | None = None,
+        ready_timeout_s: float = READY_TIMEOUT_S,
+        version: str = KFAKE_VERSION,
+    ):
         self.port, self.version = port, version
         self.config = dict(config or {})
         self.ready_timeout_s = ready_timeout_s
@@ -238,8 +266,12 @@ class KfakeBroker:
 
     def command(self, binary: Path) -> list[str]:
         """The launcher's command line: port and broker configs."""
-        return [str(binary), "-port", str(self.port),
-                *(arg for k, v in self.config.items() for arg in ("-config", f"{k}={v}"))]
+        return [
+            str(binary),
+            "-port",
+            str(self.port),
+            *(arg for k, v in self.config.items() for arg in ("-config", f"{k}={v}")),
+        ]
 
     def stderr_tail(self, lines: int = 10) -> str:
         """The last lines the launcher wrote to stderr, on one line."""
@@ -254,8 +286,13 @@ class KfakeBroker:
         self._stderr = tempfile.TemporaryFile(prefix="ktc-kfake-")
         with lifecycle.signals_deferred():
             self.process = subprocess.Popen(
-                self.command(binary), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr,
-                start_new_session=True, preexec_fn=lifecycle.child_setup)
+                self.command(binary),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=self._stderr,
+                start_new_session=True,
+                preexec_fn=lifecycle.child_setup,
+            )
             lifecycle.keep_stopped(self)
 
     def _wait_listening(self) -> str:
@@ -266,8 +303,9 @@ class KfakeBroker:
         while b"\n" not in seen:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise KfakeError(f"kfake printed no listening line within {self.ready_timeout_s:.0f} s: "
-                                 f"{self.stderr_tail()}")
+                raise KfakeError(
+                    f"kfake printed no listening line within {self.ready_timeout_s:.0f} s: {self.stderr_tail()}"
+                )
             if select.select([fd], [], [], min(left, 0.5))[0]:
                 chunk = os.read(fd, 4096)
                 if not chunk:
@@ -277,10 +315,11 @@ class KfakeBroker:
         line = seen.split(b"\n", 1)[0].decode(errors="replace").strip()
         if not line.startswith(READY_LINE):
             raise KfakeError(f"kfake printed {line!r} instead of {READY_LINE.strip()} host:port")
-        return line[len(READY_LINE):].strip()
+        return line[len(READY_LINE) :].strip()
 
 
 # ---- python -m ktc.implementations.kafka.processes.kfake ------------------------------------------
+
 
 def main(argv: Sequence[str] = ()) -> int:
     """Build; unless ``--build-only``, start a broker, print its bootstrap and ApiVersions, and stop."""
@@ -306,6 +345,7 @@ def _print_api_versions(bootstrap: str) -> None:
     """Print each API key's max version, named where the ktc client knows the API."""
     from ktc.kafka.client.security import PLAINTEXT  # lazy: these load kafka-python
     from ktc.kafka.client.wire import API_KEYS, Client
+
     names = {key: name for name, key in API_KEYS.items()}
     with Client(bootstrap, timeout_s=5, security=PLAINTEXT) as client:
         versions = client.api_versions()

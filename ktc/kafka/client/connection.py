@@ -10,6 +10,7 @@ new one; nothing is ever sent again on a broken connection.
 A response that cannot be parsed (a partition the broker did not report, a truncated field) is not
 a broken connection: its request gets ``Broken(reason)`` as its answer and the connection goes on.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -47,8 +48,8 @@ class Request:
     correlation: int
     call: Call
     frame: bytes
-    done: Callable[[object, int], None]       # (parsed answer or Broken, received_ms)
-    lost: Callable[[bool, str], None]         # (maybe delivered, reason)
+    done: Callable[[object, int], None]  # (parsed answer or Broken, received_ms)
+    lost: Callable[[bool, str], None]  # (maybe delivered, reason)
     written: int = 0
     queued: float = field(default_factory=time.monotonic)
 
@@ -61,8 +62,8 @@ class Connection:
         self.sock.setblocking(False)
         self.address = address
         self.inbox = bytearray()
-        self.unwritten: deque[Request] = deque()   # not yet (fully) written, in order
-        self.waiting: deque[Request] = deque()     # written or being written, awaiting answers, in order
+        self.unwritten: deque[Request] = deque()  # not yet (fully) written, in order
+        self.waiting: deque[Request] = deque()  # written or being written, awaiting answers, in order
         self.correlation = itertools.count(1)
         self.faulted: str | None = None
         self.last_used = time.monotonic()
@@ -87,7 +88,7 @@ class Connection:
         try:
             while self.unwritten:
                 request = self.unwritten[0]
-                request.written += self.sock.send(request.frame[request.written:])
+                request.written += self.sock.send(request.frame[request.written :])
                 if request.written < len(request.frame):
                     return
                 self.unwritten.popleft()
@@ -127,8 +128,8 @@ class Connection:
             size = struct.unpack_from(">i", self.inbox)[0]
             if len(self.inbox) < 4 + size:
                 break
-            data = bytes(self.inbox[4:4 + size])
-            del self.inbox[:4 + size]
+            data = bytes(self.inbox[4 : 4 + size])
+            del self.inbox[: 4 + size]
             answered = self.answer(data)
             if answered is not None:
                 out.append((answered[0], answered[1], received))
@@ -147,8 +148,9 @@ class Connection:
             return None
         if response.header.correlation_id != request.correlation:
             self.waiting.appendleft(request)
-            self.fail(f"{self.name} answered correlation id {response.header.correlation_id}, "
-                      f"expected {request.correlation}")
+            self.fail(
+                f"{self.name} answered correlation id {response.header.correlation_id}, expected {request.correlation}"
+            )
             return None
         return request.done, parsed(request.call, response)
 

@@ -5,14 +5,18 @@ outcomes; Kafka error codes are data, never exceptions.  Operations that take se
 (create topics and wait until they answer, read a whole partition) are generators that yield
 ``Call`` and ``Pause`` and receive each parsed answer, so the blocking ``wire.Client`` and the
 pipelined connections (pipeline.py) run exactly the same steps.
+
+This module holds the Call, the one table of the APIs and versions ktc speaks, and the record requests
+(Produce, Fetch, ListOffsets; ``fetch_all``); the admin requests (topics, configs, Metadata, ApiVersions)
+are admin.py's.
 """
+
 from __future__ import annotations
 
-import time
 import warnings
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from ktc.reference.types import LIST_OFFSETS_MAX_VERSION, RecordError
 
@@ -38,17 +42,26 @@ with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated 
 # Produce v0-2, Fetch v0-3, ListOffsets v0, CreateTopics v0-1, DescribeConfigs v0, DeleteTopics v0 - KIP-896).
 VERSIONS = {
     "ApiVersions": 3,
-    "Produce": 8,          # first version with record_errors + error_message (KIP-467)
-    "Fetch": 11,           # last non-flexible version that names topics (13+ uses topic ids)
-    "ListOffsets": 7,      # MAX_TIMESTAMP (-3) needs v7 (KIP-734); judged histories ask for up to LIST_OFFSETS_MAX
+    "Produce": 8,  # first version with record_errors + error_message (KIP-467)
+    "Fetch": 11,  # last non-flexible version that names topics (13+ uses topic ids)
+    "ListOffsets": 7,  # MAX_TIMESTAMP (-3) needs v7 (KIP-734); judged histories ask for up to LIST_OFFSETS_MAX
     "CreateTopics": 5,
-    "DeleteTopics": 4,     # first flexible version; still by name (6 adds topic ids)
+    "DeleteTopics": 4,  # first flexible version; still by name (6 adds topic ids)
     "DescribeConfigs": 4,
-    "Metadata": 9,         # flexible, names topics; inside the ranges of 3.9 and 4.x (4.0 dropped v0-3)
+    "Metadata": 9,  # flexible, names topics; inside the ranges of 3.9 and 4.x (4.0 dropped v0-3)
     "IncrementalAlterConfigs": 1,
 }
-API_KEYS = {"Produce": 0, "Fetch": 1, "ListOffsets": 2, "ApiVersions": 18, "CreateTopics": 19, "DeleteTopics": 20,
-            "DescribeConfigs": 32, "Metadata": 3, "IncrementalAlterConfigs": 44}
+API_KEYS = {
+    "Produce": 0,
+    "Fetch": 1,
+    "ListOffsets": 2,
+    "ApiVersions": 18,
+    "CreateTopics": 19,
+    "DeleteTopics": 20,
+    "DescribeConfigs": 32,
+    "Metadata": 3,
+    "IncrementalAlterConfigs": 44,
+}
 MESSAGES = {
     "Produce": (ProduceRequest, ProduceResponse),
     "Fetch": (FetchRequest, FetchResponse),
@@ -62,17 +75,27 @@ MESSAGES = {
 }
 LIST_OFFSETS_MAX = LIST_OFFSETS_MAX_VERSION  # the newest ListOffsets version ktc sends (v11: KIP-1023)
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
-TOPIC_ALREADY_EXISTS, OFFSET_OUT_OF_RANGE = 36, 1
+OFFSET_OUT_OF_RANGE = 1
 # Requests that may be sent again after a connection broke mid-request: reads, and admin requests
 # whose repeat is recognisable (TOPIC_ALREADY_EXISTS / UNKNOWN_TOPIC_OR_PARTITION on our own names),
 # and setting a config (twice is the same as once).
-RETRY_SAFE = frozenset({"ApiVersions", "Metadata", "DescribeCluster", "DescribeConfigs", "Fetch", "ListOffsets",
-                        "CreateTopics", "DeleteTopics", "IncrementalAlterConfigs"})
-CONFIG_SET, CONFIG_DELETE = 0, 1  # IncrementalAlterConfigs operations
-RESOURCE_TOPIC, RESOURCE_BROKER = 2, 4
+RETRY_SAFE = frozenset(
+    {
+        "ApiVersions",
+        "Metadata",
+        "DescribeCluster",
+        "DescribeConfigs",
+        "Fetch",
+        "ListOffsets",
+        "CreateTopics",
+        "DeleteTopics",
+        "IncrementalAlterConfigs",
+    }
+)
 
 
 # ---- responses as plain data ---------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class ProduceOutcome:
@@ -82,8 +105,8 @@ class ProduceOutcome:
     base_offset: int
     log_append_time: int
     log_start_offset: int
-    sent_ms: int       # wall clock just before the request left
-    received_ms: int   # wall clock just after the response arrived
+    sent_ms: int  # wall clock just before the request left
+    received_ms: int  # wall clock just after the response arrived
 
 
 @dataclass(frozen=True)
@@ -102,32 +125,8 @@ class ListOffsetsOutcome:
     leader_epoch: int
 
 
-@dataclass(frozen=True)
-class ConfigEntry:
-    name: str
-    value: str | None
-    source: int
-    read_only: bool
-    synonyms: tuple[tuple[str, str | None, int], ...]
-
-
-@dataclass(frozen=True)
-class ClusterView:
-    """What Metadata says: brokers by node id, the controller, and each asked topic's partition leaders."""
-
-    brokers: dict[int, tuple[str, int]]
-    controller: int
-    topics: dict[str, tuple[int, dict[int, int]]]  # name -> (error code, {partition: leader node id})
-
-
-class NewTopic(NamedTuple):
-    name: str
-    configs: Mapping[str, object] = {}
-    partitions: int = 1
-    replication_factor: int = 1
-
-
 # ---- calls -----------------------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Call:
@@ -164,65 +163,74 @@ class Pause:
     seconds: float
 
 
-def api_versions() -> Call:
-    return Call("ApiVersions", dict(client_software_name="ktc", client_software_version="0"), parse_api_versions)
-
-
-def parse_api_versions(response) -> dict[int, tuple[int, int]]:
-    if response.error_code:
-        raise WireError(f"ApiVersions error {response.error_code}")
-    return {k.api_key: (k.min_version, k.max_version) for k in response.api_keys}
-
-
-def create_topics(topics: Sequence[NewTopic], timeout_ms: int = 30_000) -> Call:
-    req = CreateTopicsRequest[VERSIONS["CreateTopics"]]
-    creatable = [
-        req.CreatableTopic(
-            name=t.name,
-            num_partitions=t.partitions,
-            replication_factor=t.replication_factor,
-            assignments=[],
-            configs=[req.CreatableTopic.CreatableTopicConfig(name=k, value=str(v)) for k, v in dict(t.configs).items()],
-        )
-        for t in topics
-    ]
-    return Call("CreateTopics", dict(topics=creatable, timeout_ms=timeout_ms, validate_only=False),
-                lambda response: {t.name: (t.error_code, t.error_message) for t in response.topics})
-
-
-def delete_topics(names: Iterable[str], timeout_ms: int = 30_000) -> Call:
-    return Call("DeleteTopics", dict(topic_names=list(names), timeout_ms=timeout_ms),
-                lambda response: {r.name: r.error_code for r in response.responses})
-
-
-def produce(topic: str, records: bytes, *, partition: int = 0, acks: int = -1, timeout_ms: int = 30_000,
-            transactional_id: str | None = None) -> Call:
+def produce(
+    topic: str,
+    records: bytes,
+    *,
+    partition: int = 0,
+    acks: int = -1,
+    timeout_ms: int = 30_000,
+    transactional_id: str | None = None,
+) -> Call:
     req = ProduceRequest[VERSIONS["Produce"]]
-    data = req.TopicProduceData(name=topic, partition_data=[
-        req.TopicProduceData.PartitionProduceData(index=partition, records=records)])
-    return Call("Produce", dict(transactional_id=transactional_id, acks=acks, timeout_ms=timeout_ms,
-                                topic_data=[data]), parse_produce)
+    data = req.TopicProduceData(
+        name=topic, partition_data=[req.TopicProduceData.PartitionProduceData(index=partition, records=records)]
+    )
+    return Call(
+        "Produce",
+        dict(transactional_id=transactional_id, acks=acks, timeout_ms=timeout_ms, topic_data=[data]),
+        parse_produce,
+    )
 
 
 def parse_produce(response) -> ProduceOutcome:
     """The outcome with sent_ms = received_ms = 0: the sender knows when it sent and received."""
     p = response.responses[0].partition_responses[0]
     return ProduceOutcome(
-        error_code=p.error_code, error_message=p.error_message,
+        error_code=p.error_code,
+        error_message=p.error_message,
         record_errors=tuple(RecordError(e.batch_index, e.batch_index_error_message) for e in p.record_errors),
-        base_offset=p.base_offset, log_append_time=p.log_append_time_ms, log_start_offset=p.log_start_offset,
-        sent_ms=0, received_ms=0)
+        base_offset=p.base_offset,
+        log_append_time=p.log_append_time_ms,
+        log_start_offset=p.log_start_offset,
+        sent_ms=0,
+        received_ms=0,
+    )
 
 
-def fetch(topic: str, *, partition: int = 0, offset: int = 0, max_bytes: int = 64 << 20, max_wait_ms: int = 0,
-          isolation_level: int = 0) -> Call:
+def fetch(
+    topic: str,
+    *,
+    partition: int = 0,
+    offset: int = 0,
+    max_bytes: int = 64 << 20,
+    max_wait_ms: int = 0,
+    isolation_level: int = 0,
+) -> Call:
     req = FetchRequest[VERSIONS["Fetch"]]
-    part = req.FetchTopic.FetchPartition(partition=partition, current_leader_epoch=-1, fetch_offset=offset,
-                                         log_start_offset=-1, partition_max_bytes=max_bytes)
-    return Call("Fetch", dict(replica_id=-1, max_wait_ms=max_wait_ms, min_bytes=0, max_bytes=max_bytes,
-                              isolation_level=isolation_level, session_id=0, session_epoch=-1,
-                              topics=[req.FetchTopic(topic=topic, partitions=[part])], forgotten_topics_data=[],
-                              rack_id=""), parse_fetch)
+    part = req.FetchTopic.FetchPartition(
+        partition=partition,
+        current_leader_epoch=-1,
+        fetch_offset=offset,
+        log_start_offset=-1,
+        partition_max_bytes=max_bytes,
+    )
+    return Call(
+        "Fetch",
+        dict(
+            replica_id=-1,
+            max_wait_ms=max_wait_ms,
+            min_bytes=0,
+            max_bytes=max_bytes,
+            isolation_level=isolation_level,
+            session_id=0,
+            session_epoch=-1,
+            topics=[req.FetchTopic(topic=topic, partitions=[part])],
+            forgotten_topics_data=[],
+            rack_id="",
+        ),
+        parse_fetch,
+    )
 
 
 def parse_fetch(response) -> FetchOutcome:
@@ -244,98 +252,26 @@ def list_offsets(targets: Sequence[tuple[str, int, int]], isolation_level: int =
     req = ListOffsetsRequest[VERSIONS["ListOffsets"] if version is None else version]
     by_topic: dict[str, list] = {}
     for topic, partition, target in targets:
-        by_topic.setdefault(topic, []).append(req.ListOffsetsTopic.ListOffsetsPartition(
-            partition_index=partition, current_leader_epoch=-1, timestamp=target))
+        by_topic.setdefault(topic, []).append(
+            req.ListOffsetsTopic.ListOffsetsPartition(
+                partition_index=partition, current_leader_epoch=-1, timestamp=target
+            )
+        )
     topics = [req.ListOffsetsTopic(name=name, partitions=parts) for name, parts in by_topic.items()]
-    return Call("ListOffsets", dict(replica_id=-1, isolation_level=isolation_level, topics=topics), parse_list_offsets,
-                version)
+    return Call(
+        "ListOffsets", dict(replica_id=-1, isolation_level=isolation_level, topics=topics), parse_list_offsets, version
+    )
 
 
 def parse_list_offsets(response) -> dict[tuple[str, int], ListOffsetsOutcome]:
-    return {(t.name, p.partition_index): ListOffsetsOutcome(p.error_code, p.timestamp, p.offset, p.leader_epoch)
-            for t in response.topics for p in t.partitions}
-
-
-def metadata(topics: Sequence[str] | None = None) -> Call:
-    """Metadata for ``topics`` (None: every topic), never creating one."""
-    req = MetadataRequest[VERSIONS["Metadata"]]
-    asked = None if topics is None else [req.MetadataRequestTopic(name=t) for t in topics]
-    return Call("Metadata", dict(topics=asked, allow_auto_topic_creation=False,
-                                 include_topic_authorized_operations=False), parse_metadata)
-
-
-def parse_metadata(response) -> ClusterView:
-    brokers = {b.node_id: (b.host, b.port) for b in response.brokers}
-    topics = {t.name: (t.error_code, {p.partition_index: p.leader_id for p in t.partitions}) for t in response.topics}
-    return ClusterView(brokers, response.controller_id, topics)
-
-
-def describe_configs(resource_type: int, name: str, keys: Sequence[str] | None = None) -> Call:
-    req = DescribeConfigsRequest[VERSIONS["DescribeConfigs"]]
-    resource = req.DescribeConfigsResource(resource_type=resource_type, resource_name=name,
-                                           configuration_keys=None if keys is None else list(keys))
-    return Call("DescribeConfigs", dict(resources=[resource], include_synonyms=True, include_documentation=False),
-                parse_describe_configs)
-
-
-def parse_describe_configs(response) -> tuple[int, str | None, dict[str, ConfigEntry]]:
-    r = response.results[0]
-    entries = {c.name: ConfigEntry(c.name, c.value, c.config_source, c.read_only,
-                                   tuple((s.name, s.value, s.source) for s in (c.synonyms or ())))
-               for c in r.configs}
-    return r.error_code, r.error_message, entries
-
-
-def describe_topics_configs(topics: Sequence[tuple[str, Sequence[str] | None]]) -> Call:
-    """DescribeConfigs for several topics at once, each for the keys given (None: all); parsed as
-    {topic: (error code, {key: value})}."""
-    req = DescribeConfigsRequest[VERSIONS["DescribeConfigs"]]
-    resources = [req.DescribeConfigsResource(resource_type=RESOURCE_TOPIC, resource_name=name,
-                                             configuration_keys=None if keys is None else list(keys))
-                 for name, keys in topics]
-    return Call("DescribeConfigs", dict(resources=resources, include_synonyms=False, include_documentation=False),
-                lambda response: {r.resource_name: (r.error_code, {c.name: c.value for c in r.configs})
-                                  for r in response.results})
-
-
-def alter_topic_config(topic: str, key: str, value: object | None) -> Call:
-    """IncrementalAlterConfigs of one topic key: set it to ``value``, or drop the topic's own value
-    (None: the broker default applies).  Parsed as (error code, error message)."""
-    req = IncrementalAlterConfigsRequest[VERSIONS["IncrementalAlterConfigs"]]
-    entry = req.AlterConfigsResource.AlterableConfig(
-        name=key, config_operation=CONFIG_DELETE if value is None else CONFIG_SET,
-        value=None if value is None else str(value))
-    resource = req.AlterConfigsResource(resource_type=RESOURCE_TOPIC, resource_name=topic, configs=[entry])
-    return Call("IncrementalAlterConfigs", dict(resources=[resource], validate_only=False),
-                lambda response: (response.responses[0].error_code, response.responses[0].error_message))
+    return {
+        (t.name, p.partition_index): ListOffsetsOutcome(p.error_code, p.timestamp, p.offset, p.leader_epoch)
+        for t in response.topics
+        for p in t.partitions
+    }
 
 
 # ---- operations of several requests (generators: yield Call or Pause, receive the parsed answer) ---
-
-def create_and_wait(topics: Sequence[NewTopic], wait_s: float = 10.0, timeout_ms: int = 30_000,
-                    exists_ok: bool = False):
-    """CreateTopics for all ``topics`` in one request; then, for those created, ListOffsets on every
-    partition until all answer (up to ``wait_s``): CreateTopics returns when the controller has
-    committed a topic, which can be before the broker has applied it (a Produce then gets
-    UNKNOWN_TOPIC_OR_PARTITION).  Returns {name: (error_code, error_message)}.  ``exists_ok``: the
-    name is ours alone, so TOPIC_ALREADY_EXISTS can only mean our own earlier attempt (a request
-    resent after its connection broke) got through: it counts as created."""
-    results = yield create_topics(topics, timeout_ms)
-    if exists_ok:
-        results = {name: (0, None) if code == TOPIC_ALREADY_EXISTS else (code, message)
-                   for name, (code, message) in results.items()}
-    pending = [(t.name, p, LATEST_TIMESTAMP) for t in topics if results[t.name][0] == 0 for p in range(t.partitions)]
-    deadline = time.monotonic() + wait_s
-    while pending and wait_s > 0:
-        answers = yield list_offsets(pending)
-        pending = [k for k in pending if answers[k[:2]].error_code != 0]
-        if pending and time.monotonic() > deadline:
-            raise WireError(
-                f"topic {pending[0][0]!r} partition {pending[0][1]} not ready {wait_s} s after CreateTopics"
-            )
-        if pending:
-            yield Pause(0.01)
-    return results
 
 
 def fetch_all(topic: str, partition: int = 0, max_wait_ms: int = 0):
@@ -343,8 +279,11 @@ def fetch_all(topic: str, partition: int = 0, max_wait_ms: int = 0):
     first = yield fetch(topic, partition=partition, offset=0, max_wait_ms=max_wait_ms)
     if first.error_code == OFFSET_OUT_OF_RANGE:  # the log starts later: retention deleted its first segments
         start = (yield list_offsets([(topic, partition, EARLIEST_TIMESTAMP)]))[(topic, partition)]
-        first = first if start.error_code else \
-            (yield fetch(topic, partition=partition, offset=start.offset, max_wait_ms=max_wait_ms))
+        first = (
+            first
+            if start.error_code
+            else (yield fetch(topic, partition=partition, offset=start.offset, max_wait_ms=max_wait_ms))
+        )
     if first.error_code:
         return first
     batches = list(first.batches)

@@ -8,6 +8,7 @@ request may or may not have been applied.  An answer that cannot be read ends it
 way the caller decides what that means; nothing here raises past the event loop but a broker that
 stays unreachable for ``reconnect_s``.
 """
+
 from __future__ import annotations
 
 import heapq
@@ -33,11 +34,13 @@ class Lost:
 
 # ---- connections that come back ---------------------------------------------------------------
 
+
 class Slot:
     """A connection to one broker that is reopened (with bounded backoff) after it breaks."""
 
-    def __init__(self, address: tuple[str, int], timeout_s: float, security: Security | None,
-                 reconnect_s: float, idle_s: float):
+    def __init__(
+        self, address: tuple[str, int], timeout_s: float, security: Security | None, reconnect_s: float, idle_s: float
+    ):
         self.address, self.timeout_s, self.security = address, timeout_s, security
         self.reconnect_s, self.idle_s = reconnect_s, idle_s
         self.conn: Connection | None = None
@@ -82,8 +85,9 @@ class Exchange:
 
     def advance(self, answer=None, received: int | None = None) -> None:
         try:
-            step = self.steps.throw(BrokenAnswer(answer.reason)) if isinstance(answer, Broken) \
-                else self.steps.send(answer)
+            step = (
+                self.steps.throw(BrokenAnswer(answer.reason)) if isinstance(answer, Broken) else self.steps.send(answer)
+            )
         except StopIteration as finished:
             return self.finish(finished.value, received)
         except BrokenAnswer as error:
@@ -138,8 +142,16 @@ class Multiplexer:
     """Slots to the brokers (one admin slot and ``connections`` operation slots each, at most ``depth``
     operations waiting on each) and their event loop: sockets and timers, served until told to stop."""
 
-    def __init__(self, bootstrap: tuple[str, int], connections: int = 4, depth: int = 2, timeout_s: float = 30.0,
-                 security: Security | None = None, reconnect_s: float = 30.0, idle_s: float = 240.0):
+    def __init__(
+        self,
+        bootstrap: tuple[str, int],
+        connections: int = 4,
+        depth: int = 2,
+        timeout_s: float = 30.0,
+        security: Security | None = None,
+        reconnect_s: float = 30.0,
+        idle_s: float = 240.0,
+    ):
         self.bootstrap = bootstrap
         self.connections, self.depth, self.timeout_s = max(1, connections), depth, timeout_s
         self.slot_options = (timeout_s, security, reconnect_s, idle_s)

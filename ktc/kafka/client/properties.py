@@ -1,4 +1,5 @@
 """Java ``.properties`` files, as the TLS/SASL settings of ``--kafka-config`` are written."""
+
 from __future__ import annotations
 
 
@@ -41,7 +42,7 @@ def _unescape(text: str) -> str:
         if c == "\\" and i + 1 < len(text):
             n = text[i + 1]
             if n == "u" and i + 6 <= len(text):
-                out.append(chr(int(text[i + 2:i + 6], 16)))
+                out.append(chr(int(text[i + 2 : i + 6], 16)))
                 i += 6
                 continue
             out.append({"t": "\t", "n": "\n", "r": "\r", "f": "\f"}.get(n, n))

@@ -7,6 +7,7 @@ timestamp type, each record's delta).  Also CRC32C and the zigzag varints of Def
 
 Only ``reference.types`` is imported from the reference (plain data), never its rules.
 """
+
 from __future__ import annotations
 
 import struct
@@ -39,6 +40,7 @@ class UnsupportedVersion(WireError):
 
 # ---- CRC32C (Castagnoli) -------------------------------------------------------------------
 
+
 def _crc_table() -> list[int]:
     table = []
     for n in range(256):
@@ -64,6 +66,7 @@ def crc32c(data: bytes) -> int:
 
 
 # ---- varints (zigzag, as in DefaultRecord) ---------------------------------------------------
+
 
 def wrap64(value: int) -> int:
     """Java long arithmetic: reduce to [Long.MIN, Long.MAX]."""
@@ -97,17 +100,30 @@ def read_varint(data: memoryview, pos: int, bits: int = 64) -> tuple[int, int]:
 
 # ---- record batches --------------------------------------------------------------------------
 
+
 def _codec(name: str):
     from kafka import codec  # gzip always works; snappy/lz4/zstd need their optional packages
-    return {"gzip": (codec.gzip_encode, codec.gzip_decode),
-            "snappy": (codec.snappy_encode, codec.snappy_decode),
-            "lz4": (codec.lz4_encode, codec.lz4_decode),
-            "zstd": (codec.zstd_encode, codec.zstd_decode)}[name]
+
+    return {
+        "gzip": (codec.gzip_encode, codec.gzip_decode),
+        "snappy": (codec.snappy_encode, codec.snappy_decode),
+        "lz4": (codec.lz4_encode, codec.lz4_decode),
+        "zstd": (codec.zstd_encode, codec.zstd_decode),
+    }[name]
 
 
-def encode_batch(batch: Batch, *, base_offset: int = 0, base_timestamp: int | None = None,
-                 attributes: int | None = None, producer_id: int = -1, producer_epoch: int = -1,
-                 base_sequence: int = -1, partition_leader_epoch: int = -1, bad_crc: bool = False) -> bytes:
+def encode_batch(
+    batch: Batch,
+    *,
+    base_offset: int = 0,
+    base_timestamp: int | None = None,
+    attributes: int | None = None,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    partition_leader_epoch: int = -1,
+    bad_crc: bool = False,
+) -> bytes:
     """One magic-2 RecordBatch, byte for byte what ``batch`` says, honest or not.
 
     ``base_timestamp`` defaults to the first record's timestamp (as the Java producer writes it);
@@ -142,9 +158,23 @@ def encode_batch(batch: Batch, *, base_offset: int = 0, base_timestamp: int | No
         if batch.timestamp_extended:
             attributes |= ATTR_TIMESTAMP_EXTENDED
     length = BATCH_HEADER.size - 12 + len(body)
-    header = bytearray(BATCH_HEADER.pack(base_offset, length, partition_leader_epoch, 2, 0, attributes,
-                                         max(len(records) - 1, 0), wrap64(base_ts), wrap64(header_max(batch)),
-                                         producer_id, producer_epoch, base_sequence, len(records)))
+    header = bytearray(
+        BATCH_HEADER.pack(
+            base_offset,
+            length,
+            partition_leader_epoch,
+            2,
+            0,
+            attributes,
+            max(len(records) - 1, 0),
+            wrap64(base_ts),
+            wrap64(header_max(batch)),
+            producer_id,
+            producer_epoch,
+            base_sequence,
+            len(records),
+        )
+    )
     out = header + body
     crc = crc32c(bytes(out[CRC_START:]))
     struct.pack_into(">I", out, 17, crc ^ (1 if bad_crc else 0))
@@ -190,10 +220,11 @@ def decode_batches(data: bytes) -> list[DecodedBatch]:
         magic = view[pos + 16]
         if magic != 2:
             raise WireError(f"batch at offset {base_offset} has magic {magic}; only v2 is decoded")
-        (_, _, epoch, _, crc, attributes, last_delta, base_ts, max_ts, producer_id, _, _,
-         count) = BATCH_HEADER.unpack_from(view, pos)
-        crc_ok = crc32c(bytes(view[pos + CRC_START:end])) == crc
-        body = view[pos + BATCH_HEADER.size:end]
+        (_, _, epoch, _, crc, attributes, last_delta, base_ts, max_ts, producer_id, _, _, count) = (
+            BATCH_HEADER.unpack_from(view, pos)
+        )
+        crc_ok = crc32c(bytes(view[pos + CRC_START : end])) == crc
+        body = view[pos + BATCH_HEADER.size : end]
         codec = attributes & 0x07
         if codec:
             body = memoryview(_codec(CODEC_NAMES[codec])[1](bytes(body)))
@@ -209,7 +240,10 @@ def decode_batches(data: bytes) -> list[DecodedBatch]:
             p = rec_end
             create = wrap64(base_ts + delta)
             records.append(StoredRecord(base_offset + offset_delta, max_ts if log_append else create, create))
-        out.append(DecodedBatch(base_offset, attributes, last_delta, base_ts, max_ts, producer_id,
-                                tuple(records), crc_ok, epoch))
+        out.append(
+            DecodedBatch(
+                base_offset, attributes, last_delta, base_ts, max_ts, producer_id, tuple(records), crc_ok, epoch
+            )
+        )
         pos = end
     return out

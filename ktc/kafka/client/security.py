@@ -17,6 +17,7 @@ their tokens in SaslHandshake v1 / SaslAuthenticate v1 requests, once, right aft
 KIP-368 re-authentication is not done: a broker with ``connections.max.reauth.ms`` closes the
 connection when the session expires, and the caller reopens it like any other broken connection.
 """
+
 from __future__ import annotations
 
 import functools
@@ -120,8 +121,10 @@ class Security:
             if key not in PROPERTIES and not key.startswith(SECURITY_NAMESPACES):
                 continue
             if key not in PROPERTIES:
-                raise SecurityError(f"unknown property {key!r} in {where}: ktc understands only "
-                                    + ", ".join(k for k in PROPERTIES if k != "sasl.mechanisms"))
+                raise SecurityError(
+                    f"unknown property {key!r} in {where}: ktc understands only "
+                    + ", ".join(k for k in PROPERTIES if k != "sasl.mechanisms")
+                )
             values[PROPERTIES[key]] = os.path.abspath(value) if key in _PATHS and value else value
         if "protocol" in values:
             values["protocol"] = values["protocol"].upper()
@@ -138,8 +141,9 @@ class Security:
         try:
             stamp = os.stat(path).st_mtime_ns
         except OSError as error:
-            raise SecurityError(f"cannot read Kafka client config {path} (from ${ENV_VARIABLE}): "
-                                f"{error.strerror}") from None
+            raise SecurityError(
+                f"cannot read Kafka client config {path} (from ${ENV_VARIABLE}): {error.strerror}"
+            ) from None
         return _from_file(os.path.abspath(path), stamp)
 
     # -- reading one
@@ -230,18 +234,22 @@ def _context(s: Security) -> ssl.SSLContext:
         else:
             context.load_verify_locations(cafile=s.ca_location)
     except (ssl.SSLError, OSError) as error:
-        raise SecurityError(f"ssl.ca.location in {where}: {s.ca_location} holds no usable CA certificate "
-                            f"({_one_line(error)})") from None
+        raise SecurityError(
+            f"ssl.ca.location in {where}: {s.ca_location} holds no usable CA certificate ({_one_line(error)})"
+        ) from None
     if s.certificate_location:
         try:
             context.load_cert_chain(s.certificate_location, s.key_location, s.key_password)
         except (ssl.SSLError, OSError) as error:
-            raise SecurityError(f"ssl.certificate.location / ssl.key.location in {where}: cannot load the client "
-                                f"certificate and key (wrong ssl.key.password?): {_one_line(error)}") from None
+            raise SecurityError(
+                f"ssl.certificate.location / ssl.key.location in {where}: cannot load the client "
+                f"certificate and key (wrong ssl.key.password?): {_one_line(error)}"
+            ) from None
     return context
 
 
 # ---- opening a connection ----------------------------------------------------------------------
+
 
 def open_socket(address: tuple[str, int], timeout_s: float, security: Security | None = None) -> socket.socket:
     """A connected, blocking socket to ``address``, ready for Kafka requests.
@@ -281,36 +289,60 @@ def _tls(sock: socket.socket, address: tuple[str, int], security: Security) -> s
     try:
         return security.ssl_context().wrap_socket(sock, server_hostname=address[0])
     except ssl.SSLCertVerificationError as error:
-        hint = ("the certificate does not name this host: check the bootstrap address or "
-                "ssl.endpoint.identification.algorithm" if error.verify_code in (62, 64) else
-                "check ssl.ca.location")
-        raise AuthenticationError(f"TLS to {name}: the broker's certificate was refused: {error.verify_message} "
-                        f"({hint}{where})") from None
+        hint = (
+            "the certificate does not name this host: check the bootstrap address or "
+            "ssl.endpoint.identification.algorithm"
+            if error.verify_code in (62, 64)
+            else "check ssl.ca.location"
+        )
+        raise AuthenticationError(
+            f"TLS to {name}: the broker's certificate was refused: {error.verify_message} ({hint}{where})"
+        ) from None
     except (ssl.SSLError, OSError) as error:
-        raise WireError(f"TLS handshake with {name} failed: {_one_line(error)} "
-                        f"(is it a TLS listener? security.protocol={security.protocol}{where})") from None
+        raise WireError(
+            f"TLS handshake with {name} failed: {_one_line(error)} "
+            f"(is it a TLS listener? security.protocol={security.protocol}{where})"
+        ) from None
 
 
 def _authenticate(sock: socket.socket, name: str, security: Security) -> None:
     """SaslHandshake v1, then SaslAuthenticate v1 rounds driven by kafka-python's mechanism."""
-    handshake = _exchange(sock, name, security, SaslHandshakeRequest, SaslHandshakeResponse, 1,
-                          mechanism=security.mechanism)
+    handshake = _exchange(
+        sock, name, security, SaslHandshakeRequest, SaslHandshakeResponse, 1, mechanism=security.mechanism
+    )
     if handshake.error_code != 0:
-        enabled = (f"the listener enables only {', '.join(handshake.mechanisms)}" if handshake.mechanisms else
-                   "the listener does not use SASL: check security.protocol")
-        raise AuthenticationError(f"SASL {security.mechanism} refused by {name} "
-                                  f"(error {handshake.error_code}): {enabled}")
+        enabled = (
+            f"the listener enables only {', '.join(handshake.mechanisms)}"
+            if handshake.mechanisms
+            else "the listener does not use SASL: check security.protocol"
+        )
+        raise AuthenticationError(
+            f"SASL {security.mechanism} refused by {name} (error {handshake.error_code}): {enabled}"
+        )
     mechanism = get_sasl_mechanism(security.mechanism)(
-        sasl_mechanism=security.mechanism, sasl_plain_username=security.username,
-        sasl_plain_password=security.password, security_protocol=security.protocol, host=name.rsplit(":", 1)[0])
+        sasl_mechanism=security.mechanism,
+        sasl_plain_username=security.username,
+        sasl_plain_password=security.password,
+        security_protocol=security.protocol,
+        host=name.rsplit(":", 1)[0],
+    )
     correlation = 1
     while not mechanism.is_done():
         correlation += 1
-        answer = _exchange(sock, name, security, SaslAuthenticateRequest, SaslAuthenticateResponse, correlation,
-                           auth_bytes=mechanism.auth_bytes())
+        answer = _exchange(
+            sock,
+            name,
+            security,
+            SaslAuthenticateRequest,
+            SaslAuthenticateResponse,
+            correlation,
+            auth_bytes=mechanism.auth_bytes(),
+        )
         if answer.error_code != 0:
-            raise AuthenticationError(f"SASL {security.mechanism} login as {security.username!r} to {name} failed "
-                            f"(error {answer.error_code}): {_one_line(answer.error_message or 'no message')}")
+            raise AuthenticationError(
+                f"SASL {security.mechanism} login as {security.username!r} to {name} failed "
+                f"(error {answer.error_code}): {_one_line(answer.error_message or 'no message')}"
+            )
         try:
             mechanism.receive(answer.auth_bytes)
         except (ValueError, KeyError) as error:
@@ -319,8 +351,9 @@ def _authenticate(sock: socket.socket, name: str, security: Security) -> None:
         raise AuthenticationError(f"SASL {security.mechanism} login as {security.username!r} to {name} failed")
 
 
-def _exchange(sock: socket.socket, name: str, security: Security, request_cls, response_cls, correlation: int,
-              **fields):
+def _exchange(
+    sock: socket.socket, name: str, security: Security, request_cls, response_cls, correlation: int, **fields
+):
     """Send one SASL request (v1) on a blocking socket and decode its response."""
     version = 1
     request = request_cls[version](**fields)
@@ -357,4 +390,3 @@ def _recv_exactly(sock: socket.socket, n: int) -> bytes:
 
 def _one_line(error: object) -> str:
     return " ".join(str(error).split())
-

@@ -2,7 +2,7 @@
 
 Request and response *framing* (headers, flexible versions, tagged fields) comes from
 kafka-python's protocol classes, which are generated from Kafka's own JSON message schemas
-(requests as data: messages.py).  The *record batch* is written and read by hand (records.py),
+(requests as data: messages.py, admin.py).  The *record batch* is written and read by hand (records.py),
 because a conformance suite must send what no well-behaved producer would: any int64 timestamp
 (``-1``, ``Long.MIN``, ``Long.MAX``), any attribute bits, a header MaxTimestamp that disagrees with
 the records, and must read back the stored batch exactly as the broker keeps it (header max,
@@ -11,6 +11,7 @@ what is hand-written and why.  This module is the facade: everything is importab
 
 Only ``reference.types`` is imported from the reference (plain data), never its rules.
 """
+
 from __future__ import annotations
 
 import select
@@ -21,21 +22,18 @@ from dataclasses import replace
 
 from ktc.reference.types import INT64_MAX, INT64_MIN, Batch
 
-from . import messages
+from . import admin, messages
+from .admin import RESOURCE_BROKER, RESOURCE_TOPIC, ConfigEntry, NewTopic
 from .messages import (  # noqa: F401
     API_KEYS,
     EARLIEST_TIMESTAMP,
     LATEST_TIMESTAMP,
     LIST_OFFSETS_MAX,
     MAX_TIMESTAMP,
-    RESOURCE_BROKER,
-    RESOURCE_TOPIC,
     VERSIONS,
     Call,
-    ConfigEntry,
     FetchOutcome,
     ListOffsetsOutcome,
-    NewTopic,
     Pause,
     ProduceOutcome,
 )
@@ -68,11 +66,13 @@ def now_ms() -> int:
 
 # ---- the connection ------------------------------------------------------------------------
 
+
 class Client:
     """One blocking connection to one broker.  Kafka error codes are data, never exceptions."""
 
-    def __init__(self, bootstrap: str, *, timeout_s: float = 30.0, client_id: str = "ktc",
-                 security: Security | None = None):
+    def __init__(
+        self, bootstrap: str, *, timeout_s: float = 30.0, client_id: str = "ktc", security: Security | None = None
+    ):
         """Connect (TLS and SASL as ``security`` says; default ``Security.from_env()``, i.e. $KTC_KAFKA_CONFIG)."""
         host, _, port = bootstrap.rpartition(":")
         self.address = (host or "127.0.0.1", int(port))
@@ -147,7 +147,7 @@ class Client:
         return call.parse(self.request(request_cls, response_cls, self.version(call.api, call.at), **call.fields))
 
     def perform(self, steps):
-        """Run a multi-request operation of messages.py (a generator of Call / Pause) to its result."""
+        """Run a multi-request operation of messages.py or admin.py (a generator of Call / Pause) to its result."""
         answer = None
         try:
             while True:
@@ -160,7 +160,7 @@ class Client:
 
     # -- APIs
     def api_versions(self) -> dict[int, tuple[int, int]]:
-        self._versions = self.call(messages.api_versions())
+        self._versions = self.call(admin.api_versions())
         return dict(self._versions)
 
     def supported_versions(self) -> dict[int, tuple[int, int]]:
@@ -170,21 +170,37 @@ class Client:
         """The newest version of ``api`` the broker supports, at most ``cap``."""
         return min(self.supported_versions().get(API_KEYS[api], (0, cap))[1], cap)
 
-    def create_topic(self, name: str, configs: Mapping[str, object] = {}, *, partitions: int = 1,
-                     replication_factor: int = 1, timeout_ms: int = 30_000,
-                     wait_s: float = 10.0) -> tuple[int, str | None]:
+    def create_topic(
+        self,
+        name: str,
+        configs: Mapping[str, object] = {},
+        *,
+        partitions: int = 1,
+        replication_factor: int = 1,
+        timeout_ms: int = 30_000,
+        wait_s: float = 10.0,
+    ) -> tuple[int, str | None]:
         """CreateTopics; on success, wait (up to ``wait_s``) until every partition answers ListOffsets
-        on this connection (see messages.create_and_wait)."""
+        on this connection (see admin.create_and_wait)."""
         topic = NewTopic(name, dict(configs), partitions, replication_factor)
-        return self.perform(messages.create_and_wait([topic], wait_s, timeout_ms))[name]
+        return self.perform(admin.create_and_wait([topic], wait_s, timeout_ms))[name]
 
     def delete_topics(self, names: Iterable[str], timeout_ms: int = 30_000) -> dict[str, int]:
-        return self.call(messages.delete_topics(names, timeout_ms))
+        return self.call(admin.delete_topics(names, timeout_ms))
 
-    def produce_raw(self, topic: str, records: bytes, *, partition: int = 0, acks: int = -1,
-                    timeout_ms: int = 30_000, transactional_id: str | None = None) -> ProduceOutcome:
-        call = messages.produce(topic, records, partition=partition, acks=acks, timeout_ms=timeout_ms,
-                                transactional_id=transactional_id)
+    def produce_raw(
+        self,
+        topic: str,
+        records: bytes,
+        *,
+        partition: int = 0,
+        acks: int = -1,
+        timeout_ms: int = 30_000,
+        transactional_id: str | None = None,
+    ) -> ProduceOutcome:
+        call = messages.produce(
+            topic, records, partition=partition, acks=acks, timeout_ms=timeout_ms, transactional_id=transactional_id
+        )
         self.version("Produce")
         sent = now_ms()
         out = self.call(call)
@@ -193,23 +209,41 @@ class Client:
     def produce(self, topic: str, batch: Batch, *, partition: int = 0, **batch_options) -> ProduceOutcome:
         return self.produce_raw(topic, encode_batch(batch, **batch_options), partition=partition)
 
-    def fetch(self, topic: str, *, partition: int = 0, offset: int = 0, max_bytes: int = 64 << 20,
-              max_wait_ms: int = 0, isolation_level: int = 0) -> FetchOutcome:
-        return self.call(messages.fetch(topic, partition=partition, offset=offset, max_bytes=max_bytes,
-                                        max_wait_ms=max_wait_ms, isolation_level=isolation_level))
+    def fetch(
+        self,
+        topic: str,
+        *,
+        partition: int = 0,
+        offset: int = 0,
+        max_bytes: int = 64 << 20,
+        max_wait_ms: int = 0,
+        isolation_level: int = 0,
+    ) -> FetchOutcome:
+        return self.call(
+            messages.fetch(
+                topic,
+                partition=partition,
+                offset=offset,
+                max_bytes=max_bytes,
+                max_wait_ms=max_wait_ms,
+                isolation_level=isolation_level,
+            )
+        )
 
     def fetch_all(self, topic: str, *, partition: int = 0) -> FetchOutcome:
         """Every batch from the log start to the high watermark (several Fetches if needed)."""
         return self.perform(messages.fetch_all(topic, partition))
 
-    def list_offsets(self, topic: str, target: int, *, partition: int = 0, version: int | None = None,
-                     isolation_level: int = 0) -> ListOffsetsOutcome:
+    def list_offsets(
+        self, topic: str, target: int, *, partition: int = 0, version: int | None = None, isolation_level: int = 0
+    ) -> ListOffsetsOutcome:
         call = messages.list_offsets([(topic, partition, target)], isolation_level, version)
         return self.call(call)[(topic, partition)]
 
-    def describe_configs(self, resource_type: int, name: str, keys: Sequence[str] | None = None
-                         ) -> tuple[int, str | None, dict[str, ConfigEntry]]:
-        return self.call(messages.describe_configs(resource_type, name, keys))
+    def describe_configs(
+        self, resource_type: int, name: str, keys: Sequence[str] | None = None
+    ) -> tuple[int, str | None, dict[str, ConfigEntry]]:
+        return self.call(admin.describe_configs(resource_type, name, keys))
 
     def describe_topic_configs(self, topic: str, keys: Iterable[str] | None = None):
         return self.describe_configs(RESOURCE_TOPIC, topic, None if keys is None else list(keys))
@@ -218,7 +252,26 @@ class Client:
         return self.describe_configs(RESOURCE_BROKER, str(broker_id), None if keys is None else list(keys))
 
 
-__all__ = ["Client", "WireError", "UnsupportedVersion", "encode_batch", "decode_batches", "DecodedBatch",
-           "ProduceOutcome", "FetchOutcome", "ListOffsetsOutcome", "ConfigEntry", "NewTopic", "Call", "Pause",
-           "crc32c", "crc32c_pure", "LATEST_TIMESTAMP", "EARLIEST_TIMESTAMP", "MAX_TIMESTAMP", "INT64_MIN",
-           "INT64_MAX", "now_ms"]
+__all__ = [
+    "Client",
+    "WireError",
+    "UnsupportedVersion",
+    "encode_batch",
+    "decode_batches",
+    "DecodedBatch",
+    "ProduceOutcome",
+    "FetchOutcome",
+    "ListOffsetsOutcome",
+    "ConfigEntry",
+    "NewTopic",
+    "Call",
+    "Pause",
+    "crc32c",
+    "crc32c_pure",
+    "LATEST_TIMESTAMP",
+    "EARLIEST_TIMESTAMP",
+    "MAX_TIMESTAMP",
+    "INT64_MIN",
+    "INT64_MAX",
+    "now_ms",
+]

@@ -31,7 +31,11 @@ keeps the data for ``relaunch``.  Every node is registered for cleanup from ``op
 (``start`` only): a throwaway CA and certificates in the temp dir, SASL PLAIN and SCRAM-SHA-256/512
 for one user (SCRAM created at format time).  ``secure_bootstrap`` is its address (``localhost:port``)
 and ``client_security(mechanism)`` the client settings that log in to it; see tls.py.
+
+The files and command line it starts with (server.properties, logging, ``java``) are broker_config.py's;
+this module holds the process: its phases, readiness, and its end.
 """
+
 from __future__ import annotations
 
 import base64
@@ -48,13 +52,16 @@ import uuid
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import provision, tls
-from .clock import FROZEN_CLOCK_CONFIG, ControlledClock
+from . import broker_config, provision, tls
+from .clock import ControlledClock
 from .lifecycle import child_setup, keep_stopped, kill_group, release, signals_deferred
 
 READY_TIMEOUT_S = 60.0
-FAKETIME_GLOBS = ("/usr/lib/*/faketime/libfaketime.so.1", "/usr/lib/faketime/libfaketime.so.1",
-                  "/usr/local/lib/faketime/libfaketime.so.1")
+FAKETIME_GLOBS = (
+    "/usr/lib/*/faketime/libfaketime.so.1",
+    "/usr/lib/faketime/libfaketime.so.1",
+    "/usr/local/lib/faketime/libfaketime.so.1",
+)
 
 
 class BrokerError(RuntimeError):
@@ -87,16 +94,27 @@ def faketime_library() -> str:
         found = sorted(glob.glob(pattern))
         if found:
             return found[0]
-    raise BrokerError("libfaketime not found: install Debian's libfaketime (apt-get install libfaketime) "
-                      "to run brokers with a skewed clock")
+    raise BrokerError(
+        "libfaketime not found: install Debian's libfaketime (apt-get install libfaketime) "
+        "to run brokers with a skewed clock"
+    )
 
 
 class LocalBroker:
-    def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], *, config: Mapping[str, object] | None = None,
-                 faketime_offset_s: float | None = None, ready_timeout_s: float = READY_TIMEOUT_S,
-                 heap: str = "512m", node_id: int = 1, cluster_id: str | None = None,
-                 ports: tuple[int, int] | None = None, secure: bool | tls.SecureListener = False,
-                 clock: ControlledClock | None = None):
+    def __init__(
+        self,
+        version: str = provision.DEFAULT_VERSIONS[0],
+        *,
+        config: Mapping[str, object] | None = None,
+        faketime_offset_s: float | None = None,
+        ready_timeout_s: float = READY_TIMEOUT_S,
+        heap: str = "512m",
+        node_id: int = 1,
+        cluster_id: str | None = None,
+        ports: tuple[int, int] | None = None,
+        secure: bool | tls.SecureListener = False,
+        clock: ControlledClock | None = None,
+    ):
         self.version = version
         self.secure: tls.SecureListener | None = tls.SecureListener() if secure is True else (secure or None)
         self.tls: tls.TlsFiles | None = None
@@ -228,39 +246,17 @@ class LocalBroker:
 
     # -- internals
     def properties(self) -> dict[str, object]:
+        """server.properties (broker_config.py); a subclass may change it (a proxied listener)."""
         assert self.tmpdir is not None
-        props: dict[str, object] = {
-            "process.roles": "broker,controller",
-            "node.id": self.node_id,
-            "controller.quorum.voters": f"{self.node_id}@127.0.0.1:{self.controller_port}",
-            "listeners": f"PLAINTEXT://127.0.0.1:{self.port},CONTROLLER://127.0.0.1:{self.controller_port}",
-            "advertised.listeners": f"PLAINTEXT://127.0.0.1:{self.port}",
-            "controller.listener.names": "CONTROLLER",
-            "inter.broker.listener.name": "PLAINTEXT",
-            "listener.security.protocol.map": "CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT",
-            "log.dirs": self.tmpdir / "data",
-            "num.partitions": 1,
-            "auto.create.topics.enable": "false",
-            "offsets.topic.replication.factor": 1,
-            "offsets.topic.num.partitions": 1,
-            "transaction.state.log.replication.factor": 1,
-            "transaction.state.log.min.isr": 1,
-            "transaction.state.log.num.partitions": 1,
-            "group.initial.rebalance.delay.ms": 0,
-            "log.retention.check.interval.ms": 1000,
-            "log.initial.task.delay.ms": 0,
-            "log.segment.delete.delay.ms": 0,
-            "log.cleaner.enable": "false",
-        }
-        if provision.major(self.version) >= 4:
-            props.update({"share.coordinator.state.topic.replication.factor": 1,
-                          "share.coordinator.state.topic.min.isr": 1})
-        if self.clock is not None:
-            props.update(FROZEN_CLOCK_CONFIG)
-        if self.secure is not None and self.tls is not None:
-            props = tls.listener_properties(props, self.secure, self.tls)
-        props.update(self.config)
-        return props
+        return broker_config.server_properties(
+            self.node_id,
+            (self.port, self.controller_port),
+            self.tmpdir / "data",
+            self.version,
+            frozen_clock=self.clock is not None,
+            listener=(self.secure, self.tls) if self.secure is not None and self.tls is not None else None,
+            config=self.config,
+        )
 
     def _write_files(self) -> None:
         assert self.tmpdir is not None
@@ -268,47 +264,23 @@ class LocalBroker:
         (self.tmpdir / "jvm-tmp").mkdir(exist_ok=True)
         if self.secure is not None and self.tls is None:
             self.tls = tls.make_files(self.tmpdir / "tls")
-        (self.tmpdir / "server.properties").write_text(
-            "".join(f"{k}={v}\n" for k, v in self.properties().items()))
-        log = self.tmpdir / "logs" / "server.log"
-        pattern = "[%d] %p %m (%c)%n"
-        if provision.logging_family(self.version) == "reload4j":
-            (self.tmpdir / "log4j.properties").write_text(
-                "log4j.rootLogger=INFO, file\n"
-                "log4j.appender.file=org.apache.log4j.FileAppender\n"
-                f"log4j.appender.file.File={log}\n"
-                "log4j.appender.file.layout=org.apache.log4j.PatternLayout\n"
-                f"log4j.appender.file.layout.ConversionPattern={pattern}\n"
-                "log4j.logger.kafka.request.logger=WARN\n")
-        else:
-            (self.tmpdir / "log4j2.xml").write_text(
-                '<?xml version="1.0" encoding="UTF-8"?>\n'
-                '<Configuration status="WARN">\n'
-                f'  <Appenders><File name="file" fileName="{log}">'
-                f'<PatternLayout pattern="{pattern}"/></File></Appenders>\n'
-                '  <Loggers><Logger name="kafka.request.logger" level="WARN"/>\n'
-                '    <Root level="INFO"><AppenderRef ref="file"/></Root></Loggers>\n'
-                "</Configuration>\n"
-            )
+        broker_config.write_files(self.tmpdir, self.version, self.properties())
 
     def _java(self, lib: Path, main: str, *args: str) -> list[str]:
         assert self.tmpdir is not None
-        if provision.logging_family(self.version) == "reload4j":
-            logging = [f"-Dlog4j.configuration=file:{self.tmpdir / 'log4j.properties'}"]
-        else:
-            logging = [f"-Dlog4j2.configurationFile={self.tmpdir / 'log4j2.xml'}"]
-        return ["java", f"-Xmx{self.heap}", "-Xss1m", *JVM_FLAGS, "-Djava.awt.headless=true",
-                f"-Dkafka.logs.dir={self.tmpdir / 'logs'}", *logging,
-                f"-Djava.io.tmpdir={self.tmpdir / 'jvm-tmp'}",  # lz4/snappy natives: gone with the folder, not /tmp
-                "-cp", str(lib / "*"), main, *args]
+        return broker_config.java_command(self.tmpdir, self.version, self.heap, lib, main, *args)
 
     def _env(self) -> dict[str, str]:
         env = dict(os.environ)
         if self.faketime_offset_s is not None:
-            env.update({"LD_PRELOAD": faketime_library(),
-                        "FAKETIME": f"{self.faketime_offset_s:+g}s",
-                        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
-                        "FAKETIME_FORCE_MONOTONIC_FIX": "0"})
+            env.update(
+                {
+                    "LD_PRELOAD": faketime_library(),
+                    "FAKETIME": f"{self.faketime_offset_s:+g}s",
+                    "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+                    "FAKETIME_FORCE_MONOTONIC_FIX": "0",
+                }
+            )
         if self.clock is not None:
             env.update(self.clock.environment())
         return env
@@ -318,12 +290,27 @@ class LocalBroker:
 
     def _format_begin(self, lib: Path) -> subprocess.Popen:
         assert self.tmpdir is not None
-        cmd = self._java(lib, "kafka.tools.StorageTool", "format", "-t", self.cluster_id,
-                         "-c", str(self.tmpdir / "server.properties"), "--ignore-formatted",
-                         *(tls.scram_arguments(self.secure) if self.secure is not None else ()))
+        cmd = self._java(
+            lib,
+            "kafka.tools.StorageTool",
+            "format",
+            "-t",
+            self.cluster_id,
+            "-c",
+            str(self.tmpdir / "server.properties"),
+            "--ignore-formatted",
+            *(tls.scram_arguments(self.secure) if self.secure is not None else ()),
+        )
         with open(self.tmpdir / "format.log", "wb") as out, signals_deferred():
-            proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    start_new_session=True, env=self._env(), preexec_fn=child_setup)
+            proc = subprocess.Popen(
+                cmd,
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                start_new_session=True,
+                env=self._env(),
+                preexec_fn=child_setup,
+            )
             self._children.append(proc)
         return proc
 
@@ -345,13 +332,20 @@ class LocalBroker:
         with open(self.tmpdir / "console.log", "ab") as out, signals_deferred():
             self.process = subprocess.Popen(
                 self._java(lib, "kafka.Kafka", str(self.tmpdir / "server.properties")),
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, cwd=self.tmpdir,
-                start_new_session=True, env=self._env(), preexec_fn=child_setup)
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
+                cwd=self.tmpdir,
+                start_new_session=True,
+                env=self._env(),
+                preexec_fn=child_setup,
+            )
             self._children.append(self.process)
 
     def wait_ready(self) -> None:
         from ..client.security import PLAINTEXT  # lazy, like wire: it loads kafka-python
         from ..client.wire import Client, WireError  # lazy: wire imports nothing from here
+
         deadline = time.monotonic() + self.ready_timeout_s
         last = "no connection yet"
         while time.monotonic() < deadline:
@@ -368,8 +362,10 @@ class LocalBroker:
             except (OSError, WireError) as error:
                 last = f"{type(error).__name__}: {error}"
             time.sleep(0.05)
-        raise BrokerError(f"Kafka {self.version} did not answer ApiVersions on {self.bootstrap} within "
-                          f"{self.ready_timeout_s:.0f} s (last: {last}):\n{self.log_tail()}")
+        raise BrokerError(
+            f"Kafka {self.version} did not answer ApiVersions on {self.bootstrap} within "
+            f"{self.ready_timeout_s:.0f} s (last: {last}):\n{self.log_tail()}"
+        )
 
     def _kill(self) -> None:
         for child in list(self._children):
@@ -377,13 +373,6 @@ class LocalBroker:
             if self.faketime_offset_s is not None:
                 _remove_faketime_shm(child.pid)
         self._children = [c for c in self._children if c.returncode is None]
-
-
-# The client compiler alone and the serial collector, for the broker and StorageTool: a test broker lives a
-# few minutes, mostly compiling and collecting a small heap.  For the broker, kafka-4.4.0 judged alone at the
-# dev profile: its JVM's CPU 29 -> 17 s, test time 26 -> 25 s (benchmarks/README.md).  StorageTool's format
-# runs for a second and exits ~1.5 s sooner (3.0 -> 1.4 s on 3.9.2, 3.6 -> 2.1 s on 4.4.0).
-JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 
 
 def _remove_faketime_shm(pid: int) -> None:

@@ -27,6 +27,7 @@ and the time it took to be seen is measured.  The broker's ``now`` is then known
 operation is judged at that point instead of over [sent, received].  ``HostClock`` is the same
 interface for a broker whose clock ktc does not control: the host's wall clock, judged over intervals.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -145,8 +146,10 @@ class ControlledClock:
         echoed = observe()
         self.verification.record(ms, echoed, started)
         if echoed != ms:
-            raise ClockError(f"the broker's clock was set to {ms} but it echoes {echoed}: "
-                             f"is the broker running with ktc's clock preload ({self.library.name})?")
+            raise ClockError(
+                f"the broker's clock was set to {ms} but it echoes {echoed}: "
+                f"is the broker running with ktc's clock preload ({self.library.name})?"
+            )
 
     def environment(self) -> dict[str, str]:
         """The JVM's environment that makes it read this clock."""
@@ -168,8 +171,8 @@ class ClockChecks(TypedDict):
     """How the settings of a run were verified (a broker adapter's clock description carries it)."""
 
     checks: int
-    failures: int                   # settings the broker echoed otherwise
-    median_seen_ms: float | None    # from a setting to its echo; None before any
+    failures: int  # settings the broker echoed otherwise
+    median_seen_ms: float | None  # from a setting to its echo; None before any
     max_seen_ms: float | None
 
 
@@ -189,5 +192,9 @@ class Verification:
     def summary(self) -> ClockChecks:
         seen = sorted(s for _, _, s in self.checks)
         median = seen[len(seen) // 2] * 1000 if seen else None
-        return {"checks": len(self.checks), "failures": len(self.failures), "median_seen_ms": median,
-                "max_seen_ms": seen[-1] * 1000 if seen else None}
+        return {
+            "checks": len(self.checks),
+            "failures": len(self.failures),
+            "median_seen_ms": median,
+            "max_seen_ms": seen[-1] * 1000 if seen else None,
+        }

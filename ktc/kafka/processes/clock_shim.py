@@ -5,6 +5,7 @@
 atomic (compile to a temporary name, rename), so concurrent runs never load half a library.
 ``ShimError`` says why it cannot be had (no compiler, a failed build), in one line.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -37,8 +38,7 @@ def build(source: Path = SOURCE) -> Path:
         return target
     compiler = next((found for name in COMPILERS if (found := shutil.which(name))), None)
     if compiler is None:
-        raise ShimError("no C compiler (cc, gcc or clang) on PATH to build ktc's clock preload "
-                        "(apt-get install gcc)")
+        raise ShimError("no C compiler (cc, gcc or clang) on PATH to build ktc's clock preload (apt-get install gcc)")
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkstemp(prefix="ktcclock-", suffix=".so", dir=target.parent)[1])
     try:

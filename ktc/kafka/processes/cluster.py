@@ -18,6 +18,7 @@ SIGINT/SIGTERM, PDEATHSIG, process groups).
 
 Node indexes (0, 1, 2) are used everywhere; Kafka's broker ids are index + 1.
 """
+
 from __future__ import annotations
 
 import time
@@ -43,8 +44,12 @@ METADATA_VERSION = 9  # flexible, names topics; inside the ranges of 3.9 and 4.x
 OFFSET_TOLERANCE_MS = 20
 WAIT_S = 60.0
 # Faster fencing of a node that dies without a controlled shutdown; the model's retention is on demand only.
-CLUSTER_CONFIG = {"broker.heartbeat.interval.ms": 500, "broker.session.timeout.ms": 3000,
-                  "log.retention.check.interval.ms": 3_600_000, "log.initial.task.delay.ms": 3_600_000}
+CLUSTER_CONFIG = {
+    "broker.heartbeat.interval.ms": 500,
+    "broker.session.timeout.ms": 3000,
+    "log.retention.check.interval.ms": 3_600_000,
+    "log.initial.task.delay.ms": 3_600_000,
+}
 
 
 class ClusterError(RuntimeError):
@@ -53,15 +58,21 @@ class ClusterError(RuntimeError):
 
 @dataclass(frozen=True)
 class PartitionState:
-    leader: int            # node index, -1 when there is none
+    leader: int  # node index, -1 when there is none
     replicas: tuple[int, ...]
     isr: tuple[int, ...]
     error_code: int
 
 
 class LocalCluster:
-    def __init__(self, version: str = provision.DEFAULT_VERSIONS[0], offsets_s: Sequence[float] = DEFAULT_OFFSETS_S,
-                 *, config: Mapping[str, object] | None = None, verify: bool = True):
+    def __init__(
+        self,
+        version: str = provision.DEFAULT_VERSIONS[0],
+        offsets_s: Sequence[float] = DEFAULT_OFFSETS_S,
+        *,
+        config: Mapping[str, object] | None = None,
+        verify: bool = True,
+    ):
         self.version = version
         self.offsets_s = tuple(offsets_s)
         self.config = {**CLUSTER_CONFIG, **dict(config or {})}
@@ -113,9 +124,17 @@ class LocalCluster:
         ports = list(zip(flat[::2], flat[1::2]))
         voters = ",".join(f"{i + 1}@127.0.0.1:{c}" for i, (_p, c) in enumerate(ports))
         cluster_id = random_cluster_id()
-        self.nodes = [LocalBroker(self.version, node_id=i + 1, cluster_id=cluster_id, ports=ports[i],
-                                  faketime_offset_s=offset, config={**self.config, "controller.quorum.voters": voters})
-                      for i, offset in enumerate(self.offsets_s)]
+        self.nodes = [
+            LocalBroker(
+                self.version,
+                node_id=i + 1,
+                cluster_id=cluster_id,
+                ports=ports[i],
+                faketime_offset_s=offset,
+                config={**self.config, "controller.quorum.voters": voters},
+            )
+            for i, offset in enumerate(self.offsets_s)
+        ]
 
     def _launch_all(self, lib) -> None:
         for node in self.nodes:
@@ -154,10 +173,17 @@ class LocalCluster:
     def metadata(self, topics: Sequence[str] | None = None, via: int | None = None):
         """Kafka's MetadataResponse (v9) as one node sees it (``via``; default the first live node)."""
         index = self.live()[0] if via is None else via
-        request_topics = None if topics is None else [MetadataRequest[METADATA_VERSION].MetadataRequestTopic(name=t)
-                                                       for t in topics]
-        return self.client(index).request(MetadataRequest, MetadataResponse, METADATA_VERSION, topics=request_topics,
-                                          allow_auto_topic_creation=False, include_topic_authorized_operations=False)
+        request_topics = (
+            None if topics is None else [MetadataRequest[METADATA_VERSION].MetadataRequestTopic(name=t) for t in topics]
+        )
+        return self.client(index).request(
+            MetadataRequest,
+            MetadataResponse,
+            METADATA_VERSION,
+            topics=request_topics,
+            allow_auto_topic_creation=False,
+            include_topic_authorized_operations=False,
+        )
 
     def partition(self, topic: str, partition: int = 0, via: int | None = None) -> PartitionState:
         found = [t for t in self.metadata([topic], via).topics if t.name == topic]
@@ -166,8 +192,12 @@ class LocalCluster:
             code = found[0].error_code if found else -1
             return PartitionState(-1, (), (), code or 3)
         p = parts[0]
-        return PartitionState(p.leader_id - 1 if p.leader_id >= 0 else -1, tuple(r - 1 for r in p.replica_nodes),
-                              tuple(r - 1 for r in p.isr_nodes), p.error_code)
+        return PartitionState(
+            p.leader_id - 1 if p.leader_id >= 0 else -1,
+            tuple(r - 1 for r in p.replica_nodes),
+            tuple(r - 1 for r in p.isr_nodes),
+            p.error_code,
+        )
 
     def leader(self, topic: str, partition: int = 0) -> int:
         return self.partition(topic, partition).leader
@@ -178,13 +208,20 @@ class LocalCluster:
         for index in self.live():
             while len(self.metadata(via=index).brokers) < count:
                 if time.monotonic() > deadline:
-                    raise ClusterError(f"node {index} sees {len(self.metadata(via=index).brokers)} brokers, "
-                                       f"not {count}, after {timeout_s:.0f} s:\n{self.nodes[index].log_tail()}")
+                    raise ClusterError(
+                        f"node {index} sees {len(self.metadata(via=index).brokers)} brokers, "
+                        f"not {count}, after {timeout_s:.0f} s:\n{self.nodes[index].log_tail()}"
+                    )
                 time.sleep(0.05)
 
     # -- topics
-    def create_topic(self, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, object] = {},
-                     timeout_s: float = WAIT_S) -> tuple[int, str | None]:
+    def create_topic(
+        self,
+        name: str,
+        assignment: Sequence[Sequence[int]],
+        configs: Mapping[str, object] = {},
+        timeout_s: float = WAIT_S,
+    ) -> tuple[int, str | None]:
         """CreateTopics with an explicit replica assignment (one list of node indexes per partition,
         the first is the preferred leader); on success, wait until each partition's leader is the
         first live node of its list and answers ListOffsets."""
@@ -201,8 +238,10 @@ class LocalCluster:
         while not self._leads(topic, partition, want):
             if time.monotonic() - t0 > timeout_s:
                 state = self.partition(topic, partition)
-                raise ClusterError(f"{topic}-{partition}: node {want} is not the leader {timeout_s:.0f} s on "
-                                   f"(leader {state.leader}, isr {state.isr})")
+                raise ClusterError(
+                    f"{topic}-{partition}: node {want} is not the leader {timeout_s:.0f} s on "
+                    f"(leader {state.leader}, isr {state.isr})"
+                )
             time.sleep(0.02)
         return time.monotonic() - t0
 
@@ -251,13 +290,16 @@ def checked_offset(index: int, out: wire.ProduceOutcome, configured_ms: int) -> 
     observed = out.log_append_time - middle
     slack = (out.received_ms - out.sent_ms) // 2 + OFFSET_TOLERANCE_MS
     if abs(observed - configured_ms) > slack:
-        raise ClusterError(f"node {index}'s clock is {observed} ms off the host, not the configured {configured_ms} ms "
-                           f"(+-{slack} ms): is libfaketime working for the JVM?")
+        raise ClusterError(
+            f"node {index}'s clock is {observed} ms off the host, not the configured {configured_ms} ms "
+            f"(+-{slack} ms): is libfaketime working for the JVM?"
+        )
     return observed
 
 
-def create_assigned(client: wire.Client, name: str, assignment: Sequence[Sequence[int]],
-                    configs: Mapping[str, object] = {}) -> tuple[int, str | None]:
+def create_assigned(
+    client: wire.Client, name: str, assignment: Sequence[Sequence[int]], configs: Mapping[str, object] = {}
+) -> tuple[int, str | None]:
     """CreateTopics v5 with one replica list (node indexes) per partition."""
     req = CreateTopicsRequest[5]
     topic = req.CreatableTopic(
@@ -270,15 +312,18 @@ def create_assigned(client: wire.Client, name: str, assignment: Sequence[Sequenc
         ],
         configs=[req.CreatableTopic.CreatableTopicConfig(name=k, value=str(v)) for k, v in dict(configs).items()],
     )
-    response = client.request(CreateTopicsRequest, CreateTopicsResponse, 5, topics=[topic], timeout_ms=30_000,
-                              validate_only=False)
+    response = client.request(
+        CreateTopicsRequest, CreateTopicsResponse, 5, topics=[topic], timeout_ms=30_000, validate_only=False
+    )
     result = response.topics[0]
     return result.error_code, result.error_message
 
 
 # The experiment's raw numbers: both LogAppendTimes, their difference, what the new leader stores, the seconds taken
-LeaderChange = TypedDict("LeaderChange", {"L1": int, "L2": int, "L2-L1": int, "stored": list[int], "change_s": float,
-                                          "election_wait_s": float})
+LeaderChange = TypedDict(
+    "LeaderChange",
+    {"L1": int, "L2": int, "L2-L1": int, "stored": list[int], "change_s": float, "election_wait_s": float},
+)
 
 
 def leader_change_experiment(cluster: LocalCluster) -> LeaderChange:
@@ -294,16 +339,22 @@ def leader_change_experiment(cluster: LocalCluster) -> LeaderChange:
     election_s = cluster.wait_leader(topic, 0, slow)
     second = cluster.client(slow).produce(topic, Batch((Record(wire.now_ms()),)))
     stored = [r.timestamp for b in cluster.client(slow).fetch_all(topic).batches for r in b.records]
-    return {"L1": first.log_append_time, "L2": second.log_append_time,
-            "L2-L1": second.log_append_time - first.log_append_time, "stored": stored,
-            "change_s": round(time.monotonic() - t0, 2), "election_wait_s": round(election_s, 2)}
+    return {
+        "L1": first.log_append_time,
+        "L2": second.log_append_time,
+        "L2-L1": second.log_append_time - first.log_append_time,
+        "stored": stored,
+        "change_s": round(time.monotonic() - t0, 2),
+        "election_wait_s": round(election_s, 2),
+    }
 
 
-if (
-    __name__ == "__main__"
-):  # python -m ktc.kafka.processes.cluster [VERSION]: start, verify, experiment, stop
+if __name__ == "__main__":  # python -m ktc.kafka.processes.cluster [VERSION]: start, verify, experiment, stop
     import sys
+
     with LocalCluster(sys.argv[1] if len(sys.argv) > 1 else provision.DEFAULT_VERSIONS[0]) as c:
-        print(f"Kafka {c.version}: 3 nodes ready in {c.startup_s:.2f} s; offsets configured {list(c.offsets_ms)} ms, "
-              f"observed {c.measured_offsets_ms} ms")
+        print(
+            f"Kafka {c.version}: 3 nodes ready in {c.startup_s:.2f} s; offsets configured {list(c.offsets_ms)} ms, "
+            f"observed {c.measured_offsets_ms} ms"
+        )
         print(leader_change_experiment(c))

@@ -5,6 +5,7 @@ PR_SET_PDEATHSIG for children, and a process-group SIGKILL that waits until the 
 Used by every process module here (broker.py, kfake.py) and by the adapters that must delete what
 they created on an external broker (``keep_stopped``).
 """
+
 from __future__ import annotations
 
 import atexit

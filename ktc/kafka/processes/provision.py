@@ -13,6 +13,7 @@ second call costs one ``stat``.  The cache is ktc's (ktc/cache.py: ``$KTC_CACHE`
 Maven runs under the cache's one resolution lock (``ktc.cache.resolving``; Spark's Ivy takes it too): two
 pytest-xdist workers, or two runs on one machine, never write one local repository at once.
 """
+
 from __future__ import annotations
 
 import re
@@ -36,8 +37,11 @@ _VERSION = re.compile(r"^\d+\.\d+\.\d+([.-][A-Za-z0-9.-]+)?$")
 
 LOGGING = {
     3: [("ch.qos.reload4j", "reload4j", "1.2.25"), ("org.slf4j", "slf4j-reload4j", "1.7.36")],
-    4: [("org.apache.logging.log4j", "log4j-api", "2.24.3"), ("org.apache.logging.log4j", "log4j-core", "2.24.3"),
-        ("org.apache.logging.log4j", "log4j-slf4j-impl", "2.24.3")],
+    4: [
+        ("org.apache.logging.log4j", "log4j-api", "2.24.3"),
+        ("org.apache.logging.log4j", "log4j-core", "2.24.3"),
+        ("org.apache.logging.log4j", "log4j-slf4j-impl", "2.24.3"),
+    ],
 }
 
 
@@ -59,8 +63,10 @@ def lib_dir(version: str, *, quiet: bool = True, timeout_s: float = 900) -> Path
     if cached(version):
         return lib
     if shutil.which("mvn") is None:
-        raise ProvisionError("Maven (mvn) is not on PATH: install Maven 3.8+ to fetch Kafka "
-                             f"{version} from Maven Central, or point --kafka-bootstrap at a running broker")
+        raise ProvisionError(
+            "Maven (mvn) is not on PATH: install Maven 3.8+ to fetch Kafka "
+            f"{version} from Maven Central, or point --kafka-bootstrap at a running broker"
+        )
     with resolving():
         if not (lib / STAMP).exists():
             fetch(version, lib, quiet, timeout_s)
@@ -96,19 +102,29 @@ def run_maven(version: str, output: Path, quiet: bool, timeout_s: float) -> None
     """``mvn dependency:copy-dependencies`` of a throwaway POM naming ``version`` into ``output``."""
     with tempfile.TemporaryDirectory(prefix="ktc-mvn-") as work:
         Path(work, "pom.xml").write_text(pom(version))
-        cmd = ["mvn", "-B", "-Dstyle.color=never", "dependency:copy-dependencies", "-DincludeScope=runtime",
-               f"-DoutputDirectory={output}"]
+        cmd = [
+            "mvn",
+            "-B",
+            "-Dstyle.color=never",
+            "dependency:copy-dependencies",
+            "-DincludeScope=runtime",
+            f"-DoutputDirectory={output}",
+        ]
         if quiet:
             cmd.insert(1, "-q")
         try:
             done = subprocess.run(cmd, cwd=work, capture_output=True, text=True, timeout=timeout_s)
         except subprocess.TimeoutExpired:
-            raise ProvisionError(f"Maven did not resolve Kafka {version} within {timeout_s:.0f} s: "
-                                 "check access to https://repo.maven.apache.org") from None
+            raise ProvisionError(
+                f"Maven did not resolve Kafka {version} within {timeout_s:.0f} s: "
+                "check access to https://repo.maven.apache.org"
+            ) from None
     if done.returncode != 0:
-        raise ProvisionError(f"Maven could not resolve org.apache.kafka:kafka_2.13:{version}: "
-                             f"{_first_error(done.stdout + done.stderr)} "
-                             f"(is {version} on Maven Central? is repo.maven.apache.org reachable?)")
+        raise ProvisionError(
+            f"Maven could not resolve org.apache.kafka:kafka_2.13:{version}: "
+            f"{_first_error(done.stdout + done.stderr)} "
+            f"(is {version} on Maven Central? is repo.maven.apache.org reachable?)"
+        )
 
 
 def cache_size_bytes(version: str) -> int:
@@ -146,7 +162,8 @@ def pom(version: str) -> str:
     deps = [("org.apache.kafka", "kafka_2.13", version), *LOGGING[3 if major(version) < 4 else 4]]
     body = "\n".join(
         f"    <dependency><groupId>{g}</groupId><artifactId>{a}</artifactId><version>{v}</version></dependency>"
-        for g, a, v in deps)
+        for g, a, v in deps
+    )
     return f"""<?xml version="1.0" encoding="UTF-8"?>
 <project xmlns="http://maven.apache.org/POM/4.0.0">
   <modelVersion>4.0.0</modelVersion>

@@ -10,6 +10,7 @@ Removed when the implementation closes and at interpreter exit; a directory left
 process that died without either (its pid in the name is gone) is removed the next time one is
 made.  ``KTC_KAFKA_DATA_DIR=disk`` keeps the data in the broker's own temp dir.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -50,7 +51,7 @@ def remove(path: Path | None) -> None:
 def sweep(root: Path) -> None:
     """Remove the data directories of processes that no longer exist."""
     for path in root.glob(PREFIX + "*"):
-        pid = path.name[len(PREFIX):].split("-", 1)[0]
+        pid = path.name[len(PREFIX) :].split("-", 1)[0]
         if pid.isdigit() and not alive(int(pid)):
             shutil.rmtree(path, ignore_errors=True)
 

@@ -1,5 +1,6 @@
 """The skewed-clock cluster's clock offsets.  Pure: no Kafka client here, so the suites import the
 offsets (``DEFAULT_OFFSETS_S``) without the broker extra."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence

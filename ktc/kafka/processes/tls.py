@@ -15,6 +15,7 @@ live in the KRaft metadata log, so they are written at format time: ``scram_argu
 Certificates are valid for 30 days from now by the host clock: a broker whose ``faketime_offset_s``
 moves it outside that window would refuse the client certificate (``client_cert=True``).
 """
+
 from __future__ import annotations
 
 import secrets
@@ -44,7 +45,7 @@ class SecureListener:
     username: str = "ktc"
     password: str = field(default_factory=lambda: secrets.token_hex(12), repr=False)
     client_auth: str = "requested"  # ssl.client.auth: none | requested | required
-    host: str = "localhost"         # advertised and used in bootstrap: the hostname check sees a name
+    host: str = "localhost"  # advertised and used in bootstrap: the hostname check sees a name
     port: int = 0
 
 
@@ -63,18 +64,22 @@ class TlsFiles:
 
 # ---- certificates ------------------------------------------------------------------------------
 
-_CA_EXTENSIONS = ("basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign\n"
-                  "subjectKeyIdentifier = hash\n")
-_LEAF_EXTENSIONS = ("basicConstraints = critical,CA:FALSE\nkeyUsage = critical,digitalSignature,keyEncipherment\n"
-                    "extendedKeyUsage = serverAuth,clientAuth\nsubjectKeyIdentifier = hash\n"
-                    "authorityKeyIdentifier = keyid\n")
+_CA_EXTENSIONS = (
+    "basicConstraints = critical,CA:TRUE\nkeyUsage = critical,keyCertSign,cRLSign\nsubjectKeyIdentifier = hash\n"
+)
+_LEAF_EXTENSIONS = (
+    "basicConstraints = critical,CA:FALSE\nkeyUsage = critical,digitalSignature,keyEncipherment\n"
+    "extendedKeyUsage = serverAuth,clientAuth\nsubjectKeyIdentifier = hash\n"
+    "authorityKeyIdentifier = keyid\n"
+)
 
 
 def _openssl(*args: str) -> None:
     if shutil.which("openssl") is None:
         raise TlsError("openssl not found: install it (apt-get install openssl) to start a broker with TLS")
-    done = subprocess.run(["openssl", *args], stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          timeout=OPENSSL_TIMEOUT_S)
+    done = subprocess.run(
+        ["openssl", *args], stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=OPENSSL_TIMEOUT_S
+    )
     if done.returncode != 0:
         raise TlsError(f"openssl {args[0]} failed (exit {done.returncode}): {done.stderr.strip()[-2000:]}")
 
@@ -88,22 +93,71 @@ def make_ca(directory: Path, name: str, common_name: str) -> tuple[Path, Path]:
     """A self-signed CA: (certificate, key)."""
     cert, key = directory / f"{name}.pem", directory / f"{name}.key"
     config = _config(directory / f"{name}.cnf", common_name, _CA_EXTENSIONS)
-    _openssl("req", "-x509", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", str(key), "-out", str(cert), "-days", "30", "-config", str(config), "-extensions", "ext")
+    _openssl(
+        "req",
+        "-x509",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        str(key),
+        "-out",
+        str(cert),
+        "-days",
+        "30",
+        "-config",
+        str(config),
+        "-extensions",
+        "ext",
+    )
     return cert, key
 
 
-def make_leaf(directory: Path, name: str, ca: tuple[Path, Path], common_name: str,
-              alt_names: str | None = None) -> tuple[Path, Path]:
+def make_leaf(
+    directory: Path, name: str, ca: tuple[Path, Path], common_name: str, alt_names: str | None = None
+) -> tuple[Path, Path]:
     """A certificate signed by ``ca`` for ``common_name`` (and ``alt_names``, e.g. ``DNS:localhost``): (cert, key)."""
     cert, key, csr = directory / f"{name}.pem", directory / f"{name}.key", directory / f"{name}.csr"
     extensions = _LEAF_EXTENSIONS + (f"subjectAltName = {alt_names}\n" if alt_names else "")
     config = _config(directory / f"{name}.cnf", common_name, extensions)
-    _openssl("req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-             "-keyout", str(key), "-out", str(csr), "-config", str(config))
-    _openssl("x509", "-req", "-in", str(csr), "-CA", str(ca[0]), "-CAkey", str(ca[1]),
-             "-set_serial", str(secrets.randbits(63)), "-days", "30", "-out", str(cert),
-             "-extfile", str(config), "-extensions", "ext")
+    _openssl(
+        "req",
+        "-new",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-keyout",
+        str(key),
+        "-out",
+        str(csr),
+        "-config",
+        str(config),
+    )
+    _openssl(
+        "x509",
+        "-req",
+        "-in",
+        str(csr),
+        "-CA",
+        str(ca[0]),
+        "-CAkey",
+        str(ca[1]),
+        "-set_serial",
+        str(secrets.randbits(63)),
+        "-days",
+        "30",
+        "-out",
+        str(cert),
+        "-extfile",
+        str(config),
+        "-extensions",
+        "ext",
+    )
     return cert, key
 
 
@@ -119,52 +173,67 @@ def make_files(directory: Path) -> TlsFiles:
 
 # ---- the broker's side ---------------------------------------------------------------------------
 
+
 def _inline(path: Path) -> str:
     """A PEM file as one ``server.properties`` value (newlines as ``\\n`` escapes)."""
     return path.read_text().strip().replace("\n", "\\n")
 
 
-def listener_properties(props: dict[str, object], listener: SecureListener, files: TlsFiles,
-                        bind: str = "127.0.0.1") -> dict[str, object]:
+def listener_properties(
+    props: dict[str, object], listener: SecureListener, files: TlsFiles, bind: str = "127.0.0.1"
+) -> dict[str, object]:
     """``props`` with the SASL_SSL listener added to ``listeners``, ``advertised.listeners`` and the
     protocol map, and the listener's TLS and SASL settings."""
     prefix = f"listener.name.{LISTENER.lower()}."
     user, password = listener.username, listener.password
     scram = "org.apache.kafka.common.security.scram.ScramLoginModule required;"
+    plain = f'org.apache.kafka.common.security.plain.PlainLoginModule required user_{user}="{password}";'
     out = dict(props)
     out["listeners"] = f"{props['listeners']},{LISTENER}://{bind}:{listener.port}"
     out["advertised.listeners"] = f"{props['advertised.listeners']},{LISTENER}://{listener.host}:{listener.port}"
     out["listener.security.protocol.map"] = f"{props['listener.security.protocol.map']},{LISTENER}:SASL_SSL"
-    out.update({
-        prefix + "ssl.keystore.type": "PEM",
-        prefix + "ssl.keystore.key": _inline(files.server_key),
-        prefix + "ssl.keystore.certificate.chain": _inline(files.server_cert),
-        prefix + "ssl.truststore.type": "PEM",
-        prefix + "ssl.truststore.location": files.ca,
-        prefix + "ssl.client.auth": listener.client_auth,
-        prefix + "sasl.enabled.mechanisms": ",".join(MECHANISMS),
-        prefix + "plain.sasl.jaas.config":
-            f'org.apache.kafka.common.security.plain.PlainLoginModule required user_{user}="{password}";',
-        prefix + "scram-sha-256.sasl.jaas.config": scram,
-        prefix + "scram-sha-512.sasl.jaas.config": scram,
-    })
+    out.update(
+        {
+            prefix + "ssl.keystore.type": "PEM",
+            prefix + "ssl.keystore.key": _inline(files.server_key),
+            prefix + "ssl.keystore.certificate.chain": _inline(files.server_cert),
+            prefix + "ssl.truststore.type": "PEM",
+            prefix + "ssl.truststore.location": files.ca,
+            prefix + "ssl.client.auth": listener.client_auth,
+            prefix + "sasl.enabled.mechanisms": ",".join(MECHANISMS),
+            prefix + "plain.sasl.jaas.config": plain,
+            prefix + "scram-sha-256.sasl.jaas.config": scram,
+            prefix + "scram-sha-512.sasl.jaas.config": scram,
+        }
+    )
     return out
 
 
 def scram_arguments(listener: SecureListener) -> list[str]:
     """``kafka-storage format`` arguments that create the SCRAM user for both hash functions."""
-    return [arg for mechanism in SCRAM
-            for arg in ("--add-scram", f"{mechanism}=[name={listener.username},password={listener.password}]")]
+    return [
+        arg
+        for mechanism in SCRAM
+        for arg in ("--add-scram", f"{mechanism}=[name={listener.username},password={listener.password}]")
+    ]
 
 
 # ---- the client's side ---------------------------------------------------------------------------
 
-def client_security(listener: SecureListener, files: TlsFiles, mechanism: str = "SCRAM-SHA-256", *,
-                    client_cert: bool = False) -> Security:
+
+def client_security(
+    listener: SecureListener, files: TlsFiles, mechanism: str = "SCRAM-SHA-256", *, client_cert: bool = False
+) -> Security:
     """Settings that log in to the listener with ``mechanism`` over TLS, checking the hostname
     against the throwaway CA (and presenting the client certificate if ``client_cert``)."""
     from ..client.security import Security
-    return Security(protocol="SASL_SSL", mechanism=mechanism, username=listener.username,
-                    password=listener.password, ca_location=str(files.ca),
-                    certificate_location=str(files.client_cert) if client_cert else None,
-                    key_location=str(files.client_key) if client_cert else None)
+
+    return Security(
+        protocol="SASL_SSL",
+        mechanism=mechanism,
+        username=listener.username,
+        password=listener.password,
+        ca_location=str(files.ca),
+        certificate_location=str(files.client_cert) if client_cert else None,
+        key_location=str(files.client_key) if client_cert else None,
+    )

@@ -7,6 +7,7 @@ DEFAULT_RUN_RESULTS: the results.json of ``./run conformance`` (the default run:
 MUTANTS_RESULTS: ``ktc run --profile kafka-4 --hypothesis-profile dev --workers 0`` with the eight mutants
 of ``MUTANTS`` as ``--impl suites.selftest.mutants:<name>``.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -20,8 +21,16 @@ from ktc.plugin.artifacts import attach
 from ktc.reports.outcomes import targets
 
 HERE = Path(__file__).parent
-MUTANTS = ("exact_arithmetic", "after_bound_exclusive", "before_after_swapped", "wrong_error_code",
-           "trusts_header_max", "max_timestamp_last_offset", "rolls_by_wall_clock", "keeps_create_time_on_lat_topic")
+MUTANTS = (
+    "exact_arithmetic",
+    "after_bound_exclusive",
+    "before_after_swapped",
+    "wrong_error_code",
+    "trusts_header_max",
+    "max_timestamp_last_offset",
+    "rolls_by_wall_clock",
+    "keeps_create_time_on_lat_topic",
+)
 
 
 def load(path: str) -> dict:
@@ -39,7 +48,7 @@ def junit_seconds(junit: Path) -> dict[str, float]:
     found: dict[str, float] = {}
     for case in ET.parse(junit).iter("testcase"):
         name = case.get("name", "")
-        impl = name[name.index("[") + 1:].split("-kafka-")[0].split("-kip")[0].rstrip("]") if "[" in name else ""
+        impl = name[name.index("[") + 1 :].split("-kafka-")[0].split("-kip")[0].rstrip("]") if "[" in name else ""
         found[impl] = found.get(impl, 0.0) + float(case.get("time") or 0)
     return found
 
@@ -49,10 +58,18 @@ def mutant_records(doc: dict) -> list[dict]:
     it did, records made from the rows and the junit.xml test times."""
     if doc["provenance"].get("targets"):
         return doc["provenance"]["targets"]
-    return [{"implementation": t["implementation"], "version": t["version"], "profile": "kafka-4",
-             "description": "a mutant of the reference (suites/selftest/mutants.py)",
-             "evidence": "given with --profile",
-             "not_run": None, "duration_s": round(doc["wall"].get(t["implementation"], 0.0), 1)} for t in targets(doc)]
+    return [
+        {
+            "implementation": t["implementation"],
+            "version": t["version"],
+            "profile": "kafka-4",
+            "description": "a mutant of the reference (suites/selftest/mutants.py)",
+            "evidence": "given with --profile",
+            "not_run": None,
+            "duration_s": round(doc["wall"].get(t["implementation"], 0.0), 1),
+        }
+        for t in targets(doc)
+    ]
 
 
 def without_wall(doc: dict) -> dict:
@@ -61,8 +78,13 @@ def without_wall(doc: dict) -> dict:
 
 def failing(mutants: dict) -> dict:
     """The eight mutants as they ran."""
-    return attach({**without_wall(mutants), "schema_version": 3,
-                   "provenance": {**mutants["provenance"], "targets": mutant_records(mutants)}})
+    return attach(
+        {
+            **without_wall(mutants),
+            "schema_version": 3,
+            "provenance": {**mutants["provenance"], "targets": mutant_records(mutants)},
+        }
+    )
 
 
 def save(doc: dict, name: str) -> None:

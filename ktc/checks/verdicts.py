@@ -1,12 +1,13 @@
-"""Verdicts are data first and rendered last (Jepsen's checker contract).
+"""A check's verdicts: data first, rendered last (Jepsen's checker contract).
 
-A check yields a ``Verdict`` per clause per history: PASS, FAIL, UNKNOWN (a real broker's clock
-interval could not decide, a request was lost with its connection, or an earlier divergence
-explains the mismatch) or ERROR (the history could not be judged: an answer ktc cannot read, or a
-first divergence no clause decides).  Merging takes the worst: FAIL > ERROR > UNKNOWN > PASS.  A
-run's row per clause adds ``unsupported`` (the implementation says so) and ``error`` also when the
-harness or implementation crashed.
+A check yields a ``Verdict`` per clause per history, its ``validity`` one of the shared vocabulary's
+(reports/verdicts.py): PASS, FAIL, UNKNOWN (a real broker's clock interval could not decide, a request was
+lost with its connection, or an earlier divergence explains the mismatch) or ERROR (the history could not
+be judged: an answer ktc cannot read, or a first divergence no clause decides).  A test's row per clause
+merges its examples' verdicts in the vocabulary's one order (``reports.verdicts.ORDER``); the plugin adds
+``unsupported`` (the implementation says so) and ``error`` also when the harness or implementation crashed.
 """
+
 from __future__ import annotations
 
 import enum
@@ -14,12 +15,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from ktc.reports.schema import FirstDivergence, Scalar
+from ktc.reports.verdicts import Validity
 
-class Validity(str, enum.Enum):
-    PASS = "pass"
-    UNKNOWN = "unknown"
-    ERROR = "error"  # not judged: an answer ktc cannot read, or a first divergence no clause decides
-    FAIL = "fail"
+__all__ = ["Divergence", "Mismatch", "Validity", "Verdict", "render_mismatch"]
 
 
 INDEX = re.compile(r"\[\d+\]")  # a position in a result's tuple: dropped from a root cause's name
@@ -52,8 +51,10 @@ class Divergence:
     ordinal: int = 0
 
     def describe(self) -> str:
-        return (f"op #{self.op_index} {self.op_kind}.{self.field}: "
-                f"expected {short(plain(self.expected))}, observed {short(plain(self.observed))}")
+        return (
+            f"op #{self.op_index} {self.op_kind}.{self.field}: "
+            f"expected {short(plain(self.expected))}, observed {short(plain(self.observed))}"
+        )
 
     @property
     def cause(self) -> str:
@@ -61,10 +62,16 @@ class Divergence:
         offsets or timestamps): ``Produce.error_code: expected 32, observed 0``."""
         return f"{self.op_kind}.{INDEX.sub('[]', self.field)}: {shape(self.field, self.expected, self.observed)}"
 
-    def as_data(self) -> dict:
-        return {"op_index": self.op_index, "op_kind": self.op_kind, "field": self.field,
-                "expected": json_safe(self.expected), "observed": json_safe(self.observed),
-                "text": self.describe(), "cause": self.cause}
+    def as_data(self) -> FirstDivergence:
+        return {
+            "op_index": self.op_index,
+            "op_kind": self.op_kind,
+            "field": self.field,
+            "expected": json_safe(self.expected),
+            "observed": json_safe(self.observed),
+            "text": self.describe(),
+            "cause": self.cause,
+        }
 
 
 def plain(value: Any) -> Any:
@@ -73,10 +80,10 @@ def plain(value: Any) -> Any:
 
 def short(value: Any, limit: int = 160) -> str:
     text = repr(value)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def json_safe(value: Any) -> Any:
+def json_safe(value: object) -> Scalar:
     value = plain(value)
     return value if value is None or isinstance(value, (bool, int, str)) else short(value)
 
@@ -84,8 +91,9 @@ def json_safe(value: Any) -> Any:
 def shape(field_path: str, expected: Any, observed: Any) -> str:
     """Expected vs observed as a root cause names them: codes, flags and sentinels (< 0) exactly;
     other numbers (offsets, timestamps, counts) only by their order."""
-    exact = field_path.endswith("error_code") or not all(isinstance(v, int) and not isinstance(v, bool)
-                                                         for v in (expected, observed))
+    exact = field_path.endswith("error_code") or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in (expected, observed)
+    )
     if exact:
         return f"expected {short(plain(expected), 60)}, observed {short(plain(observed), 60)}"
     if expected < 0 or observed < 0:

@@ -1,0 +1,15 @@
+"""This folder's outputs: reproduce.py on each kfake ktc can run and on Apache Kafka 4.4.0 (the control), one
+broker at a time -> on-<target>-<version>.txt and triage.json (findings/targets.py says which targets).
+
+    .venv/bin/python findings/kfake-log-append-time-topic-ignored/outputs.py
+"""
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))  # findings/ is not a package
+
+from targets import write_outputs  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(write_outputs(HERE, "kfake"))

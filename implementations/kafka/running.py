@@ -1,0 +1,120 @@
+"""The histories of a single broker, run by the one executor (judge/pipeline.py): the default ``runs`` of a
+declared target (target.py).  An executor is what the adapter (adapter.py) asks to run histories
+(``Executor``); cluster_run.py's ``LeaderChanges`` is the other one.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from ktc.implementations.protocol import Capabilities, JudgedTrace
+from ktc.kafka.client import wire
+from ktc.reference.types import CreateTopic, History
+
+from .judge import clocked
+from .judge.pipeline import Pipeline
+from .judge.retention import Canary, Retention
+
+
+class Executor(Protocol):
+    """``run(histories)``: one trace per history; ``stall()``: what a run that did not return waits for;
+    ``close()``: deletes what it created; ``ignored_configs()``: topic configs the broker accepted but did not
+    apply; ``clock_summary()``: its part of the record's clock; ``shape(caps)``: what it adds to the target's
+    capabilities (the cluster: the histories it can run)."""
+
+    def run(self, histories) -> list[JudgedTrace]: ...
+
+    def stall(self) -> str: ...
+
+    def close(self) -> None: ...
+
+    def ignored_configs(self) -> set[str]: ...
+
+    def clock_summary(self) -> dict: ...
+
+    def shape(self, caps: Capabilities) -> Capabilities: ...
+
+
+def address_of(bootstrap: str) -> tuple[str, int]:
+    host, _, port = bootstrap.split(",")[0].strip().rpartition(":")
+    return host or "127.0.0.1", int(port)
+
+
+class PipelineRuns:
+    """Many histories at once on a few pipelined connections to the adapter's broker; on a clock ktc sets,
+    grouped by how they move it (judge/clocked.py), with retention passes run by the broker itself."""
+
+    def __init__(self, adapter):
+        self.adapter, self.tuning = adapter, adapter.settings.tuning
+        self.pipeline: Pipeline | None = None
+
+    @property
+    def launcher(self):
+        return self.adapter.launcher  # as it is now: ``ktc replay`` may point the adapter elsewhere first
+
+    def new_pipeline(self, connections: int, depth: int) -> Pipeline:
+        adapter, tuning = self.adapter, self.tuning
+        pipeline = Pipeline(
+            address_of(adapter.address()),
+            adapter.limit_defaults(),
+            namer=adapter.namer,
+            ready_s=tuning.ready_s,
+            connections=connections,
+            depth=depth,
+            security=self.launcher.security,
+            clock=self.launcher.clock,
+            log_dir=self.launcher.log_dir,
+            reconnect_s=tuning.reconnect_s,
+        )
+        pipeline.probed = adapter.probed()
+        pipeline.list_offsets_version = min(
+            adapter.client().newest("ListOffsets", wire.LIST_OFFSETS_MAX), pipeline.probed.list_offsets_version
+        )
+        return pipeline
+
+    def run(self, histories) -> list[JudgedTrace]:
+        if self.pipeline is None:
+            self.pipeline = self.new_pipeline(self.tuning.connections, self.tuning.depth)
+        clock = self.launcher.clock
+        if not clock.exact:
+            return self.pipeline.run(histories, self.tuning.chunk)
+        if clock.observe is None:
+            clock.observe = clocked.Echo(self.adapter.client(), self.adapter.namer)
+        if self.launcher.log_dir is not None and self.pipeline.retention is None:
+            self.pipeline.retention = Retention(self.canary(), self.launcher.log_dir, clock)
+        return clocked.run(self.pipeline, histories, self.tuning.chunk)
+
+    def canary(self) -> Canary:
+        """The topic whose segments show that the broker's retention thread ran (judge/retention.py)."""
+        names = self.adapter.namer.names(History("kip", (CreateTopic("retention-canary"),)))
+        return Canary(self.adapter.client(), names["retention-canary"])
+
+    def run_sequential(self, histories) -> list[JudgedTrace]:
+        """One history after another, one request at a time (the baseline of bench_broker.py)."""
+        single = self.new_pipeline(1, 1)
+        try:
+            return single.run(histories, 1)
+        finally:
+            self.adapter.delete_topics(single.live_topics)
+            single.close()
+
+    def stall(self) -> str:
+        """What a run that did not return was waiting for: its unanswered requests, and the broker's clock."""
+        waiting = self.pipeline.unanswered() if self.pipeline is not None else "before its first request"
+        return f"{waiting}; the broker's clock: {self.launcher.clock.describe()}"
+
+    def ignored_configs(self) -> set[str]:
+        return self.pipeline.ignored_configs if self.pipeline is not None else set()
+
+    def clock_summary(self) -> dict:
+        retention = self.pipeline.retention if self.pipeline is not None else None
+        return retention.summary() if retention else {}
+
+    def shape(self, caps: Capabilities) -> Capabilities:
+        return caps
+
+    def close(self) -> None:
+        pipeline, self.pipeline = self.pipeline, None
+        if pipeline is not None:
+            pipeline.close()
+            self.adapter.delete_topics(pipeline.live_topics)
