@@ -117,20 +117,9 @@ def judge(
     context: RunContext | None = None,
 ) -> list[list[Verdict]]:
     """Verdicts per history for the given clauses (a clause not exercised by a history is omitted)."""
-    clauses = tuple(clauses)
-    return judge_each(impl, [(history, clauses) for history in histories], context)
-
-
-def judge_each(
-    impl: Implementation | UnderTest,
-    cases: Sequence[tuple[History, tuple[str, ...]]],
-    context: RunContext | None = None,
-) -> list[list[Verdict]]:
-    """Verdicts per history for its own clauses, from one run of the implementation: a bulk run's histories
-    come from many tests, and each is judged on the clauses its test cites, not on every test's."""
-    context = context or context_of(impl)
-    observed = run_checked(impl, [own_copy(h) for h, _ in cases], context)
-    return [judge_one(history, trace, clauses) for (history, clauses), trace in zip(cases, observed, strict=True)]
+    clauses, context = tuple(clauses), context or context_of(impl)
+    observed = run_checked(impl, [own_copy(h) for h in histories], context)
+    return [judge_one(history, trace, clauses) for history, trace in zip(histories, observed, strict=True)]
 
 
 def run_checked(impl: Implementation | UnderTest, histories: list[History], context: RunContext) -> Sequence[Trace]:
@@ -328,10 +317,10 @@ def flush_batches(impl: Implementation | UnderTest, batches: list[BulkBatch]) ->
     flat = [(batch, history, clauses) for batch in batches for history, clauses in batch.pending]
     if not flat:
         return
-    verdicts = judge_each(impl, [(h, tuple(sorted(set(clauses)))) for _, h, clauses in flat], context_of(impl))
+    verdicts = judge(impl, [h for _, h, _ in flat], sorted({c for *_, cs in flat for c in cs}), context_of(impl))
     first: dict[int, tuple[History, list[Verdict]]] = {}
-    for (batch, history, _), found in zip(flat, verdicts):
-        failed = record(batch.recorder, history, found)
+    for (batch, history, clauses), found in zip(flat, verdicts):
+        failed = record(batch.recorder, history, [v for v in found if v.clause in clauses])
         if failed and id(batch) not in first:
             first[id(batch)] = (history, failed)
     for batch in batches:
