@@ -1,13 +1,19 @@
-"""Benchmark: the KIP-937 append path in the reference model, the Spark implementation and DuckDB.
+"""Benchmark: the KIP-937 append path in ktc's Spark implementation against hand-written Spark SQL (and DuckDB).
 
-    python benchmarks/bench_append.py [--sizes 1000000,10000000] [--repeat 3] [--skip-reference]
+    python benchmarks/bench_append.py [--sizes 1000000,10000000] [--repeat 5] [--warmup 15] [--skip-reference]
 
-The same rules (KIP-937 per-record validation under CreateTime in Java long arithmetic, -1 exempt;
-whole-batch rejection; the batch max of accepted batches; per partition the running max of accepted
-batch maxima) in the reference model (smallest size only), the Spark implementation (api.evaluate),
-one hand-written Spark SQL query and one DuckDB query, each from the same Parquet to Parquet.
-Engines run interleaved, --repeat times per size up to 10M (once above), best kept; Spark's event log gives each
-kept run's spill and executor CPU.  The smallest size is compared batch by batch (exit 1 on a difference).
+The rules and the hand-written queries are in append_workload.py.  Each engine runs Parquet to Parquet:
+**spark** (ktc.implementations.spark api.evaluate, its plan building timed), **spark-sql** (the same rules as
+one hand-written Spark SQL query: Spark's own cost) in one Spark session, **duckdb** (the reference for scale)
+and the reference model (smallest size only).  Per size, ``--repeat`` rounds; in each round spark and spark-sql
+run back to back, their order reversed every other round, so drift and load bursts hit both.  Printed per
+engine and size: the median, min-max and interquartile range, the driver's py4j calls per run (every Java call
+PySpark makes; the plan's fixed cost), executor CPU from Spark's event log; then spark/spark-sql as the ratio of
+the medians, with the range of the per-round ratios.  Before the timed rounds, ``--warmup`` rounds of both Spark
+engines on 50,000 records: the JVM's JIT compiles Spark's planner as it is used, and ktc's plan uses much more of
+it than one hand-written query (its planning time falls about fivefold over the first 40 plans of a session), so the
+timed rounds measure the cost per plan of a warm session, not the session's first minutes.  The smallest size is
+compared batch by batch (exit 1 on a difference).
 """
 
 from __future__ import annotations
@@ -18,12 +24,13 @@ import json
 import os
 import platform
 import shutil
+import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -31,45 +38,103 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from append_engines import (  # noqa: E402  (beside this script: its engines)
-    AFTER_MS,
-    BEFORE_MS,
-    ENGINES,
-    OUTPUT_COLUMNS,
-    PARTITIONS,
-    PROFILE,
-    REPEAT_UP_TO,
-    WARMUP_RECORDS,
-    duckdb_pipeline,
-    generate,
-    run_reference,
-    spark_bare_pipeline,
-    spark_result,
-)
+from benchmarks import append_workload as workload
+
+WARMUP_RECORDS = 50_000
+TARGETS = {1_000_000: 1.2, 10_000_000: 1.1}  # spark/spark-sql, ratio of medians
+ENGINES = {
+    "reference": "ktc.reference.run, one History per partition (pure Python)",
+    "spark": "ktc.implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
+    "spark-sql": "the same rules as one hand-written Spark SQL query (ANSI off: long wraps like Java)",
+    "duckdb": "DuckDB SQL of the same rules (HUGEINT emulates Java long wrap)",
+}
 
 
-def run_once(engine: str, pipeline, n: int, source: str, workdir: Path, rep: int, spark=None) -> tuple[float, str]:
+class Run(NamedTuple):
+    seconds: float
+    rep: int
+    calls: int  # py4j round trips the driver made
+
+
+class Py4jCalls:
+    """The driver's py4j round trips, counted by wrapping py4j's ``send_command`` (both connection kinds)."""
+
+    def __init__(self):
+        self.count = 0
+        from py4j import clientserver, java_gateway
+
+        for cls in (clientserver.ClientServerConnection, java_gateway.GatewayConnection):
+            cls.send_command = self.counting(cls.send_command)
+
+    def counting(self, send):
+        def counted(connection, *args, **kwargs):
+            self.count += 1
+            return send(connection, *args, **kwargs)
+
+        return counted
+
+
+def spark_result(spark, source: str):
+    """The Spark implementation's per-batch result on the Parquet input, as a DataFrame (lazy): one topic, no
+    scenario or topic column, as in the hand-written query; the running max of the accepted batch maxima on top."""
+    from ktc.implementations.spark import api
+
+    records = spark.read.parquet(source).selectExpr(
+        "partition",
+        "offset",
+        "CAST(NULL AS BINARY) AS key",
+        "X'' AS value",
+        "0 AS timestampType",
+        "timestamp_ms",
+        "CAST(batch_id AS INT) AS batch_id",
+        "'none' AS codec",
+        "false AS control",
+        "false AS extended",
+        "0 AS broker_id",
+        "broker_now_ms",
+        "array(broker_now_ms) AS clocks",
+        "'CreateTime' AS topic_type",
+        f"{workload.BEFORE_MS}L AS before_max_ms",
+        f"{workload.AFTER_MS}L AS after_max_ms",
+        "'producer' AS compression_type",
+        *(
+            f"CAST(NULL AS BIGINT) AS {c}"
+            for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms")
+        ),
+    )
+    batches = api.evaluate(records, workload.PROFILE).batches
+    return batches.selectExpr(
+        "partition",
+        "CAST(batch_id AS BIGINT) AS batch_id",
+        "error_code <> 0 AS rejected",
+        "CASE WHEN error_code = 0 THEN batch_max END AS batch_max",
+        "coalesce(max(CASE WHEN error_code = 0 THEN batch_max END) OVER (PARTITION BY partition ORDER BY batch_id "
+        "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW), -1L) AS running_max",
+    )
+
+
+def run_once(engine: str, pipeline, n: int, source: str, workdir: Path, rep: int, spark=None, calls=None) -> Run:
     """One timed run; a Spark job description names it (``engine n #rep``) in the event log."""
     target = str(workdir / f"{engine}-{n}-{rep}{'.parquet' if engine == 'duckdb' else ''}")
     if spark is not None:
         spark.sparkContext.setJobDescription(f"{engine} {n} #{rep}")
-    t0 = time.perf_counter()
+    before, t0 = calls.count if calls else 0, time.perf_counter()
     pipeline(source, target)
-    return time.perf_counter() - t0, target
+    seconds = time.perf_counter() - t0
+    return Run(seconds, rep, (calls.count - before) if calls else 0), target
 
 
-def time_engines(engines: dict, inputs, sizes, workdir, repeat, check_size, outputs, spark=None) -> dict:
-    """Per size, the engines interleaved ``repeat`` times (once above REPEAT_UP_TO): (engine, n) -> (best s, rep)."""
-    best = {}
+def time_engines(engines: dict, inputs, sizes, workdir, repeat, check_size, outputs, spark=None, calls=None) -> dict:
+    """Per size, ``repeat`` rounds of every engine, the order reversed every other round: (engine, n) -> [Run]."""
+    runs = collections.defaultdict(list)
     for n in sizes:
-        for rep in range(repeat if n <= REPEAT_UP_TO else 1):
-            for engine, pipeline in engines.items():
-                seconds, target = run_once(engine, pipeline, n, inputs[n], workdir, rep, spark)
-                if (engine, n) not in best or seconds < best[(engine, n)][0]:
-                    best[(engine, n)] = (seconds, rep)
+        for rep in range(repeat):
+            for engine in list(engines) if rep % 2 == 0 else list(engines)[::-1]:
+                run, target = run_once(engine, engines[engine], n, inputs[n], workdir, rep, spark, calls)
+                runs[(engine, n)].append(run)
                 if n == check_size and rep == 0:
-                    outputs[engine] = load_output(target)
-    return best
+                    outputs[engine] = workload.load_output(target)
+    return runs
 
 
 def event_log_figures(log_dir: Path) -> dict:
@@ -89,32 +154,6 @@ def event_log_figures(log_dir: Path) -> dict:
     return figures
 
 
-def load_output(path: str) -> dict:
-    t = pq.read_table(path, columns=OUTPUT_COLUMNS).to_pydict()
-    return {b: (p, r, m, run) for p, b, r, m, run in zip(*(t[c] for c in OUTPUT_COLUMNS))}
-
-
-def first_difference(results: dict) -> str | None:
-    names = list(results)
-    base_name, base = names[0], results[names[0]]
-    for name in names[1:]:
-        other = results[name]
-        if base.keys() != other.keys():
-            missing = sorted(base.keys() ^ other.keys())[:5]
-            return f"{base_name} and {name} cover different batches, e.g. batch_id {missing}"
-        for batch_id in sorted(base):
-            if base[batch_id] != other[batch_id]:
-                return (
-                    f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
-                    f"{base[batch_id]}, {name} = {other[batch_id]}"
-                )
-    finals = [(name, {results[name][b][0]: results[name][b][3] for b in sorted(results[name])}) for name in names]
-    for name, last in finals[1:]:
-        if last != finals[0][1]:
-            return f"final running max per partition: {finals[0][0]} {finals[0][1]} vs {name} {last}"
-    return None
-
-
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):
         print(f"bench_append: error: {message}", file=sys.stderr)
@@ -123,7 +162,7 @@ class Parser(argparse.ArgumentParser):
 
 def positive_int(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"--repeat wants a whole number >= 1, got {text!r}")
+        raise argparse.ArgumentTypeError(f"wants a whole number >= 1, got {text!r}")
     return int(text)
 
 
@@ -140,7 +179,8 @@ def sizes_arg(text: str) -> list[int]:
 def parse(argv) -> argparse.Namespace:
     parser = Parser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", type=sizes_arg, default=[1_000_000, 10_000_000], help="record counts")
-    parser.add_argument("--repeat", type=positive_int, default=3, help="timed runs per engine and size up to 10M")
+    parser.add_argument("--repeat", type=positive_int, default=5, help="timed rounds per size (default 5)")
+    parser.add_argument("--warmup", type=positive_int, default=15, help="untimed rounds first (default 15)")
     parser.add_argument("--skip-reference", action="store_true", help="do not time the reference model")
     return parser.parse_args(argv)
 
@@ -149,7 +189,7 @@ def write_inputs(sizes: list[int], workdir: Path, notes: list) -> dict:
     inputs = {}
     for n in [WARMUP_RECORDS] + sizes:
         t0, inputs[n] = time.perf_counter(), str(workdir / f"records-{n}.parquet")
-        pq.write_table(generate(n), inputs[n])
+        pq.write_table(workload.generate(n), inputs[n])
         if n != WARMUP_RECORDS:
             notes.append(f"generate + write {n:,} records: {time.perf_counter() - t0:.1f} s")
     return inputs
@@ -171,89 +211,112 @@ def time_spark(inputs, args, workdir: Path, outputs, notes) -> tuple[dict, dict,
             "spark.eventLog.enabled": "true",
             "spark.driver.memory": "4g",
             "spark.eventLog.compress": "false",
+            "spark.sql.codegen.wholeStage": "true",
+            "spark.sql.codegen.factoryMode": "FALLBACK",
         },
     )
     t0 = time.perf_counter()
-    spark, jvm_start = session.get(), time.perf_counter() - t0
+    spark, jvm_start, calls = session.get(), time.perf_counter() - t0, Py4jCalls()
     t0 = time.perf_counter()  # the warm-up
     engines = {
         "spark": lambda i, t: spark_result(spark, i).write.mode("overwrite").parquet(t),
-        "spark-sql": lambda i, t: spark_bare_pipeline(spark, i, t),
+        "spark-sql": lambda i, t: workload.spark_bare_pipeline(spark, i, t),
     }
     try:
-        time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {}, spark)
+        time_engines(engines, inputs, [WARMUP_RECORDS], workdir, args.warmup, None, {}, spark, calls)
         notes.append(
-            f"Spark JVM start {jvm_start:.1f} s, warm-up ({WARMUP_RECORDS:,} records) "
+            f"Spark JVM start {jvm_start:.1f} s, warm-up ({args.warmup} rounds of {WARMUP_RECORDS:,} records) "
             f"{time.perf_counter() - t0:.1f} s (both excluded)"
         )
-        best = time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs, spark)
+        runs = time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs, spark, calls)
         info = {
             "java": spark.sparkContext._jvm.System.getProperty("java.version"),
             "partitions": spark.conf.get("spark.sql.shuffle.partitions"),
         }
     finally:
         session.stop()
-    return best, event_log_figures(log_dir), info
+    return runs, event_log_figures(log_dir), info
 
 
-def time_duckdb(inputs, args, workdir: Path, outputs) -> dict:
-    import duckdb
+def duckdb_module():
+    """DuckDB when the optional ``bench`` extra is installed, else None (its column is left out)."""
+    try:
+        import duckdb
+    except ImportError:
+        return None
+    return duckdb
 
+
+def time_duckdb(duckdb, inputs, args, workdir: Path, outputs) -> dict:
     with duckdb.connect(config={"threads": 2}) as con:
-        engines = {"duckdb": lambda i, t: duckdb_pipeline(con, i, t)}
+        engines = {"duckdb": lambda i, t: workload.duckdb_pipeline(con, i, t)}
         time_engines(engines, inputs, [WARMUP_RECORDS], workdir, 1, None, {})
         return time_engines(engines, inputs, args.sizes, workdir, args.repeat, args.sizes[0], outputs)
 
 
-def report(rows, best, spilled, info, args, outputs, notes, load_before) -> None:
-    import duckdb
+def spread(values: list[float]) -> tuple[float, float, float, float, float]:
+    """median, min, max and the interquartile range (the quartiles of Python's 'inclusive' method)."""
+    q1, _, q3 = statistics.quantiles(values, n=4, method="inclusive") if len(values) > 1 else values * 3
+    return statistics.median(values), min(values), max(values), q1, q3
+
+
+def report(runs, spilled, info, args, outputs, notes, load_before) -> None:
     import pyspark
 
+    duckdb = duckdb_module()
+
     print(
-        f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}; "
-        f"load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
+        f"machine: {os.cpu_count()} cores, {platform.machine()}, {platform.system()} {platform.release()}, "
+        f"{memory_gb()} GB; load avg (1 min) {load_before[0]:.2f} before, {os.getloadavg()[0]:.2f} after"
     )
     print(
         f"versions: Python {platform.python_version()}, PySpark {pyspark.__version__} (Java {info['java']}, "
-        f"local[2], shuffle partitions {info['partitions']}), DuckDB {duckdb.__version__} (threads=2), "
-        f"pyarrow {pa.__version__}, numpy {np.__version__}"
+        f"local[2], shuffle partitions {info['partitions']}, AQE on), "
+        + (f"DuckDB {duckdb.__version__} (threads=2), " if duckdb else "")
+        + f"pyarrow {pa.__version__}"
     )
-    batches, rejected = len(outputs["duckdb"]), sum(r for _, r, _, _ in outputs["duckdb"].values())
+    batches, rejected = len(outputs["spark-sql"]), sum(r for _, r, _, _ in outputs["spark-sql"].values())
     print(
-        f"input: {PARTITIONS} partitions, batches of 1..40 records, CreateTime, before {BEFORE_MS} ms, "
-        f"after {AFTER_MS} ms, profile {PROFILE}; at {args.sizes[0]:,} records: {batches:,} batches, "
-        f"{rejected:,} rejected"
+        f"input: {workload.PARTITIONS} partitions, batches of 1..40 records, CreateTime, before "
+        f"{workload.BEFORE_MS} ms, after {workload.AFTER_MS} ms, profile {workload.PROFILE}; at {args.sizes[0]:,} "
+        f"records: {batches:,} batches, {rejected:,} rejected"
     )
+    print("\n".join(notes) + f"\n\n{args.repeat} rounds per size; spark and spark-sql alternate within each round")
     print(
-        "\n".join(notes) + f"\n\nbest of {args.repeat} interleaved runs per engine and size up to "
-        f"{REPEAT_UP_TO:,}, one run above"
+        f"{'engine':<10} {'records':>12} {'median':>8} {'min-max':>13} {'IQR':>13} {'records/s':>11} "
+        f"{'py4j':>6} {'CPU s':>6}  what"
     )
-    print(f"{'engine':<10} {'records':>12} {'seconds':>9} {'records/s':>12}  what")
-    rows = rows + [(engine, n, seconds) for (engine, n), (seconds, _) in best.items()]
-    for engine, n, seconds in sorted(rows, key=lambda r: (r[1], list(ENGINES).index(r[0]))):
-        print(f"{engine:<10} {n:>12,} {seconds:>9.2f} {n / seconds:>12,.0f}  {ENGINES[engine]}")
-    print_ratios(best, spilled, args.sizes)
-
-
-def print_ratios(best, spilled, sizes) -> None:
-    run = lambda engine, n: spilled.get(f"{engine} {n} #{best[(engine, n)][1]}", collections.Counter())
-    print(
-        "\nSpark spill and executor CPU of each kept run, from Spark's event log (task metrics "
-        "'Memory/Disk Bytes Spilled', 'Executor CPU Time' summed over the run's jobs):"
-    )
-    for n, engine in ((n, engine) for n in sizes for engine in ("spark", "spark-sql")):
-        f = run(engine, n)
+    cpu = lambda engine, n, rep: spilled.get(f"{engine} {n} #{rep}", collections.Counter())["cpu"]
+    for (engine, n), found in sorted(runs.items(), key=lambda r: (r[0][1], list(ENGINES).index(r[0][0]))):
+        median, low, high, q1, q3 = spread([r.seconds for r in found])
+        calls = statistics.median(r.calls for r in found) if engine.startswith("spark") else ""
+        work = f"{statistics.median(cpu(engine, n, r.rep) for r in found):6.1f}" if calls != "" else ""
         print(
-            f"  {engine:<10} {n:>12,}: memory spilled {f['memory']:>14,} B, disk spilled {f['disk']:>14,} B, "
-            f"executor CPU {f['cpu']:7.1f} s"
+            f"{engine:<10} {n:>12,} {median:>7.2f}s {low:>6.2f}-{high:<6.2f} {q1:>6.2f}-{q3:<6.2f} "
+            f"{n / median:>11,.0f} {calls:>6} {work:>6}  {ENGINES[engine]}"
         )
-    print()
+    print_ratios(runs, spilled, args.sizes)
+
+
+def memory_gb() -> int:
+    return round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30)
+
+
+def print_ratios(runs, spilled, sizes) -> None:
+    disk = sum(
+        spilled.get(f"spark {n} #{r.rep}", collections.Counter())["disk"] for n in sizes for r in runs[("spark", n)]
+    )
+    print(f"\nspark: {disk:,} bytes spilled to disk over every timed run (Spark's event log)")
     for n in sizes:
-        s, q, d = (best[(e, n)][0] for e in ("spark", "spark-sql", "duckdb"))
-        cpu = run("spark", n)["cpu"] / max(run("spark-sql", n)["cpu"], 1e-9)
+        spark, sql = ([r.seconds for r in runs[(e, n)]] for e in ("spark", "spark-sql"))
+        ratio = statistics.median(spark) / statistics.median(sql)
+        rounds = [s / q for s, q in zip(spark, sql)]
+        duck = statistics.median(r.seconds for r in runs[("duckdb", n)]) if ("duckdb", n) in runs else None
+        target = TARGETS.get(n)
+        verdict = "" if target is None else f"; target <= {target}x: {'met' if ratio <= target else 'NOT met'}"
         print(
-            f"at {n:>11,}: spark/spark-sql {s / q:.2f}x (target <= 1.3x at 10M), spark/duckdb {s / d:.1f}x, "
-            f"spark-sql/duckdb {q / d:.1f}x; executor CPU spark/spark-sql {cpu:.2f}x"
+            f"at {n:>11,}: spark/spark-sql {ratio:.2f}x (ratio of medians; per round {min(rounds):.2f}x-"
+            f"{max(rounds):.2f}x){verdict}" + (f"; spark/duckdb {statistics.median(spark) / duck:.1f}x" if duck else "")
         )
 
 
@@ -261,19 +324,26 @@ def main(argv=None) -> int:
     args = parse(argv)
     wall, load_before = time.perf_counter(), os.getloadavg()
     workdir = Path(tempfile.mkdtemp(prefix="ktc-bench-"))
-    rows, notes, outputs = [], [], {}  # reference timing, printed notes, per-batch results at the smallest size
+    runs, notes, outputs = {}, [], {}  # timed runs, printed notes, per-batch results at the smallest size
     try:
         inputs = write_inputs(args.sizes, workdir, notes)
         if not args.skip_reference:
             table, t0 = pq.read_table(inputs[args.sizes[0]]), time.perf_counter()
-            outputs["reference"] = run_reference(table)
-            rows.append(("reference", args.sizes[0], time.perf_counter() - t0))
-        best, spilled, info = time_spark(inputs, args, workdir, outputs, notes)
-        best.update(time_duckdb(inputs, args, workdir, outputs))
-        difference = first_difference(outputs)
+            outputs["reference"] = workload.run_reference(table)
+            runs[("reference", args.sizes[0])] = [Run(time.perf_counter() - t0, 0, 0)]
+        spark_runs, spilled, info = time_spark(inputs, args, workdir, outputs, notes)
+        runs.update(spark_runs)
+        duckdb = duckdb_module()
+        if duckdb is None:
+            notes.append(
+                "duckdb: not installed (the optional bench extra: pip install -e '.[bench]'); its column left out"
+            )
+        else:
+            runs.update(time_duckdb(duckdb, inputs, args, workdir, outputs))
+        difference = workload.first_difference(outputs)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
-    report(rows, best, spilled, info, args, outputs, notes, load_before)
+    report(runs, spilled, info, args, outputs, notes, load_before)
     print(
         f"agreement at {args.sizes[0]:,} ({' = '.join(outputs)}): "
         + ("OK" if difference is None else f"DIFFERENT: {difference}")

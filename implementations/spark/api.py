@@ -21,116 +21,118 @@ from __future__ import annotations
 
 import functools
 
-from pyspark.sql import Column, DataFrame, Window
-from pyspark.sql import functions as F
+from pyspark.sql import DataFrame
 
 from ktc.specs.profiles import ProfileError
 from ktc.specs.profiles import get as get_profile
 
-from . import append, contract, int64
+from . import append, contract
 from .contract import ContractError
+from .sql import Switches, aliased, both, case, literal, query, statement
 
 CONFIG_COLUMNS = {k: v for k, v in contract.TOPIC_COLUMNS.items() if k not in ("scenario", "topic", "created_clocks")}
+SWITCHES = (
+    "arithmetic",
+    "validation",
+    "long_max_fallback",
+    "default_before_max_ms",
+    "default_after_max_ms",
+    "lat_batch_check",
+    "future_warning",
+    "negative_timestamps",
+    "batch_max_floor",
+    "dual_timestamps",
+)
 
 
 class Outputs:
-    """``batches`` and ``records``; the records' plan is built on first use, not for a caller of batches only."""
+    """``batches`` and ``records``, one query each over the input with the record verdicts as a CTE (analysed
+    once); the records' query is built on first use, not for a caller of batches only."""
 
-    def __init__(self, batches: DataFrame, verdicts: DataFrame):
-        self.batches, self._verdicts = batches, verdicts
+    def __init__(self, records: DataFrame, switches: Switches, verdicts: str, batches: str):
+        self._input, self._switches, self._verdicts, self._batches = records, switches, verdicts, batches
+        self.batches = self.query(statement(batches))
+
+    def query(self, text: str) -> DataFrame:
+        return query(self._input.sparkSession, f"WITH verdicts AS {self._verdicts} {text}", records=self._input)
 
     @functools.cached_property
     def records(self) -> DataFrame:
-        return record_rows(self._verdicts, self.batches)
+        key = ", ".join(append.partition_key(self._input.columns) + ["batch_id"])
+        outcome = f"(SELECT {key}, error_code AS batch_error, lat FROM {self._batches})"
+        columns = aliased(record_columns(self._switches))
+        return self.query(f"SELECT {key}, offset, {columns} FROM verdicts JOIN {outcome} USING ({key})")
 
 
-def with_profile(df: DataFrame, profile: str, no_timestamp: int = -1) -> DataFrame:
+def switches(profile: str, no_timestamp: int = -1) -> Switches:
+    """The profile's switches, known: the plan holds only the branches this profile takes."""
     try:
         p = get_profile(profile)
     except ProfileError as error:
         raise ContractError(str(error)) from None
-    switches = {
-        k: getattr(p, k)
-        for k in (
-            "arithmetic",
-            "validation",
-            "long_max_fallback",
-            "default_before_max_ms",
-            "default_after_max_ms",
-            "lat_batch_check",
-            "future_warning",
-            "negative_timestamps",
-            "batch_max_floor",
-            "dual_timestamps",
-        )
-    }
-    switches["log_append_time_rule"] = p.log_append_time
-    switches["sentinel"] = no_timestamp if p.sentinel == "parameter" else -1
-    return df.withColumns({name: F.lit(value) for name, value in switches.items()})
+    values = {k: getattr(p, k) for k in SWITCHES}
+    values["log_append_time_rule"] = p.log_append_time
+    values["sentinel"] = no_timestamp if p.sentinel == "parameter" else -1
+    return Switches(values)
 
 
 def evaluate(records: DataFrame, profile: str, no_timestamp: int = -1) -> Outputs:
     contract.check_records(records, extra=CONFIG_COLUMNS, optional=("header_max", "scenario", "topic"))
-    switches = lambda df: with_profile(df, profile, no_timestamp)
-    records = contract.refusing_null_timestamps(records)
-    verdicts = append.with_record_verdicts(switches(with_header_max(records)))
-    batches = append.batches(verdicts, with_records=False, switches=switches)
-    return Outputs(batches, verdicts)
+    known = switches(profile, no_timestamp)
+    verdicts = append.with_record_verdicts(prepared(records), known)
+    batches = append.batches("verdicts", records.columns, known, with_records=False)
+    return Outputs(records, known, verdicts, batches)
 
 
-def with_header_max(records: DataFrame) -> DataFrame:
-    """The producer's header MaxTimestamp where the input has none; other batches never read it."""
+def prepared(records: DataFrame) -> str:
+    """The input as the verdicts read it: null timestamps refused (the job that reads one fails, naming the
+    column), and the producer's header MaxTimestamp where the input has none, computed (one window) only over
+    the records of LogAppendTime-typed batches, the only ones whose verdict reads it."""
+    refused = case(
+        ("timestamp_ms IS NULL", f"raise_error({literal(contract.NULL_TIMESTAMPS)})"), otherwise="timestamp_ms"
+    )
+    kept = ", ".join(f"{refused} AS timestamp_ms" if c == "timestamp_ms" else c for c in records.columns)
     if "header_max" in records.columns:
-        return records
-    stamped = F.col("timestampType").eqNullSafe(1)
-    batch = Window.partitionBy(*append.partition_key(records), "batch_id")
-    own = F.greatest(F.max("timestamp_ms").over(batch), F.lit(-1).cast("bigint"))
+        return f"(SELECT {kept} FROM {{records}})"
+    batch = f"PARTITION BY {', '.join(append.partition_key(records.columns))}, batch_id"
+    own = f"greatest(max({refused}) OVER ({batch}), CAST(-1 AS BIGINT))"
     return (
-        records.filter(~stamped)
-        .withColumn("header_max", F.lit(None).cast("bigint"))
-        .unionByName(records.filter(stamped).withColumn("header_max", own))
+        f"(SELECT {kept}, CAST(NULL AS BIGINT) AS header_max FROM {{records}} WHERE NOT (timestampType <=> 1) "
+        f"UNION ALL SELECT {kept}, {own} AS header_max FROM {{records}} WHERE timestampType <=> 1)"
     )
 
 
-def record_rows(verdicts: DataFrame, batches: DataFrame) -> DataFrame:
-    keys = append.partition_key(verdicts) + ["batch_id"]
-    outcome = batches.select(*keys, F.col("error_code").alias("batch_error"), "lat")
-    joined = verdicts.join(outcome, keys)
-    wrapping = F.col("arithmetic") == "wrapping"
-    return joined.select(
-        *keys,
-        "offset",
-        verdict().alias("verdict"),
-        rule_id().alias("rule_id"),
-        F.col("batch_error").alias("error_code"),
-        F.col("record_error").alias("reason"),
-        F.col("broker_now_ms").alias("now_ms"),
-        F.col("timestamp_ms").alias("ts_ms"),
-        int64.sub("broker_now_ms", "eff_before", wrapping).cast("string").alias("lower"),
-        int64.add("broker_now_ms", "eff_after", wrapping).cast("string").alias("upper"),
-    )
+def record_columns(s: Switches) -> dict[str, str]:
+    """One verdict row per record: the outcome, the rule that decided it and the numbers behind it."""
+    lower, upper = append.bounds(s)
+    return {
+        "verdict": verdict(),
+        "rule_id": rule_id(s),
+        "error_code": "batch_error",
+        "reason": "record_error",
+        "now_ms": "broker_now_ms",
+        "ts_ms": "timestamp_ms",
+        "lower": lower,
+        "upper": upper,
+    }
 
 
-def verdict() -> Column:
-    return (
-        F.when(F.col("batch_error") != 0, F.lit("rejected"))
-        .when(F.col("lat").isNotNull(), F.lit("overwritten"))
-        .otherwise(F.lit("appended"))
-    )
+def verdict() -> str:
+    return case(("batch_error <> 0", "'rejected'"), ("lat IS NOT NULL", "'overwritten'"), otherwise="'appended'")
 
 
-def rule_id() -> Column:
-    own = F.col("record_error").isNotNull()
-    past = F.col("seen_ms") <= F.col("broker_now_ms")
-    return (
-        F.when(F.col("control"), F.lit("KIP-937.orthogonal-control-batch"))
-        .when(own & (F.col("validation") == "abs-difference"), F.lit("KIP-937.legacy-abs-difference"))
-        .when(own & F.col("record_error").startswith("Invalid timestamp type"), F.lit("KIP-937.per-record-validation"))
-        .when(own & past, F.lit("KIP-937.before-bound"))
-        .when(own, F.lit("KIP-937.after-bound"))
-        .when(F.col("batch_error") == 32, F.lit("KIP-937.whole-batch-rejection"))
-        .when(F.col("batch_error") == -1, F.lit("KIP-228.rebuild-fails-on-negative"))
-        .when(F.col("lat").isNotNull(), F.lit("KIP-32.log-append-time-assigned"))
-        .when(~F.col("checked"), F.lit("KIP-228.minus-one-is-no-timestamp"))
-        .otherwise(F.lit("KIP-32.create-time-kept"))
+def rule_id(s: Switches) -> str:
+    own = "record_error IS NOT NULL"
+    past = "seen_ms <= broker_now_ms"
+    return case(
+        ("control", "'KIP-937.orthogonal-control-batch'"),
+        (both(own, s.equals("validation", "abs-difference")), "'KIP-937.legacy-abs-difference'"),
+        (f"{own} AND startswith(record_error, 'Invalid timestamp type')", "'KIP-937.per-record-validation'"),
+        (f"{own} AND {past}", "'KIP-937.before-bound'"),
+        (own, "'KIP-937.after-bound'"),
+        ("batch_error = 32", "'KIP-937.whole-batch-rejection'"),
+        ("batch_error = -1", "'KIP-228.rebuild-fails-on-negative'"),
+        ("lat IS NOT NULL", "'KIP-32.log-append-time-assigned'"),
+        ("NOT checked", "'KIP-228.minus-one-is-no-timestamp'"),
+        otherwise="'KIP-32.create-time-kept'",
     )

@@ -175,7 +175,7 @@ def check_records(df, extra: dict | None = None, optional: tuple = ()) -> None:
     """Fail before the evaluation when a DataFrame misses a column or mistypes one (no job runs).
 
     A column named in ``optional`` may be absent; when present it must have its type.  Null
-    timestamps are refused by the evaluation's own job (``refusing_null_timestamps``), not by a
+    timestamps are refused by the evaluation's own job (api.prepared), not by a
     separate scan here.
     """
     extra = extra or {}
@@ -188,15 +188,6 @@ def check_records(df, extra: dict | None = None, optional: tuple = ()) -> None:
         expected = _spark_type(arrow_type)
         if fields[name] != expected:
             raise ContractError(f"column {name!r} has type {fields[name]}, expected {expected}")
-
-
-def refusing_null_timestamps(df):
-    """``df`` whose ``timestamp_ms`` fails the job that reads a null one, naming the column, where a
-    filter would silently drop the record."""
-    from pyspark.sql import functions as F
-
-    ts = F.col("timestamp_ms")
-    return df.withColumn("timestamp_ms", F.when(ts.isNull(), F.raise_error(F.lit(NULL_TIMESTAMPS))).otherwise(ts))
 
 
 def _spark_type(arrow_type) -> str:

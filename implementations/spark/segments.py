@@ -248,13 +248,14 @@ HANDLERS = {
 
 
 def run_bucket(table: pa.Table) -> pa.Table:
-    """applyInArrow body: every partition in the bucket, operations in arrival order."""
+    """applyInArrow body: every partition in the bucket, its ``Open`` row (batch_id -1: the constants its log
+    is opened with) first, then its operations in arrival order."""
     rows = sorted(table.to_pylist(), key=lambda r: (r["scenario"], r["topic"], r["partition"], r["batch_id"]))
     out = {"scenario": [], "batch_id": [], "payload": []}
     for _key, group in groupby(rows, key=lambda r: (r["scenario"], r["topic"], r["partition"])):
-        group = list(group)
-        log = PartitionLog(group[0])
-        for row in group:
+        opening, *operations = group
+        log = PartitionLog(opening)
+        for row in operations:
             out["scenario"].append(row["scenario"])
             out["batch_id"].append(row["batch_id"])
             out["payload"].append(json.dumps(HANDLERS[row["kind"]](log, row)))

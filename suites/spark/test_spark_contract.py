@@ -28,19 +28,16 @@ FEW = settings(max_examples=5, deadline=None)
 @FEW
 @given(pairs=st.lists(st.tuples(LONGS, LONGS), min_size=100, max_size=100))
 def test_spark_java_long_helpers_match_c_int64_arithmetic(pairs):
-    from pyspark.sql import functions as F
-
     spark = session.get()
     df = spark.createDataFrame(pairs, "a long, b long")
-    wrapping = F.lit(True)
-    diff = int64.sub_long("a", "b", wrapping)
-    rows = df.select(
-        int64.sub("a", "b", wrapping).cast("string").alias("sub"),
-        int64.add("a", "b", wrapping).cast("string").alias("add"),
-        diff.alias("fast"),
-        int64.sub_long("a", "b", F.lit(False)).alias("exact"),
-        int64.negated_exceeds(diff, "b", wrapping).alias("neg_gt"),
-        int64.abs_exceeds(diff, "b", wrapping).alias("abs_gt"),
+    diff = int64.sub_long("a", "b", "true")
+    rows = df.selectExpr(
+        f"CAST({int64.sub('a', 'b', 'true')} AS STRING) AS sub",
+        f"CAST({int64.add('a', 'b', 'true')} AS STRING) AS add",
+        f"{diff} AS fast",
+        f"{int64.sub_long('a', 'b', 'false')} AS exact",
+        f"{int64.negated_exceeds(diff, 'b', 'true')} AS neg_gt",
+        f"{int64.abs_exceeds(diff, 'b', 'true')} AS abs_gt",
         "a",
         "b",
     ).collect()

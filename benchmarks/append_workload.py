@@ -1,24 +1,22 @@
-"""The workload and the four engines of bench_append.py: the generated input, and the same KIP-937 append rules
-in the reference model, the Spark implementation, hand-written Spark SQL and DuckDB, each from the same Parquet.
+"""The workload of benchmarks/bench_append.py: its records, the reference model's answer, the hand-written queries.
+
+The same rules (KIP-937 per-record validation under CreateTime in Java long arithmetic, -1 exempt;
+whole-batch rejection; the batch max of accepted batches; per partition the running max of accepted
+batch maxima), written once per engine: ``run_reference`` (ktc.reference.run), ``SPARK_BARE_SQL``
+(hand-written Spark SQL, ANSI off so that long arithmetic wraps like Java) and ``DUCKDB_SQL``.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 SEED = 20240937
 PARTITIONS = 16
 START_MS = 1_700_000_000_000
 BEFORE_MS, AFTER_MS, PROFILE = 86_400_000, 3_600_000, "kafka-4"
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-WARMUP_RECORDS, REPEAT_UP_TO = 50_000, 10_000_000
-ENGINES = {
-    "reference": "ktc.reference.run, one History per partition (pure Python)",
-    "spark": "ktc.implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
-    "spark-sql": "for scale: the DuckDB query as Spark SQL (ANSI off: long wraps like Java)",
-    "duckdb": "DuckDB SQL of the same rules (HUGEINT emulates Java long wrap)",
-}
 OUTPUT_COLUMNS = ["partition", "batch_id", "rejected", "batch_max", "running_max"]
 
 
@@ -95,53 +93,6 @@ def run_reference(table: pa.Table) -> dict:
     return out
 
 
-def spark_result(spark, source: str):
-    """The Spark implementation's per-batch result on the Parquet input, as a DataFrame (lazy)."""
-    from pyspark.sql import Window
-    from pyspark.sql import functions as F
-
-    from ktc.implementations.spark import api
-
-    null_long = F.lit(None).cast("bigint")
-    records = spark.read.parquet(source).select(  # one topic: no scenario or topic column, as in the SQL
-        F.col("partition"),
-        F.col("offset"),
-        F.lit(None).cast("binary").alias("key"),
-        F.lit(b"").cast("binary").alias("value"),
-        F.lit(0).alias("timestampType"),
-        F.col("timestamp_ms"),
-        F.col("batch_id").cast("int").alias("batch_id"),
-        F.lit("none").alias("codec"),
-        F.lit(False).alias("control"),
-        F.lit(False).alias("extended"),
-        F.lit(0).alias("broker_id"),
-        F.col("broker_now_ms"),
-        F.array("broker_now_ms").alias("clocks"),
-        F.lit("CreateTime").alias("topic_type"),
-        F.lit(BEFORE_MS).cast("bigint").alias("before_max_ms"),
-        F.lit(AFTER_MS).cast("bigint").alias("after_max_ms"),
-        F.lit("producer").alias("compression_type"),
-        *(
-            null_long.alias(c)
-            for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms")
-        ),
-    )
-    batches = api.evaluate(records, PROFILE).batches
-    order = (
-        Window.partitionBy("partition").orderBy("batch_id").rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    )
-    accepted = F.col("error_code") == 0
-    return batches.select(
-        "partition",
-        F.col("batch_id").cast("bigint").alias("batch_id"),
-        (~accepted).alias("rejected"),
-        F.when(accepted, F.col("batch_max")).alias("batch_max"),
-        F.coalesce(F.max(F.when(accepted, F.col("batch_max"))).over(order), F.lit(-1).cast("bigint")).alias(
-            "running_max"
-        ),
-    )
-
-
 SPARK_BARE_SQL = """
     WITH batches AS (
         SELECT partition, batch_id,
@@ -159,7 +110,7 @@ SPARK_BARE_SQL = """
 
 
 def spark_bare_pipeline(spark, source: str, target: str) -> None:
-    """For scale only: the DuckDB query as Spark SQL, ANSI off so that long arithmetic wraps like Java."""
+    """The hand-written Spark SQL, Parquet to Parquet, ANSI off so that long arithmetic wraps like Java."""
     ansi = spark.conf.get("spark.sql.ansi.enabled")
     spark.conf.set("spark.sql.ansi.enabled", "false")
     try:
@@ -194,3 +145,29 @@ COPY (
 
 def duckdb_pipeline(con, source: str, target: str) -> None:
     con.execute(DUCKDB_SQL.format(source=source, target=target, before=BEFORE_MS, after=AFTER_MS))
+
+
+def load_output(path: str) -> dict:
+    t = pq.read_table(path, columns=OUTPUT_COLUMNS).to_pydict()
+    return {b: (p, r, m, run) for p, b, r, m, run in zip(*(t[c] for c in OUTPUT_COLUMNS))}
+
+
+def first_difference(results: dict) -> str | None:
+    names = list(results)
+    base_name, base = names[0], results[names[0]]
+    for name in names[1:]:
+        other = results[name]
+        if base.keys() != other.keys():
+            missing = sorted(base.keys() ^ other.keys())[:5]
+            return f"{base_name} and {name} cover different batches, e.g. batch_id {missing}"
+        for batch_id in sorted(base):
+            if base[batch_id] != other[batch_id]:
+                return (
+                    f"batch_id {batch_id}: {base_name} (partition, rejected, batch_max, running_max) = "
+                    f"{base[batch_id]}, {name} = {other[batch_id]}"
+                )
+    finals = [(name, {results[name][b][0]: results[name][b][3] for b in sorted(results[name])}) for name in names]
+    for name, last in finals[1:]:
+        if last != finals[0][1]:
+            return f"final running max per partition: {finals[0][0]} {finals[0][1]} vs {name} {last}"
+    return None

@@ -1,0 +1,113 @@
+"""Plans as SQL text: expressions are strings, a stage is one query.
+
+Built with PySpark's Column functions, each node of an expression is a py4j round trip to the JVM (the
+append path's plan took about 2,500, a fixed 0.3-1 s of the driver's time per query: benchmarks/README.md).
+As SQL text, an expression costs nothing until the query that holds it is parsed, in the JVM, and a whole
+query costs a handful of round trips.  Expressions here are SQL fragments (a column name is one), composed
+by the functions of append.py and int64.py the way Columns would be.
+"""
+
+from __future__ import annotations
+
+
+def literal(value) -> str:
+    """A Python value as a SQL literal of the type ``F.lit`` would give it (int up to 2^31 an INT, else a BIGINT)."""
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value) if -(2**31) <= value < 2**31 else f"{value}L"
+    if isinstance(value, str):
+        return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    raise TypeError(f"no SQL literal for {value!r}")
+
+
+TRUE, FALSE = "true", "false"
+
+
+def case(*branches: tuple[str, str], otherwise: str | None = None) -> str:
+    """``CASE WHEN c1 THEN v1 ... [ELSE otherwise] END`` (NULL where no branch holds, as ``F.when``), folded
+    where a condition is the literal TRUE or FALSE: a branch that never holds is left out, one that always
+    holds ends the CASE (its value alone when it comes first)."""
+    kept = []
+    for condition, value in branches:
+        if condition == TRUE:
+            if not kept:
+                return value
+            otherwise = value
+            break
+        if condition != FALSE:
+            kept.append((condition, value))
+    if not kept:  # no branch can hold: the ELSE, or a NULL of the first branch's type
+        return otherwise if otherwise is not None else f"CASE WHEN false THEN {branches[0][1]} END"
+    whens = " ".join(f"WHEN {condition} THEN {value}" for condition, value in kept)
+    return f"CASE {whens}{'' if otherwise is None else f' ELSE {otherwise}'} END"
+
+
+def both(*conditions: str) -> str:
+    """``c1 AND c2 ...``, folded: FALSE if one is FALSE, the TRUE ones left out (exact under SQL's NULLs)."""
+    if FALSE in conditions:
+        return FALSE
+    kept = [c for c in conditions if c != TRUE]
+    return f"({' AND '.join(kept)})" if kept else TRUE
+
+
+def either(*conditions: str) -> str:
+    """``c1 OR c2 ...``, folded: TRUE if one is TRUE, the FALSE ones left out."""
+    if TRUE in conditions:
+        return TRUE
+    kept = [c for c in conditions if c != FALSE]
+    return f"({' OR '.join(kept)})" if kept else FALSE
+
+
+def negated(condition: str) -> str:
+    return {TRUE: FALSE, FALSE: TRUE}.get(condition, f"(NOT {condition})")
+
+
+class Switches:
+    """A profile's switches as the append path reads them.  Known values (one profile: api.evaluate) are folded
+    into the text, so Spark parses, analyses, optimizes and compiles only the branches that profile takes;
+    without values (many profiles in one run: pipeline.py) each switch is a column of the same name."""
+
+    def __init__(self, values: dict | None = None):
+        self.values = dict(values or {})
+
+    def __getitem__(self, name: str) -> str:
+        """The switch as an expression: its literal, or its column."""
+        return literal(self.values[name]) if name in self.values else name
+
+    def equals(self, name: str, value) -> str:
+        """``switch = value``: TRUE or FALSE when known."""
+        if name in self.values:
+            return TRUE if self.values[name] == value else FALSE
+        return f"{name} = {literal(value)}"
+
+    def holds(self, name: str) -> str:
+        """A boolean switch: TRUE or FALSE when known, else its column."""
+        return (TRUE if self.values[name] else FALSE) if name in self.values else name
+
+
+def aliased(columns: dict[str, str]) -> str:
+    """``expression AS name, ...``: a select list."""
+    return ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
+
+
+def adding(relation: str, *steps: dict[str, str]) -> str:
+    """A relation adding each step's columns (name -> expression over the previous step's) to ``relation``'s, one
+    projection per step as chained ``withColumns`` would: ``(SELECT *, ... FROM (SELECT *, ... FROM relation))``."""
+    for step in steps:
+        relation = f"(SELECT *, {aliased(step)} FROM {relation})"
+    return relation
+
+
+def statement(relation: str) -> str:
+    """A parenthesized relation as a statement: its query without the parentheses (and without a level of
+    ``SELECT * FROM``, which Spark would analyse like any other)."""
+    return relation[1:-1] if relation.startswith("(") and relation.endswith(")") else f"SELECT * FROM {relation}"
+
+
+def query(spark, text: str, **frames):
+    """The DataFrame of ``text``, each ``{name}`` in it the DataFrame ``frames[name]`` (a temporary view while
+    the query is analysed, PySpark's own formatter): a stage in a few py4j round trips."""
+    return spark.sql(text, **frames)
