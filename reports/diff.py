@@ -72,7 +72,9 @@ def gate(
     """{"new_failures", "unexpected_passes", "expected_failures"} for ``ktc run --baseline/--expectations``.
 
     ``expected`` maps (clause, implementation, profile) -> expectation entry (``reports.expectations``).
-    A failure is new unless an expectation names it or the baseline already had it failing/unknown.
+    A failure is new unless an expectation names it or the baseline already had it failing/unknown.  An
+    expected row that comes back ``unsupported`` was not judged on this run (a tier left out, as the real-time
+    tier without ``--real-time``): neither a new failure nor an unexpected pass.
     """
     baseline = index(baseline_rows) if baseline_rows is not None else None
     annotated = {key(r): r["expected"] for r in new_rows if r.get("expected")}  # expectations/<impl>.toml
@@ -84,6 +86,8 @@ def gate(
             want = expected[k]["verdict"]
             if verdict == want:
                 out["expected_failures"].append((k, verdict, expected[k].get("reason")))
+            elif verdict == "unsupported":
+                continue  # not judged on this run (an option not given, as --real-time): neither kept nor broken
             elif verdict == "pass" and pass_surprises(expected[k]):
                 out["unexpected_passes"].append((k, verdict, f"expected {want}: {expected[k].get('reason')}"))
             elif verdict in BAD or want in BAD:

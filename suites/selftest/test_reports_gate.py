@@ -104,3 +104,19 @@ def test_the_gate_takes_a_pass_of_an_expected_unknown_for_no_surprise_and_a_pass
     }
     assert gate([row], None, expecting("unknown"))["unexpected_passes"] == []
     assert len(gate([row], None, expecting("fail"))["unexpected_passes"]) == 1
+
+
+def test_an_expected_failure_not_judged_on_this_run_is_neither_new_nor_an_unexpected_pass():
+    from ktc.reports.diff import gate
+
+    def row(verdict):
+        return {"clause": "KIP-32.retention-segment-level", "implementation": "kafka", "profile": "kafka-4",
+                "verdict": verdict}  # fmt: skip
+
+    expected = {("KIP-32.retention-segment-level", "kafka", "kafka-4"): {"verdict": "fail", "reason": "no pass"}}
+    assert gate([row("unsupported")], None, expected) == {
+        "new_failures": [],
+        "unexpected_passes": [],
+        "expected_failures": [],
+    }
+    assert len(gate([row("error")], None, expected)["new_failures"]) == 1
