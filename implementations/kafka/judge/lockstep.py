@@ -79,9 +79,9 @@ class LockstepSession(Session):
             super().pump()
 
     def all_waiting(self) -> bool:
-        """Every history created, none in flight or queued for a slot, no DeleteTopics in flight, and some
-        waiting for the clock.  A request the broker forwards to its controller must not be in flight when
-        the clock jumps: Kafka's forwarding channel times it out on the wall clock, then waits out a
+        """Every history created, none in flight, queued for a slot or awaiting its log start probe, no DeleteTopics
+        in flight, and some waiting for the clock.  A request the broker forwards to its controller must not be in
+        flight when the clock jumps: Kafka's forwarding channel times it out on the wall clock, then waits out a
         reconnect backoff on the same frozen clock, so the next CreateTopics or IncrementalAlterConfigs
         (a RetentionPass) is never answered (measured on 4.4.0: a DeleteTopics in flight at a jump of five
         days, "Disconnecting from node 1 due to request timeout", the run hung past 300 s)."""
@@ -91,6 +91,7 @@ class LockstepSession(Session):
             and self.deleting == 0
             and len(self.started) == len(self.runs)
             and not any(self.ready.values())
+            and not any(self.probing.values())  # a finished history's log start is read at its own last clock
         )
 
     def advance(self) -> None:
