@@ -67,19 +67,29 @@ async function consume(req) {
     groupId: `ktc-driver-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
+    retry: { retries: 0 }, // a batch it cannot decode (a codec it lacks) crashes the consumer at once
   })
   const partition = Number(req.partition)
+  const from = BigInt(req.offset)
   const rows = []
+  let failed = null
   await consumer.connect()
   try {
+    // A fresh group reading from the beginning starts at the log start; records before the asked offset are
+    // skipped here. No seek: a seek before the group has joined is refused on 1.x ("Consumer group was not
+    // initialized") and races the first fetch on 2.x, which lost offset 0.
     await consumer.subscribe({ topic: req.topic, fromBeginning: true })
     let finish
     const done = new Promise(resolve => (finish = resolve))
     const timer = setTimeout(finish, req.timeout_ms || 15000)
+    consumer.on(consumer.events.CRASH, event => {
+      failed = event.payload.error
+      finish()
+    })
     await consumer.run({
       autoCommit: false,
       eachMessage: async ({ partition: p, message }) => {
-        if (p !== partition || rows.length >= req.count) return
+        if (p !== partition || rows.length >= req.count || BigInt(message.offset) < from) return
         rows.push({
           offset: String(message.offset),
           timestamp: String(message.timestamp),
@@ -90,9 +100,9 @@ async function consume(req) {
         if (rows.length >= req.count) finish()
       },
     })
-    consumer.seek({ topic: req.topic, partition, offset: String(req.offset) })
     await done
     clearTimeout(timer)
+    if (failed != null && rows.length < req.count) return failure(failed)
     return { ok: true, records: rows }
   } finally {
     await consumer.disconnect()
