@@ -67,7 +67,6 @@ async function consume(req) {
     groupId: `ktc-driver-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2)}`,
     maxWaitTimeInMs: 100,
     allowAutoTopicCreation: false,
-    retry: { retries: 0 }, // a batch it cannot decode (a codec it lacks) crashes the consumer at once
   })
   const partition = Number(req.partition)
   const from = BigInt(req.offset)
@@ -82,9 +81,11 @@ async function consume(req) {
     let finish
     const done = new Promise(resolve => (finish = resolve))
     const timer = setTimeout(finish, req.timeout_ms || 15000)
-    consumer.on(consumer.events.CRASH, event => {
-      failed = event.payload.error
-      finish()
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      // A retriable crash (a group coordinator still starting) restarts the consumer: keep waiting. Any other
+      // (a batch in a codec it lacks) ends the request with the library's error.
+      failed = payload.error
+      if (!restarts(payload)) finish()
     })
     await consumer.run({
       autoCommit: false,
@@ -108,6 +109,10 @@ async function consume(req) {
     await consumer.disconnect()
   }
 }
+
+// Whether KafkaJS restarts a crashed consumer: 2.x says so (payload.restart); 1.x restarts on these errors.
+const restarts = ({ restart, error }) =>
+  restart != null ? restart : error.name === 'KafkaJSNumberOfRetriesExceeded' || error.retriable === true
 
 async function withAdmin(req, use) {
   const admin = client(req).admin()
