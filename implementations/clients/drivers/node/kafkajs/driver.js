@@ -2,7 +2,8 @@
 // (implementations/clients/README.md). It uses KafkaJS's producer, consumer and admin as an application would and
 // judges nothing; every error the library throws is answered as ok:false.
 //
-// KafkaJS has no consumer without a group: a consume request joins a fresh group, subscribes and seeks. It hands
+// KafkaJS has no consumer without a group: a consume request joins a fresh group, subscribes from the beginning
+// and skips the records before the offset asked (no seek). It hands
 // back one base offset per partition from send(), so a record's offset is base + its index, and no timestamps.
 'use strict'
 
