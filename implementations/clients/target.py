@@ -155,6 +155,12 @@ class ClientImplementation:
         sent = rig.proxy.produced(topic)
         return sent or rig.proxy.produced(self.topic_id(topic))
 
+    def unreadable(self) -> list[str]:
+        """The Produce frames the capture proxy forwarded but could not decode, as its errors."""
+        rig = self.started()[1]
+        assert rig.proxy is not None
+        return list(rig.proxy.unreadable)
+
     def topic_id(self, topic: str) -> str:
         """The topic's id in hex, as Metadata v12 gives it (what a Produce v13 names its topic by)."""
         request = MetadataRequest[METADATA_WITH_IDS]

@@ -1,7 +1,10 @@
 """Client libraries, judged for real in CI: ``ktc run`` on suites/clients with the two planted-fault drivers
 (implementations/clients/planted.py) and one real library (confluent-kafka, on librdkafka), against a local
 Apache Kafka behind the capture proxy.  Each planted fault must fail exactly its clause, which the real
-library passes; every client row is a pass, a known deviation (expectations/client-*.toml) or unsupported."""
+library passes; every client row is a pass, a known deviation (expectations/client-*.toml) or unsupported.  The
+historical LogAppendTime bugs (kafkajs #768, sarama #1259; implementations/clients/drivers/sources.toml) are
+placed exactly: the release before each fix fails the consumer clause with a counterexample and a replay line,
+the release after passes it."""
 
 from __future__ import annotations
 
@@ -23,15 +26,16 @@ PLANTED = {  # driver -> the clause its fault breaks
     "planted-max-unset": "KIP-32.client-producer-max-timestamp",
 }
 
+LAT = "KIP-32.client-consumer-log-append-time"
+HISTORICAL = {"kafkajs": ("1.12.0", "1.13.0"), "sarama": ("v1.20.1", "v1.21.0")}  # (last with the bug, first without)
 
-@pytest.fixture(scope="module")
-def rows(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict]]:
-    report = tmp_path_factory.mktemp("clients")
-    impls = [arg for name in (REAL, *PLANTED) for arg in ("--impl", f"client:{name}")]
+
+def ktc_run(report: Path, names: list[str], *tests: str) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    impls = [arg for name in names for arg in ("--impl", f"client:{name}")]
     env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
     env.pop("KTC_RUN_ID", None)
     proc = subprocess.run(
-        [sys.executable, "-m", "ktc", "run", *impls, "--workers", "0", "--report", str(report), "--", "suites/clients"],
+        [sys.executable, "-m", "ktc", "run", *impls, "--workers", "0", "--report", str(report), "--", *tests],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -40,6 +44,20 @@ def rows(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict]]:
     )
     results = report / "latest" / "results.json"
     return proc, json.loads(results.read_text())["rows"] if results.exists() else []
+
+
+@pytest.fixture(scope="module")
+def rows(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    return ktc_run(tmp_path_factory.mktemp("clients"), [REAL, *PLANTED], "suites/clients")
+
+
+@pytest.fixture(scope="module")
+def historical(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict]]:
+    """The LogAppendTime clause alone, on the releases either side of each fix (one broker, one consume each)."""
+    names = [f"{library}-{version}" for library, versions in HISTORICAL.items() for version in versions]
+    return ktc_run(
+        tmp_path_factory.mktemp("historical"), names, "suites/clients/test_consumer.py", "-k", "log_append_time"
+    )
 
 
 def named(library: str) -> str:
@@ -69,3 +87,16 @@ def test_every_client_row_is_a_pass_a_known_deviation_or_unsupported(rows):
     assert not bad, bad
     judged = [r for r in found if r["clause"] == "KIP-228.consumer-table" and r["profile"] == "client-kip"]
     assert judged and all(r["verdict"] != "unsupported" for r in judged), judged
+
+
+@pytest.mark.parametrize("library", sorted(HISTORICAL))
+def test_a_historical_log_append_time_bug_fails_before_its_fix_and_passes_after(historical, library):
+    proc, found = historical
+    assert found, proc.stdout[-3000:] + proc.stderr[-2000:]
+    before, after = (f"client-{library}-{version}" for version in HISTORICAL[library])
+    failed = [r for r in found if r["implementation"] == before and r["clause"] == LAT]
+    assert failed and {r["verdict"] for r in failed} == {"fail"}, failed
+    assert all(r.get("reason") and r.get("replay", "").startswith("pytest ") for r in failed), failed
+    assert all(not r.get("expected") for r in failed), f"an expectation hides {before}'s bug: {failed}"
+    passed = [r for r in found if r["implementation"] == after and r["clause"] == LAT]
+    assert passed and {r["verdict"] for r in passed} == {"pass"}, passed

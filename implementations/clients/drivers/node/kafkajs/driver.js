@@ -2,7 +2,8 @@
 // (implementations/clients/README.md). It uses KafkaJS's producer, consumer and admin as an application would and
 // judges nothing; every error the library throws is answered as ok:false.
 //
-// KafkaJS has no consumer without a group: a consume request joins a fresh group, subscribes and seeks. It hands
+// KafkaJS has no consumer without a group: a consume request joins a fresh group, subscribes from the beginning
+// and skips the records before the offset asked (no seek). It hands
 // back one base offset per partition from send(), so a record's offset is base + its index, and no timestamps.
 'use strict'
 
@@ -69,17 +70,28 @@ async function consume(req) {
     allowAutoTopicCreation: false,
   })
   const partition = Number(req.partition)
+  const from = BigInt(req.offset)
   const rows = []
+  let failed = null
   await consumer.connect()
   try {
+    // A fresh group reading from the beginning starts at the log start; records before the asked offset are
+    // skipped here. No seek: a seek before the group has joined is refused on 1.x ("Consumer group was not
+    // initialized") and races the first fetch on 2.x, which lost offset 0.
     await consumer.subscribe({ topic: req.topic, fromBeginning: true })
     let finish
     const done = new Promise(resolve => (finish = resolve))
     const timer = setTimeout(finish, req.timeout_ms || 15000)
+    consumer.on(consumer.events.CRASH, ({ payload }) => {
+      // A retriable crash (a group coordinator still starting) restarts the consumer: keep waiting. Any other
+      // (a batch in a codec it lacks) ends the request with the library's error.
+      failed = payload.error
+      if (!restarts(payload)) finish()
+    })
     await consumer.run({
       autoCommit: false,
       eachMessage: async ({ partition: p, message }) => {
-        if (p !== partition || rows.length >= req.count) return
+        if (p !== partition || rows.length >= req.count || BigInt(message.offset) < from) return
         rows.push({
           offset: String(message.offset),
           timestamp: String(message.timestamp),
@@ -90,14 +102,18 @@ async function consume(req) {
         if (rows.length >= req.count) finish()
       },
     })
-    consumer.seek({ topic: req.topic, partition, offset: String(req.offset) })
     await done
     clearTimeout(timer)
+    if (failed != null && rows.length < req.count) return failure(failed)
     return { ok: true, records: rows }
   } finally {
     await consumer.disconnect()
   }
 }
+
+// Whether KafkaJS restarts a crashed consumer: 2.x says so (payload.restart); 1.x restarts on these errors.
+const restarts = ({ restart, error }) =>
+  restart != null ? restart : error.name === 'KafkaJSNumberOfRetriesExceeded' || error.retriable === true
 
 async function withAdmin(req, use) {
   const admin = client(req).admin()
