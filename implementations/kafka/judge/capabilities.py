@@ -155,7 +155,26 @@ def probed_unsupported(refused_targets: dict[int, str]) -> dict[str, str]:
     }
 
 
-class Probing(Mapping):
+class Found(Mapping):
+    """Clause id -> reason, worked out by ``everything()`` on first use and kept: a mapping the harness reads
+    like any other, that asks the broker only when a test first needs it."""
+
+    found: dict[str, str] | None = None
+
+    def everything(self) -> dict[str, str]:
+        raise NotImplementedError
+
+    def __getitem__(self, clause: str) -> str:
+        return self.everything()[clause]
+
+    def __iter__(self):
+        return iter(self.everything())
+
+    def __len__(self) -> int:
+        return len(self.everything())
+
+
+class Probing(Found):
     """A broker's unsupported clauses: those declared, and on first use those resting on what the probe
     (judge/probe.py) found it cannot answer.  Lazy, so a process that only collects the tests (the other
     pytest-xdist worker) never starts or probes the broker; the one that runs them probes it once."""
@@ -167,15 +186,6 @@ class Probing(Mapping):
         if self.found is None:
             self.found = {**probed_unsupported(self.refused_targets()), **self.declared}
         return self.found
-
-    def __getitem__(self, clause: str) -> str:
-        return self.everything()[clause]
-
-    def __iter__(self):
-        return iter(self.everything())
-
-    def __len__(self) -> int:
-        return len(self.everything())
 
 
 def with_probe(caps: Capabilities, refused_targets: Callable[[], dict[int, str]]) -> Capabilities:

@@ -21,6 +21,7 @@ from dataclasses import replace
 from ktc.implementations.protocol import Capabilities, JudgedTrace
 from ktc.reference.types import Advance, ElectLeader, History, StepClock, clock_states
 
+from ..judge.capabilities import Found
 from ..judge.observe import Observed, on_real_time
 from ..running import PipelineRuns
 from . import clocks
@@ -150,7 +151,7 @@ def leader(op, state) -> int:
     return state.leader(op.topic, op.partition)
 
 
-class LeaderClauses(Mapping):
+class LeaderClauses(Found):
     """The target's unsupported clauses, with the three leader-change clauses as the survey says: judged when
     leadership can move, else unsupported with the survey's line.  Lazy: asked on first use, like the probe."""
 
@@ -163,12 +164,3 @@ class LeaderClauses(Mapping):
             rest = {k: v for k, v in self.declared.items() if k not in LEADER_CLAUSES}
             self.found = {**rest, **({c: why for c in LEADER_CLAUSES} if why else {})}
         return self.found
-
-    def __getitem__(self, clause: str) -> str:
-        return self.everything()[clause]
-
-    def __iter__(self):
-        return iter(self.everything())
-
-    def __len__(self) -> int:
-        return len(self.everything())
