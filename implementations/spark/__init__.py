@@ -33,6 +33,7 @@ from ktc.specs.profiles import all_profiles
 from ktc.specs.profiles import get as get_profile
 
 from . import contract, topics
+from .api import SWITCHES
 from .segments import CLIENT_MAX_VERSION
 
 BUCKETS = 8
@@ -44,16 +45,7 @@ MISSING = {
     "DescribeLog": DescribeLogResult((), 3),
 }
 PROFILE_SWITCHES = [
-    "arithmetic",
-    "validation",
-    "long_max_fallback",
-    "default_before_max_ms",
-    "default_after_max_ms",
-    "lat_batch_check",
-    "future_warning",
-    "negative_timestamps",
-    "batch_max_floor",
-    "dual_timestamps",
+    *SWITCHES,  # the append path's (api.py), then the rest of a profile's switches
     "roll_basis",
     "retention_basis",
     "list_offsets_scope",
