@@ -70,7 +70,8 @@ def target_head(t: ShownTarget) -> str:
             f"<br><small>{version}</small><br><small>not run: {escape(not_run)}</small></th>"
         )
     note = " (its profiles aggregated)" if t["profile"] == "every profile" else ""
-    evidence = f' title="{escape(t["evidence"])}"' if t.get("evidence") else ""
+    said = [str(t.get(key)) for key in ("evidence", "summary") if t.get(key)]
+    evidence = f' title="{escape(chr(10).join(said))}"' if said else ""
     return (
         f'<th class="tgt" data-target="{escape(t["implementation"])}"{evidence}>{escape(t["implementation"])}'
         f"<br><small>{version}</small><br><small>{escape(t['profile'])}{note}</small>"

@@ -111,6 +111,7 @@ def target_of(name: str, record: Target, rows: list[Row], prov: Provenance) -> T
         "duration_s": float(record["duration_s"]) if timed else summed_duration(rows),
         "duration_summed": not timed,
         "counts": counts(rows),
+        "summary": record.get("summary"),
     }
 
 

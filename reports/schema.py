@@ -154,6 +154,7 @@ class Target(TypedDict, total=False):
     counts: dict[str, int]  # read back: its rows per column (reports/outcomes.py: counts)
     requested_profile: str | None  # the --profile it was given, if any
     not_sent: dict[str, str]  # input feature -> why the target never sends it (reports/coverage.py)
+    summary: str | None  # its family's one line on how it was judged: a broker's clock, retention, leader moves
 
 
 class ClauseInfo(TypedDict, total=False):

@@ -1,14 +1,15 @@
 """summary.txt (format ``summary``): the terminal's table first, then everything the terminal cuts.
 
 It opens with exactly the table ``ktc run`` prints (reports/terminal.py), so the two never disagree;
-then every root cause, then clauses x verdict per implementation and profile (``unsupported`` rows
-folded into one line per reason, expected deviations marked ``fail*``, unknown rows with their kind),
-then which input features reached which implementation.
+then every root cause, then each target's line on how it was judged (its clock, leader moves), then
+clauses x verdict per implementation and profile (``unsupported`` rows folded into one line per reason,
+expected deviations marked ``fail*``, unknown rows with their kind), then which input features reached
+which implementation.
 """
 
 from __future__ import annotations
 
-from . import coverage, rootcause, terminal
+from . import coverage, outcomes, rootcause, terminal
 from .registry import Context, renderer
 from .schema import Document, Row, provenance_of
 from .verdicts import SHOWN
@@ -17,9 +18,16 @@ from .verdicts import SHOWN
 @renderer("summary")
 def render(doc: Document, context: Context) -> str:
     lines = terminal.table_lines(doc, context) + terminal.passes_lines(doc, context)
-    lines += rootcause.text(doc, context.report_dir) + blocks(doc)
+    lines += rootcause.text(doc, context.report_dir) + how_judged(doc) + blocks(doc)
     lines += coverage.text(coverage.table(doc["rows"]), coverage.not_sent_of(provenance_of(doc)))
     return "\n".join(lines) + "\n"
+
+
+def how_judged(doc: Document) -> list[str]:
+    """Each target's one line on how it was judged (a broker's clock, retention passes, leader moves and the
+    clock skew measured), as its family words it."""
+    lines = [f"  {t['implementation']}: {t['summary']}" for t in outcomes.targets(doc) if t.get("summary")]
+    return ["", "how each target was judged:", *lines] if lines else []
 
 
 def blocks(doc: Document) -> list[str]:

@@ -231,7 +231,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
         return
     meta = {
         **provenance(state, config),
-        "targets": timed_targets(state.collected),
+        "targets": timed_targets(state),
         "collection_errors": state.collected.collection_errors,
     }
     from ktc.plugin.artifacts import write_results
@@ -240,12 +240,14 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     config.stash[RESULT_PATH] = str(path)
 
 
-def timed_targets(collected) -> list[dict]:
-    """Every target's record with the seconds its tests took (setup, call and teardown)."""
-    return [
-        {**target, "duration_s": round(collected.seconds.get(name, 0.0), 2)}
-        for name, target in collected.targets.items()
-    ]
+def timed_targets(state) -> list[dict]:
+    """Every target's record with the seconds its tests took (setup, call and teardown) and its family's one
+    line on how it was judged (``summary``: a broker's clock, retention passes, leader moves and skew)."""
+    timed = []
+    for name, target in state.collected.targets.items():
+        line = implementations.summary(state.impl_specs.get(target["implementation"], ""), state.values, target)
+        timed.append({**target, "duration_s": round(state.collected.seconds.get(name, 0.0), 2), "summary": line})
+    return timed
 
 
 RESULT_PATH = pytest.StashKey[str]()

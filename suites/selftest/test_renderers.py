@@ -250,3 +250,14 @@ def test_a_go_pseudo_version_shows_its_commit_date_and_hash_in_the_version_colum
     line = next(x for x in terminal(conforming()) if x.startswith("kfake"))
     assert line.split()[1] == "260918-01f206a"  # v0.0.0-20260918054303-01f206a7e32c: the parts that differ
     assert next(x for x in terminal(conforming()) if x.startswith("kafka-3.9.2")).split()[1] == "3.9.2"
+
+
+def test_summary_txt_and_the_html_carry_each_target_s_line_on_how_it_was_judged():
+    doc = conforming()
+    first = doc["provenance"]["targets"][0]
+    first["summary"] = "clock: the host's; 4 leader moves in 3 histories; skew between nodes at most 11 ms"
+    summary = render.render("summary", doc, Context(report_dir=REPORT)).splitlines()
+    assert f"  {first['implementation']}: {first['summary']}" in summary
+    assert "skew between nodes at most 11 ms" in render.render("html", doc, Context(report_dir=REPORT))
+    first["summary"] = None
+    assert "how each target was judged:" not in render.render("summary", doc, Context(report_dir=REPORT))
