@@ -11,8 +11,10 @@ families only through this module.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import importlib
+import importlib.util
 import inspect
 import os
 import re
@@ -133,10 +135,24 @@ def check(values: Mapping, specs: Sequence[str], requested_profile: str) -> list
         for option in options()
         if option.check is not None and values.get(option.name) not in (None, [])
     ]
+    taken = {option.flag for spec in specs if (plugin := plugin_for(spec, values)) for option in plugin.options}
+    for option in options():
+        if option.flag not in taken and values.get(option.name) not in (None, [], False):
+            raise SettingError(f"{option.flag} is for {takers(option)}; none of this run's targets takes it")
     for spec in specs:
         plugin = plugin_for(spec, values)
         lines.append(plugin.own_profile(spec, values, requested_profile) if plugin is not None else None)
     return [line for line in lines if line]
+
+
+def takers(option: Option) -> str:
+    """The targets that take ``option``, as --impl names them: ``--impl kafka``, ``--impl kafka-<version>``."""
+    names = [
+        p.named or p.pattern_hint or next(iter(p.builtins), p.family)
+        for p in plugins()
+        if any(o.flag == option.flag for o in p.options)
+    ]
+    return "--impl " + ", ".join(dict.fromkeys(names)) if names else "no target"
 
 
 def configure(specs: Sequence[str], values: Mapping) -> None:
@@ -185,6 +201,9 @@ def resolve(spec: str, chosen: Mapping):
     target = plugin.builtins[spec] if plugin is not None and spec in plugin.builtins else known.get(spec, spec)
     if not isinstance(target, str):
         return target
+    near = difflib.get_close_matches(spec, known, n=1, cutoff=0.85) if spec not in known else []
+    if near and not importable(spec.partition(":")[0]):
+        raise ImplementationError(f"unknown implementation {spec!r}: did you mean {near[0]}?")
     if not _SPEC.match(target):
         hints = "".join(f", or {p.pattern_hint}" for p in plugins() if p.pattern_hint)
         raise ImplementationError(
@@ -234,6 +253,17 @@ def expectation_files(spec: str, name: str, version: str, given: Mapping | None 
     if folder is None or Path(folder).resolve() == expectations_dir():
         return []
     return [path for path in (Path(folder) / f"{name}.toml", Path(folder) / f"{name}-{version}.toml") if path.exists()]
+
+
+def importable(module_name: str) -> bool:
+    """Whether ``--impl module:attribute`` names a module that can be found (a misspelt built-in such as
+    ``client:kafkjs`` names none)."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        return importlib.util.find_spec(module_name) is not None
+    except (ImportError, ValueError):
+        return False
 
 
 def _import(spec: str, target: str):

@@ -243,7 +243,8 @@ class Plugin:
 
     ``builtins``: its ``--impl`` names -> a ``Declaration`` (or ``module:attribute`` naming a declaration, an
     implementation or a zero-argument factory); ``pattern``/``from_pattern``: names it builds from a pattern
-    (``kafka-X.Y.Z``: a declaration), with ``pattern_hint`` for the error that lists them.
+    (``kafka-X.Y.Z``: a declaration), with ``pattern_hint`` for the error that lists them; ``named``: how a
+    user names its targets, where its builtins' names alone do not say it (``kafka --kafka-bootstrap HOST:PORT``).
     ``serves(spec, values)``: whether an ``--impl`` under these option values (``Option.name`` -> value)
     is this family's target (``kafka`` is the started broker's, or, with ``--kafka-bootstrap``, the
     external one's).  ``own_profile(spec, values, requested)``: before any test, checks the target and
@@ -267,6 +268,7 @@ class Plugin:
     pattern: re.Pattern | None = None
     from_pattern: Callable[[re.Match], object] | None = None
     pattern_hint: str = ""
+    named: str = ""
 
     def claims(self, spec: str, values: Mapping) -> bool:
         if self.serves is not None:

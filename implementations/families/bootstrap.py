@@ -115,6 +115,7 @@ PLUGIN = Plugin(
     description="any Kafka-compatible broker you run, by address: --kafka-bootstrap HOST:PORT (TLS/SASL: "
     "--kafka-config)",
     builtins={"kafka": TARGET},
+    named="kafka --kafka-bootstrap HOST:PORT",
     options=(KAFKA_CONFIG, KAFKA_BOOTSTRAP, REAL_TIME, MOVE_LEADERS),
     serves=serves,
     own_profile=own_profile,
