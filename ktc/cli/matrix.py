@@ -57,7 +57,7 @@ def add_parser(sub) -> None:
 
 def cmd_matrix(args) -> int:
     root = report_root(args.report)
-    target = matrix_releases.chosen(args)
+    target = matrix_releases.target_of(args)
     if target is not None:
         return cmd_releases(args, root, *target)
     chosen, source = chosen_versions(args.kafka_versions)

@@ -34,7 +34,7 @@ def add_arguments(matrix) -> None:
     )
 
 
-def chosen(args) -> tuple[implementations.Releases, str] | None:
+def target_of(args) -> tuple[implementations.Releases, str] | None:
     """The family target the arguments name (``--client kafkajs``), or None for Kafka's own matrix."""
     given = [(axis, getattr(args, dest(axis))) for axis in implementations.releases()]
     given = [(axis, name) for axis, name in given if name is not None]
@@ -62,42 +62,48 @@ def dest(axis: implementations.Releases) -> str:
 def releases(axis: implementations.Releases, name: str, given: str | None) -> tuple[list[str], str]:
     """The releases to judge, each prepared now, and where the list came from."""
     if given is None:
-        chosen_, source = list(axis.default(name)), f"{name}'s declared releases"
+        wanted, source = list(axis.default(name)), f"{name}'s declared releases"
     else:
-        chosen_, source = [v.strip() for v in given.split(",") if v.strip()], "given with --versions"
-    if not chosen_:
+        wanted, source = [v.strip() for v in given.split(",") if v.strip()], "given with --versions"
+    if not wanted:
         raise UsageError(f"--versions: expected comma-separated releases of {name}, e.g. {axis.default(name)[0]}")
-    twice = sorted({v for v in chosen_ if chosen_.count(v) > 1})
+    twice = sorted({v for v in wanted if wanted.count(v) > 1})
     if twice:
         raise UsageError(f"--versions: {', '.join(twice)} given twice")
-    print(f"ktc matrix: preparing {name} {', '.join(chosen_)} ...", flush=True)
-    for release in chosen_:
+    print(f"ktc matrix: preparing {name} {', '.join(wanted)} ...", flush=True)
+    for release in wanted:
         try:
             axis.check(name, release)
         except implementations.SettingError as error:
             raise UsageError(f"--versions: {error}") from None
-    return chosen_, source
+    return wanted, source
 
 
-def run_all(args, axis: implementations.Releases, name: str, chosen_: list[str], directory: Path):
+def run_all(args, axis: implementations.Releases, name: str, wanted: list[str], directory: Path):
     """One ``ktc run`` of every release; a column per release (columns, exit code)."""
-    from ktc.reports import matrix
-
     runs = directory / "runs"
     runs.mkdir(parents=True, exist_ok=True)
-    print(f"ktc matrix: {name}: one ktc run of {len(chosen_)} releases (log {runs / 'ktc-run.log'}) ...", flush=True)
+    log = runs / "ktc-run.log"
+    print(f"ktc matrix: {name}: one ktc run of {len(wanted)} releases (log {log}) ...", flush=True)
     started = time.monotonic()
-    code = cli_run.Child(run_argv(args, axis, name, chosen_, runs), dict(os.environ), log=runs / "ktc-run.log").wait()
-    report = runs / "latest" if (runs / "latest").exists() else None
-    problem = None if code in cli_run.FINISHED else f"ktc run exited {code} (see {runs / 'ktc-run.log'})"
+    code = cli_run.Child(run_argv(args, axis, name, wanted, runs), dict(os.environ), log=log).wait()
+    problem = None if code in cli_run.FINISHED else f"ktc run exited {code} (see {log})"
+    columns = columns_of(axis, name, wanted, runs / "latest" if (runs / "latest").exists() else None, problem)
+    print(f"ktc matrix: {name}: {len(wanted)} releases in {time.monotonic() - started:.0f} s", flush=True)
+    return columns, code
+
+
+def columns_of(axis: implementations.Releases, name: str, wanted: list[str], report: Path | None, problem):
+    """A column per release out of the one run's report, each printed as a progress line."""
+    from ktc.reports import matrix
+
     named = implementation_names(report)
     columns = []
-    for release in chosen_:
-        spec = axis.spec(name, release)
-        columns.append(matrix.implementation_column(release, named.get(spec), report, problem))
-        print(f"ktc matrix: {name} {release}: {matrix.tally(columns[-1])} in {columns[-1].wall_s:.0f} s", flush=True)
-    print(f"ktc matrix: {name}: {len(chosen_)} releases in {time.monotonic() - started:.0f} s", flush=True)
-    return columns, code
+    for release in wanted:
+        column = matrix.implementation_column(release, named.get(axis.spec(name, release)), report, problem)
+        print(f"ktc matrix: {name} {release}: {matrix.tally(column)} in {column.wall_s:.0f} s", flush=True)
+        columns.append(column)
+    return columns
 
 
 def implementation_names(report: Path | None) -> dict[str, str]:
@@ -108,11 +114,11 @@ def implementation_names(report: Path | None) -> dict[str, str]:
     return {i["spec"]: i["name"] for i in provenance.get("implementations", ()) if i.get("spec")}
 
 
-def run_argv(args, axis: implementations.Releases, name: str, chosen_: list[str], runs: Path) -> list[str]:
+def run_argv(args, axis: implementations.Releases, name: str, wanted: list[str], runs: Path) -> list[str]:
     """``ktc run`` with every release's --impl, on the family's suites unless the arguments after -- name tests."""
     given = list(args.pytest_args or ())
     tests = [] if names_tests(given, suites_dir()) else [str(suites_dir() / t) for t in axis.tests]
-    impls = [option for release in chosen_ for option in ("--impl", axis.spec(name, release))]
+    impls = [option for release in wanted for option in ("--impl", axis.spec(name, release))]
     return [
         sys.executable,
         "-m",
