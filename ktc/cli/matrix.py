@@ -166,8 +166,9 @@ def finish(directory: Path, columns: list, code: int, wanted: int, explain=None)
     paths = matrix.write(directory, table)
     print(render.render("matrix", table), end="")
     print("ktc matrix: wrote " + ", ".join(str(p) for p in paths))
-    if len(columns) < wanted:
-        print(f"ktc matrix: interrupted after {len(columns)} of {wanted} releases", file=sys.stderr)
+    if code >= 128 or len(columns) < wanted:  # a signal: a client matrix's one run, or a Kafka release's
+        finished = sum(1 for column in columns if not column.problem)
+        print(f"ktc matrix: interrupted after {finished} of {wanted} releases", file=sys.stderr)
         return code
     return 1 if table["unexplained"] or any(c["problem"] for c in table["versions"]) else 0
 

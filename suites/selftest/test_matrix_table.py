@@ -181,3 +181,14 @@ def test_a_fail_beside_an_expected_cell_is_noted_as_an_expectations_file_on_one_
     cols = [matrix.Column(v, "p", 1.0, {"KIP-X.a": cell}) for v, cell in (("3.7.2", "fail"), ("3.8.1", "expected"))]
     row = next(r for r in matrix.build(cols)["rows"] if r["row"] == "KIP-X.a")
     assert row["notes"] == {"3.8.1": "a known deviation on 3.8.1 only: its expectations file names it"}
+
+
+def test_an_interrupted_matrix_writes_its_table_says_so_and_exits_with_the_signal(tmp_path, capsys):
+    from ktc.cli.matrix import finish
+
+    done = matrix.Column("1.12.0", "client", 3.0, {"KIP-X.a": "pass"})
+    cut = matrix.Column("1.13.0", "client", 0.0, problem="ktc run exited 130")
+    assert finish(tmp_path, [done, cut], 130, 2) == 130
+    assert "interrupted after 1 of 2 releases" in capsys.readouterr().err
+    assert json.loads((tmp_path / "matrix.json").read_text())["versions"][1]["problem"] == "ktc run exited 130"
+    assert finish(tmp_path, [done], 0, 1) == 0
