@@ -192,3 +192,18 @@ def test_an_interrupted_matrix_writes_its_table_says_so_and_exits_with_the_signa
     assert "interrupted after 1 of 2 releases" in capsys.readouterr().err
     assert json.loads((tmp_path / "matrix.json").read_text())["versions"][1]["problem"] == "ktc run exited 130"
     assert finish(tmp_path, [done], 0, 1) == 0
+
+
+def test_each_fixed_client_bug_names_a_clause_and_is_the_note_between_its_releases_only():
+    from ktc.implementations.clients import releases
+    from ktc.specs.clauses import all_clauses
+
+    assert releases.bugs(), "sources.toml records no fixed bug"
+    for bug in releases.bugs():
+        assert bug["clause"] in all_clauses(), bug
+        before, after, library = bug["last_with"], bug["first_without"], bug["library"]
+        assert any(
+            bug["fixed_by"].rsplit("/", 1)[1] in n for n in releases.fixed(library, before, after, bug["clause"])
+        )
+        assert not releases.fixed(library, after, after, bug["clause"])  # no release between: nothing fixed
+        assert not releases.fixed(library, before, after, "KIP-X.other")
