@@ -22,7 +22,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from .protocol import Capabilities, Command, Declaration, Implementation, Option, Plugin, SettingError
+from .protocol import Capabilities, Command, Declaration, Implementation, Option, Plugin, Releases, SettingError
 
 CORE = {"reference": "ktc.implementations.reference:ReferenceImplementation"}
 ENTRY_POINTS = "ktc.plugins"  # a third party's families
@@ -98,6 +98,11 @@ def commands() -> dict[str, tuple[Command, ...]]:
         for command in plugin.commands:
             out[command.name] = (*out.get(command.name, ()), command)
     return out
+
+
+def releases() -> tuple[Releases, ...]:
+    """The families' parts of ``ktc matrix`` (a target judged release after release), in registry order."""
+    return tuple(plugin.releases for plugin in plugins() if plugin.releases is not None)
 
 
 def run_command(name: str, args) -> int:
@@ -321,6 +326,7 @@ __all__ = [
     "ImplementationError",
     "Option",
     "Plugin",
+    "Releases",
     "SettingError",
     "builtins",
     "check",
@@ -331,6 +337,7 @@ __all__ = [
     "options",
     "plugin_for",
     "plugins",
+    "releases",
     "replay_env",
     "run_command",
     "summary",

@@ -221,6 +221,33 @@ def _never(*_) -> None:
     return None
 
 
+def _no_fixes(*_) -> tuple[str, ...]:
+    return ()
+
+
+@dataclass(frozen=True)
+class Releases:
+    """A family's part of ``ktc matrix``: one of its targets judged release after release, every release in one
+    ``ktc run`` (``ktc matrix --client kafkajs --versions 1.12.0,1.13.0``: ``flag`` names the target, ``--versions``
+    its releases).
+
+    ``names()``: the targets it knows.  ``default(name)``: the releases judged when ``--versions`` is not given.
+    ``check(name, release)``: prepares the release (a driver is installed now, not inside the timed run) or
+    raises ``SettingError`` saying why it cannot be judged here.  ``spec(name, release)``: its ``--impl`` value.
+    ``tests``: the folders of the suites that judge it.  ``fixed(name, older, newer, clause)``: the known fixes
+    released after ``older`` and by ``newer`` that bear on ``clause``, each in a few words (where a cell changes).
+    """
+
+    flag: str
+    help: str
+    names: Callable[[], Sequence[str]]
+    default: Callable[[str], Sequence[str]]
+    check: Callable[[str, str], None]
+    spec: Callable[[str, str], str]
+    tests: tuple[str, ...] = ()
+    fixed: Callable[[str, str, str, str], Sequence[str]] = _no_fixes
+
+
 @runtime_checkable
 class Declaration(Protocol):
     """A target declared as data, not as a subclass (a broker: implementations/kafka/target.py's
@@ -252,7 +279,8 @@ class Plugin:
     raises ``SettingError``.  ``replay_env(target)``: the environment that re-creates a recorded target
     (``target()``) for the replay line.  ``summary(target)``: a line about the target at the run's end (a
     broker's clock), or None.  ``configure(specs, values)``: once per pytest session, before any
-    implementation is built.  ``commands``: its ``ktc`` subcommands.
+    implementation is built.  ``commands``: its ``ktc`` subcommands.  ``releases``: its part of ``ktc matrix``
+    (``Releases``), or None.
     """
 
     family: str
@@ -265,6 +293,7 @@ class Plugin:
     summary: Callable[[Mapping], str | None] = _never
     configure: Callable[[Sequence[str], Mapping], None] = _never
     commands: tuple[Command, ...] = ()
+    releases: Releases | None = None
     pattern: re.Pattern | None = None
     from_pattern: Callable[[re.Match], object] | None = None
     pattern_hint: str = ""

@@ -73,7 +73,8 @@ def replay_line(row: Row, provenance: Provenance, counterexample_dir: str = "cou
     spec = spec_of(row["implementation"], provenance)
     if row["verdict"] == "fail" and row.get("counterexample"):
         return replay_command(f"{counterexample_dir}/{file_name(row)}", spec)
-    return pytest_replay((row.get("tests") or ["suites"])[0], spec, row.get("seed"))
+    test = row.get("decided_by") or (row.get("tests") or ["suites"])[0]  # the test whose reason the row shows
+    return pytest_replay(test, spec, row.get("seed"))
 
 
 def replay_of(row: Row, provenance: Provenance) -> str:

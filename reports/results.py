@@ -33,6 +33,7 @@ def merge_rows(contributions: Iterable[Row]) -> list[Row]:
                 "signatures": {},
                 "signature": next(iter(_signatures(part)), None),
                 "features": {},
+                "decided_by": first_test(part),
             },
         )
         row["examples"] += part.get("examples") or 0
@@ -47,6 +48,8 @@ def merge_rows(contributions: Iterable[Row]) -> list[Row]:
     for row in merged.values():
         if row["verdict"] != Validity.UNKNOWN or not row.get("unknown"):
             row.pop("unknown", None)
+        if row["verdict"] not in BAD or not row.get("decided_by"):
+            row.pop("decided_by", None)
     return sorted(merged.values(), key=lambda r: (r["implementation"], r["profile"], r["clause"]))
 
 
@@ -55,10 +58,17 @@ def take(row: Row, part: Row) -> None:
     row["verdict"], row["unknown"], row["reason"] = part["verdict"], part.get("unknown", ""), part.get("reason")
     row["counterexample"], row["first_failure_at"] = part.get("counterexample"), part.get("first_failure_at")
     row["first_divergence"], row["signature"] = part.get("first_divergence"), next(iter(_signatures(part)), None)
+    row["decided_by"] = first_test(part)
     if part.get("expected"):
         row["expected"] = part["expected"]
     else:
         row.pop("expected", None)
+
+
+def first_test(part: Row) -> str:
+    """The test a contribution came from: a fail or error row's ``decided_by``, the test its replay runs (the one
+    whose reason the row shows, not merely the first of ``tests`` in sorted order)."""
+    return next(iter(part.get("tests") or ()), "")
 
 
 def _signatures(part: Row) -> dict[str, int]:

@@ -138,6 +138,7 @@ class Row(TypedDict, total=False):
     expected: Expected
     timeline: Timeline | None  # schema 3: the counterexample's clocks and bounds, for the HTML drawing
     replay: str  # schema 3: fail/error rows: the command that replays it (paths relative to the report)
+    decided_by: str  # fail/error rows: the test whose verdict and reason the row carries (the pytest replay runs it)
 
 
 class Target(TypedDict, total=False):

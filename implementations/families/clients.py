@@ -2,7 +2,8 @@
 library of the registry (implementations/clients/libraries.py) at its pinned version, and
 ``client:<library>-<version>`` for any other version the library's launcher can install.  Each is judged
 under the client profiles (``client-kip``, ``client``) by suites/clients, against a local Apache Kafka that
-ktc starts; a driver that cannot be had here is one "not run" row with its reason.
+ktc starts; a driver that cannot be had here is one "not run" row with its reason.  ``ktc matrix --client
+<library> [--versions ...]`` judges a library's releases side by side (releases.py).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 
 from ktc.implementations.clients.libraries import registry
+from ktc.implementations.clients.releases import RELEASES
 from ktc.implementations.clients.target import ClientTarget
 from ktc.implementations.protocol import Plugin
 
@@ -32,4 +34,5 @@ PLUGIN = Plugin(
     pattern=PATTERN,
     from_pattern=versioned,
     pattern_hint="client:<library>-<version>",
+    releases=RELEASES,
 )

@@ -6,6 +6,10 @@ The default releases are the newest patch of every line from 3.5 on that Maven C
 remembered in the cache; offline, the last list seen or the table's own).  A progress line is printed per
 release with its wall time.  Ctrl-C stops the release in progress (its child cleans up its broker) and
 writes the table of the releases that finished.
+
+``--client NAME [--versions LIST]`` (a family's ``Releases``: ktc/cli/matrix_releases.py) judges a client
+library's releases instead, side by side in one run.  Either way every fail or error cell is listed under the
+table with its counterexample and the command that replays it.
 """
 
 from __future__ import annotations
@@ -15,19 +19,24 @@ import sys
 import time
 from pathlib import Path
 
+from ktc.cli import matrix_releases
 from ktc.cli import run as cli_run
 from ktc.cli.common import UsageError
 from ktc.usage import report_root
 
 
 def add_parser(sub) -> None:
-    matrix = sub.add_parser("matrix", help="judge every Kafka release line in turn; a version x clause table")
+    matrix = sub.add_parser(
+        "matrix",
+        help="judge every Kafka release line (or a client library's releases) in turn; a version x clause table",
+    )
     matrix.add_argument(
         "--kafka-versions",
         metavar="LIST",
         help="comma-separated x.y.z releases (default: the newest patch of every line from 3.5 "
         "that Maven Central lists)",
     )
+    matrix_releases.add_arguments(matrix)
     matrix.add_argument(
         "--report",
         default="ktc-report",
@@ -48,12 +57,25 @@ def add_parser(sub) -> None:
 
 def cmd_matrix(args) -> int:
     root = report_root(args.report)
+    target = matrix_releases.target_of(args)
+    if target is not None:
+        return cmd_releases(args, root, *target)
     chosen, source = chosen_versions(args.kafka_versions)
     cli_run.check_pytest_args(args.pytest_args)
     directory = cli_run.new_run_directory(root)
     print(f"ktc matrix: {len(chosen)} releases ({source}): {', '.join(chosen)}; report {directory}", flush=True)
     columns, code = run_all(args, chosen, directory)
     return finish(directory, columns, code, len(chosen))
+
+
+def cmd_releases(args, root: Path, axis, name: str) -> int:
+    """A family target's releases (``--client kafkajs``), judged in one run."""
+    cli_run.check_pytest_args(args.pytest_args)
+    chosen, source = matrix_releases.releases(axis, name, args.versions)
+    directory = cli_run.new_run_directory(root)
+    print(f"ktc matrix: {name}, {len(chosen)} releases ({source}): {', '.join(chosen)}; report {directory}", flush=True)
+    columns, code = matrix_releases.run_all(args, axis, name, chosen, directory)
+    return finish(directory, columns, code, len(chosen), matrix_releases.explain(axis, name))
 
 
 def chosen_versions(given: str | None) -> tuple[list[str], str]:
@@ -112,7 +134,7 @@ def run_one(args, version: str, directory: Path, step: str):
     report = runs / "latest" if (runs / "latest").exists() else None
     problem = None if code in cli_run.FINISHED else f"ktc run exited {code} (see {runs / 'ktc-run.log'})"
     column = matrix.column(version, profile, wall, report, problem)
-    print(f"ktc matrix: {step} Kafka {version}: {counts(column)} in {wall:.0f} s", flush=True)
+    print(f"ktc matrix: {step} Kafka {version}: {matrix.tally(column)} in {wall:.0f} s", flush=True)
     return column, code
 
 
@@ -137,24 +159,16 @@ def run_argv(args, version: str, runs: Path) -> list[str]:
     ]
 
 
-def counts(column) -> str:
-    if column.problem:
-        return column.problem
-    tally: dict[str, int] = {}
-    for verdict in [*column.clauses.values(), *column.changes.values()]:
-        tally[verdict] = tally.get(verdict, 0) + 1
-    return ", ".join(f"{n} {verdict}" for verdict, n in sorted(tally.items()))
-
-
-def finish(directory: Path, columns: list, code: int, wanted: int) -> int:
+def finish(directory: Path, columns: list, code: int, wanted: int, explain=None) -> int:
     from ktc.reports import matrix, render
 
-    table = matrix.build(columns)
+    table = matrix.build(columns, explain or matrix.kafka_changes)
     paths = matrix.write(directory, table)
     print(render.render("matrix", table), end="")
     print("ktc matrix: wrote " + ", ".join(str(p) for p in paths))
-    if len(columns) < wanted:
-        print(f"ktc matrix: interrupted after {len(columns)} of {wanted} releases", file=sys.stderr)
+    if code >= 128 or len(columns) < wanted:  # a signal: a client matrix's one run, or a Kafka release's
+        finished = sum(1 for column in columns if not column.problem)
+        print(f"ktc matrix: interrupted after {finished} of {wanted} releases", file=sys.stderr)
         return code
     return 1 if table["unexplained"] or any(c["problem"] for c in table["versions"]) else 0
 

@@ -4,7 +4,8 @@ Apache Kafka behind the capture proxy.  Each planted fault must fail exactly its
 library passes; every client row is a pass, a known deviation (expectations/client-*.toml) or unsupported.  The
 historical LogAppendTime bugs (kafkajs #768, sarama #1259; implementations/clients/drivers/sources.toml) are
 placed exactly: the release before each fix fails the consumer clause with a counterexample and a replay line,
-the release after passes it."""
+the release after passes it; and ``ktc matrix --client kafkajs`` over those two releases says the same as a table,
+the fix named where the cell turns green and the failing cell's counterexample and replay listed under it."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
+from ktc.implementations.clients.drivers.build import HERE
 from ktc.implementations.clients.libraries import registry
 
 pytestmark = pytest.mark.xdist_group("broker")
@@ -27,6 +30,7 @@ PLANTED = {  # driver -> the clause its fault breaks
 }
 
 LAT = "KIP-32.client-consumer-log-append-time"
+BUGS = tomllib.loads((HERE / "sources.toml").read_text())["bug"]
 HISTORICAL = {"kafkajs": ("1.12.0", "1.13.0"), "sarama": ("v1.20.1", "v1.21.0")}  # (last with the bug, first without)
 
 
@@ -58,6 +62,26 @@ def historical(tmp_path_factory) -> tuple[subprocess.CompletedProcess, list[dict
     return ktc_run(
         tmp_path_factory.mktemp("historical"), names, "suites/clients/test_consumer.py", "-k", "log_append_time"
     )
+
+
+@pytest.fixture(scope="module")
+def client_matrix(tmp_path_factory) -> tuple[subprocess.CompletedProcess, dict | None]:
+    """``ktc matrix --client kafkajs`` over the releases either side of its fix, the LogAppendTime clause alone."""
+    report = tmp_path_factory.mktemp("matrix")
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
+    env.pop("KTC_RUN_ID", None)
+    versions = ",".join(HISTORICAL["kafkajs"])
+    proc = subprocess.run(
+        [sys.executable, "-m", "ktc", "matrix", "--client", "kafkajs", "--versions", versions, "--workers", "0"]
+        + ["--report", str(report), "--", "suites/clients/test_consumer.py", "-k", "log_append_time"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=900,
+    )
+    tables = sorted(report.glob("*/matrix.json"))
+    return proc, json.loads(tables[-1].read_text()) if tables else None
 
 
 def named(library: str) -> str:
@@ -100,3 +124,23 @@ def test_a_historical_log_append_time_bug_fails_before_its_fix_and_passes_after(
     assert all(not r.get("expected") for r in failed), f"an expectation hides {before}'s bug: {failed}"
     passed = [r for r in found if r["implementation"] == after and r["clause"] == LAT]
     assert passed and {r["verdict"] for r in passed} == {"pass"}, passed
+
+
+def test_the_matrix_over_a_clients_releases_places_its_log_append_time_bug_between_them(client_matrix):
+    proc, table = client_matrix
+    assert table, proc.stdout[-3000:] + proc.stderr[-2000:]
+    assert proc.returncode == 1, proc.stdout[-3000:]  # the release before the fix fails, and nothing explains it
+    before, after = HISTORICAL["kafkajs"]
+    bug = next(b for b in BUGS if b["library"] == "kafkajs" and b.get("clause") == LAT)
+    number = bug["report"].rsplit("/", 1)[1]
+    rows = {r["row"]: r for r in table["rows"]}
+    for profile in ("client", "client-kip"):
+        row = rows[f"{LAT} ({profile})"]
+        assert row["cells"] == {before: "fail", after: "pass"}, row
+        assert f"#{number}" in row["notes"][after], row
+    failures = table["failures"]
+    assert {(f["version"], f["row"]) for f in failures} == {(before, f"{LAT} ({p})") for p in ("client", "client-kip")}
+    for failure in failures:
+        assert "LogAppendTime batch" in failure["reason"] and "the model:" in failure["reason"], failure
+        assert failure["replay"].startswith("pytest ") and f"--impl client:kafkajs-{before}" in failure["replay"]
+        assert f"replay: {failure['replay']}" in proc.stdout

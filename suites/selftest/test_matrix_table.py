@@ -112,3 +112,98 @@ def test_a_regression_is_annotated_where_it_was_introduced_and_where_it_was_fixe
     ]
     row = next(r for r in matrix.build(cols)["rows"] if r["row"] == "KAFKA-16341")
     assert row["notes"] == {"3.7.2": "KAFKA-16341 (introduced)", "3.8.1": "KAFKA-16341"}
+
+
+LAT = "KIP-32.client-consumer-log-append-time"
+
+
+def client_run(tmp_path):
+    """A run that judged two releases of a library side by side (results.json as ``ktc run`` writes it)."""
+    run = tmp_path / "20261127T000000Z-abc"
+    (run / "counterexamples").mkdir(parents=True)
+    (tmp_path / "latest").symlink_to(run.name)
+    rows = [
+        {"clause": LAT, "implementation": f"client-lib-{v}", "profile": p, "verdict": verdict, "reason": reason}
+        for v, verdict, reason in (("1.0", "fail", "offset 0 read 5; the model: 9"), ("1.1", "pass", None))
+        for p in ("client", "client-kip")
+    ]
+    rows[0]["replay"] = "pytest 'suites/clients/t.py::t[x]' --impl client:lib-1.0 --hypothesis-seed=1"
+    rows[1]["replay"] = "ktc replay counterexamples/a.json --impl client:lib-1.0"
+    rows.append({"clause": "KIP-X.b", "implementation": "client-lib-1.1", "profile": "client", "verdict": "fail"})
+    rows[-1] |= {"expected": {"verdict": "fail"}, "reason": "known"}
+    targets = [{"implementation": "client-lib-1.0", "duration_s": 12.0}, {"implementation": "client-lib-1.1"}]
+    doc = {"rows": rows, "provenance": {"targets": targets}}
+    (run / "results.json").write_text(json.dumps(doc))
+    return tmp_path / "latest", run
+
+
+def test_a_release_among_several_of_one_run_is_a_column_of_its_own_rows_a_row_per_clause_and_profile(tmp_path):
+    report, run = client_run(tmp_path)
+    old = matrix.implementation_column("1.0", "client-lib-1.0", report, None)
+    new = matrix.implementation_column("1.1", "client-lib-1.1", report, None)
+    assert old.clauses == {f"{LAT} (client)": "fail", f"{LAT} (client-kip)": "fail"} and old.wall_s == 12.0
+    assert new.clauses == {f"{LAT} (client)": "pass", f"{LAT} (client-kip)": "pass", "KIP-X.b (client)": "expected"}
+    assert new.failures == {} and matrix.tally(old) == "2 fail"
+    gone = matrix.implementation_column("2.0", None, report, None)
+    assert gone.problem and not gone.clauses
+
+
+def test_every_unexplained_fail_cell_is_listed_with_its_counterexample_and_a_replay_that_runs_from_anywhere(tmp_path):
+    report, run = client_run(tmp_path)
+    columns = [matrix.implementation_column(v, f"client-lib-{v}", report, None) for v in ("1.0", "1.1")]
+    table = matrix.build(columns, lambda older, newer, kind, row: f"{matrix.clause_of(row)} fixed {older}..{newer}")
+    assert [(f["version"], f["row"]) for f in table["failures"]] == [
+        ("1.0", f"{LAT} (client)"),
+        ("1.0", f"{LAT} (client-kip)"),
+    ]
+    pytest_line, replay_line = (f["replay"] for f in table["failures"])
+    assert pytest_line.startswith("pytest 'suites/clients/t.py::t[x]'")
+    assert replay_line == f"ktc replay {run.resolve()}/counterexamples/a.json --impl client:lib-1.0"  # not latest/
+    assert all(f["reason"] == "offset 0 read 5; the model: 9" for f in table["failures"])
+    row = next(r for r in table["rows"] if r["row"] == f"{LAT} (client)")
+    assert row["notes"] == {"1.1": f"{LAT} fixed 1.0..1.1"} and table["unexplained"] == 2
+    text = matrix.text(table)
+    assert "offset 0 read 5; the model: 9" in text and f"replay: {replay_line}" in text
+    assert "(profile)" in text.splitlines()[1] and "client, client-kip" in text.splitlines()[1]
+    assert html.escape(replay_line) in matrix.page(table)
+
+
+def test_a_kafka_release_column_lists_its_failures_too(tmp_path):
+    run = tmp_path / "run"
+    run.mkdir()
+    row = {"clause": "KIP-X.a", "implementation": "kafka", "profile": "kafka-4", "verdict": "error", "reason": "boom"}
+    (run / "results.json").write_text(json.dumps({"rows": [{**row, "replay": "pytest 'x' --impl kafka"}]}))
+    column = matrix.column("4.4.0", "kafka-4", 1.0, run)
+    assert column.failures == {"KIP-X.a": {"verdict": "error", "reason": "boom", "replay": "pytest 'x' --impl kafka"}}
+
+
+def test_a_fail_beside_an_expected_cell_is_noted_as_an_expectations_file_on_one_side_not_as_a_change():
+    cols = [matrix.Column(v, "p", 1.0, {"KIP-X.a": cell}) for v, cell in (("3.7.2", "fail"), ("3.8.1", "expected"))]
+    row = next(r for r in matrix.build(cols)["rows"] if r["row"] == "KIP-X.a")
+    assert row["notes"] == {"3.8.1": "a known deviation on 3.8.1 only: its expectations file names it"}
+
+
+def test_an_interrupted_matrix_writes_its_table_says_so_and_exits_with_the_signal(tmp_path, capsys):
+    from ktc.cli.matrix import finish
+
+    done = matrix.Column("1.12.0", "client", 3.0, {"KIP-X.a": "pass"})
+    cut = matrix.Column("1.13.0", "client", 0.0, problem="ktc run exited 130")
+    assert finish(tmp_path, [done, cut], 130, 2) == 130
+    assert "interrupted after 1 of 2 releases" in capsys.readouterr().err
+    assert json.loads((tmp_path / "matrix.json").read_text())["versions"][1]["problem"] == "ktc run exited 130"
+    assert finish(tmp_path, [done], 0, 1) == 0
+
+
+def test_each_fixed_client_bug_names_a_clause_and_is_the_note_between_its_releases_only():
+    from ktc.implementations.clients import releases
+    from ktc.specs.clauses import all_clauses
+
+    assert releases.bugs(), "sources.toml records no fixed bug"
+    for bug in releases.bugs():
+        assert bug["clause"] in all_clauses(), bug
+        before, after, library = bug["last_with"], bug["first_without"], bug["library"]
+        assert any(
+            bug["fixed_by"].rsplit("/", 1)[1] in n for n in releases.fixed(library, before, after, bug["clause"])
+        )
+        assert not releases.fixed(library, after, after, bug["clause"])  # no release between: nothing fixed
+        assert not releases.fixed(library, before, after, "KIP-X.other")

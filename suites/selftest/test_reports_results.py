@@ -3,7 +3,7 @@ replay commands joined in before it is written; and deduplication."""
 
 import pytest
 
-from ktc.reports import dedupe
+from ktc.reports import counterexamples, dedupe
 from ktc.reports.files import SCHEMA_VERSION
 from ktc.reports.results import merge_rows
 
@@ -74,6 +74,21 @@ def test_merging_sums_durations_and_counts_raw_failures_per_signature():
     assert rows[0]["duration"] == 1.0 and rows[0]["signature"] == "aaa"
     assert rows[0]["signatures"] == {"aaa": 2, "bbb": 1}
     assert [(g["signature"], g["raw"]) for g in dedupe.groups(rows)] == [("aaa", 2), ("bbb", 1)]
+
+
+def test_a_failing_row_replays_the_test_whose_reason_it_shows_not_the_first_in_sorted_order():
+    part = {"clause": "C", "implementation": "i", "profile": "p", "examples": 1, "verdict": "fail"}
+    rows = merge_rows(
+        [
+            {**part, "verdict": "pass", "tests": ["t[a-pass]"]},
+            {**part, "tests": ["t[none]"], "reason": "offset 0 (none)"},
+            {**part, "tests": ["t[gzip]"], "reason": "offset 4 (gzip)"},
+        ]
+    )
+    assert rows[0]["tests"] == ["t[a-pass]", "t[gzip]", "t[none]"] and rows[0]["reason"] == "offset 0 (none)"
+    assert rows[0]["decided_by"] == "t[none]"
+    assert counterexamples.replay_line(rows[0], {}).startswith("pytest 't[none]' --impl i")
+    assert "decided_by" not in merge_rows([{**part, "verdict": "pass", "tests": ["t"]}])[0]
 
 
 def test_failures_command_prints_each_distinct_failure_once_with_its_raw_count():
