@@ -112,22 +112,38 @@ class TansuBroker:
         t0 = time.monotonic()
         try:
             self._log = tempfile.TemporaryFile(prefix="ktc-tansu-")
-            with lifecycle.signals_deferred():
-                self.process = subprocess.Popen(
-                    self.command(),
-                    stdin=subprocess.DEVNULL,
-                    stdout=self._log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    preexec_fn=lifecycle.child_setup,
-                )
-                lifecycle.keep_stopped(self)
-            self.wait_listening()
+            self.launch()
         except BaseException:
             self.stop()
             raise
         self.startup_s = time.monotonic() - t0
         return self
+
+    def relaunch(self) -> None:
+        """SIGKILL its process group and start it again on the same port (and the same memory storage, so it
+        comes back empty); its log goes on in the same file."""
+        if self.process is not None:
+            lifecycle.kill_group(self.process)
+        try:
+            self.launch()
+        except BaseException:
+            self.stop()
+            raise
+
+    def launch(self) -> None:
+        """Start the binary in its own session, registered for cleanup with signals held meanwhile, and wait
+        until it listens."""
+        with lifecycle.signals_deferred():
+            self.process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=lifecycle.child_setup,
+            )
+            lifecycle.keep_stopped(self)
+        self.wait_listening()
 
     def wait_listening(self) -> None:
         deadline = time.monotonic() + self.ready_timeout_s
