@@ -1,4 +1,4 @@
-"""franz-go's in-memory fake Kafka broker (kfake), built from processes/kfake_go and run on loopback.
+"""franz-go's fake Kafka broker (kfake), built from processes/kfake_go and run on loopback.
 
     with KfakeBroker() as broker:
         client = wire.Client(broker.bootstrap)
@@ -11,6 +11,8 @@ a binary whose ``.source`` stamp matches the launcher's sources is reused at the
 group with stdin a pipe (the launcher stops at EOF, so it dies with us) and ``PR_SET_PDEATHSIG``,
 reads the ``KTC_KFAKE_LISTENING host:port`` line, and is stopped like a ``LocalBroker``: on
 ``__exit__``, at exit and on SIGINT/SIGTERM (processes/lifecycle.py), by SIGKILL of its group.
+Without ``data_dir`` its state is in memory; with one (``-data-dir``: kfake.DataDir) kfake writes its topics and
+segments there as they change, and ``relaunch()`` (SIGKILL, then the same port and directory) finds them again.
 
     python -m ktc.implementations.kafka.processes.kfake [--build-only]     # KTC_KFAKE_VERSION=newest|pinned|<version>
 """
