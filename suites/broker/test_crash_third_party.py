@@ -5,7 +5,7 @@ storage, each killed (SIGKILL of its process group) mid-history and started agai
 kfake reloads what it wrote to its data directory; tansu comes back empty (memory:// lives in the process).  What
 either answers after the restart is judged against the model's ``Crash`` like any broker's: whatever departs is a
 row its expectations file explains, with a source line in the broker's code, never an ``error`` row and never one
-declined because the history crashes the broker.  Measured on the shared 2-core machine at load 20: 33 s and 2 s.
+declined because the history crashes the broker.  Measured on the shared 2-core machine (load 16-20): 16-33 s, 2 s.
 """
 
 from __future__ import annotations
