@@ -8,6 +8,7 @@ containers/launch.py (the local broker's JVM in a container) and cluster_run.py 
 
 from __future__ import annotations
 
+import tempfile
 from pathlib import Path
 from typing import Protocol
 
@@ -35,7 +36,9 @@ class Launcher(Protocol):
     before it starts.  ``unavailable()``: why it cannot run here at all; ``describe()``: one line;
     ``started()``: what ktc started, for the target record (None: nothing); ``record()``: more fields for that
     record; ``retarget(record)``: the release or build a recorded result names.  ``cannot_restart``: why ktc
-    cannot stop its broker uncleanly and start it again on the same data (None: ``restart()`` does that)."""
+    cannot stop its broker uncleanly and start it again (None: ``restart()`` does that); ``restart_forgets``:
+    why the restarted broker comes back without the data it had (None, or not set: it keeps it, and a Crash
+    waits until every partition of the history answers again)."""
 
     version: str
     external: bool
@@ -224,16 +227,19 @@ class Address:
 
 
 class Kfake:
-    """franz-go's kfake, built with Go into ktc's cache and started on loopback (processes/kfake.py)."""
+    """franz-go's kfake, built with Go into ktc's cache and started on loopback (processes/kfake.py), its state
+    kept in a scratch directory (kfake.DataDir) so that a crash and restart finds it again."""
 
-    external, security, waits_at_start_s, log_dir = False, PLAINTEXT, 0.0, None  # in memory: no log dir to read
-    # kfake persists only with kfake.DataDir (franz-go pkg/kfake config.go), which ktc's launcher does not pass
-    cannot_restart = "ktc starts kfake without kfake.DataDir: its state is in memory, and a restart starts empty"
+    external, security, waits_at_start_s, log_dir = False, PLAINTEXT, 0.0, None  # kfake's own files, not Kafka's
+    # SIGKILL and a new process on the same port and data directory (KfakeBroker.relaunch).  No kfake.SyncWrites:
+    # a killed process leaves its writes in the page cache (and the scratch directory is in RAM), so an fsync
+    # per batch would only guard against a machine crash, which ktc does not stage.
+    cannot_restart = None
 
     def __init__(self, settings: KfakeSettings):
         self.version, self.how = settings.version, settings.how
         self.clock, self.clock_reason = HostClock(), NOT_STARTED
-        self.broker = None
+        self.broker = self.data = None
 
     def reads_log_dir(self) -> bool:
         return False
@@ -244,7 +250,8 @@ class Kfake:
     def start(self) -> str:
         from .processes.kfake import KfakeBroker
 
-        self.broker = KfakeBroker(version=self.version).start()
+        self.data = scratch.make() or Path(tempfile.mkdtemp(prefix="ktc-kfake-data-"))
+        self.broker = KfakeBroker(version=self.version, data_dir=self.data).start()
         return self.broker.bootstrap
 
     def started(self) -> str:
@@ -264,11 +271,13 @@ class Kfake:
         return None
 
     def restart(self) -> None:
-        raise NotImplementedError(self.cannot_restart)
+        """SIGKILL kfake's process group and start it again on the same port and data directory."""
+        self.broker.relaunch()
 
     def stop(self) -> None:
         if self.broker is not None:
             self.broker.stop()
+        scratch.remove(self.data)
 
 
 class Tansu:
@@ -276,8 +285,9 @@ class Tansu:
     memory storage; without one, the target is unavailable and says why."""
 
     external, security, waits_at_start_s, log_dir = False, PLAINTEXT, 0.0, None
+    cannot_restart = None  # SIGKILL and a new process on the same port and storage URL (TansuBroker.relaunch)
     # memory:// is object_store's InMemory inside the process (tansu-storage/src/lib.rs:2401-2408 @510f3e2)
-    cannot_restart = "ktc starts tansu with its memory storage (memory://), which keeps nothing across a restart"
+    restart_forgets = "ktc starts tansu with its memory storage (memory://), which keeps nothing across a restart"
 
     def __init__(self, settings: TansuSettings):
         from .processes.tansu import located
@@ -317,7 +327,9 @@ class Tansu:
         return None if code is None else (code, self.broker.log_tail())
 
     def restart(self) -> None:
-        raise NotImplementedError(self.cannot_restart)
+        """SIGKILL tansu's process group and start it again on the same port, with a memory storage as empty
+        as the first (``restart_forgets``)."""
+        self.broker.relaunch()
 
     def stop(self) -> None:
         if self.broker is not None:

@@ -79,8 +79,9 @@ class PipelineRuns:
             self.pipeline = self.new_pipeline(self.tuning.connections, self.tuning.depth)
         if self.launcher.cannot_restart is None and self.pipeline.restart is None:
             relaunch = lambda: self.launcher.restart()  # noqa: E731  (the launcher as it is then)
+            forgets = getattr(self.launcher, "restart_forgets", None)  # a launcher that does not say keeps its data
             self.pipeline.restart = Restart(
-                relaunch, self.adapter.address(), self.launcher.security, self.launcher.clock
+                relaunch, self.adapter.address(), self.launcher.security, self.launcher.clock, forgets=forgets
             )
         clock = self.launcher.clock
         if not clock.exact:

@@ -27,7 +27,17 @@ from ktc.judge.serialize import dump_history, load_history, to_data
 from ktc.judge.stats import Recorder
 from ktc.judge.steering import steer
 from ktc.reference.configs import effective_limits
-from ktc.reference.types import CreateTopic, History, Produce, Result, TimestampType, TopicConfig, Trace, clock_states
+from ktc.reference.types import (
+    Crash,
+    CreateTopic,
+    History,
+    Produce,
+    Result,
+    TimestampType,
+    TopicConfig,
+    Trace,
+    clock_states,
+)
 from ktc.reports.schema import Counterexample, MismatchData
 from ktc.specs.clauses import all_clauses
 from ktc.specs.profiles import get as get_profile
@@ -351,9 +361,12 @@ def record(recorder: Recorder, history: History, verdicts: list[Verdict]) -> lis
 def minimal_violation(impl: Implementation | UnderTest, history: History, seen: list[Verdict]) -> ClauseViolation:
     """The smallest history on which every clause of the ``seen`` failures still fails.  A real
     broker's failure can depend on its clock: one that does not fail again when re-run is reported
-    on the history and verdicts it was first seen with."""
+    on the history and verdicts it was first seen with.  A history with a Crash is reported as it was: each
+    candidate would restart the broker (a JVM start on Kafka), and a round proposes dozens."""
     from ktc.judge.shrink import shrink
 
+    if any(isinstance(op, Crash) for op in history.ops):
+        return ClauseViolation(list(seen), history, impl.name)
     clauses = sorted({v.clause for v in seen})
 
     def still_fails(candidates: list[History]) -> list[bool]:

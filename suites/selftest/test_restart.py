@@ -6,13 +6,16 @@ while a broker restarts, and a history whose clock the pipeline drives going on 
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 from ktc.implementations.families.kafka import KAFKA
 from ktc.implementations.families.kfake import TARGET as KFAKE
+from ktc.implementations.families.tansu import TARGET as TANSU
 from ktc.implementations.kafka.judge.history_run import HistoryRun
 from ktc.implementations.kafka.judge.observe import Observed
 from ktc.implementations.kafka.judge.restart import declining_crashes, running
-from ktc.implementations.kafka.launch import Address, Tansu
+from ktc.implementations.kafka.launch import Address, Kfake, LocalKafka, Tansu
+from ktc.implementations.kafka.processes.kfake import KfakeBroker
 from ktc.reference.types import Ack, Crash, CreateTopic, Fetch, History, StepClock
 
 PLAIN = History("kafka-4", (CreateTopic("t"), Fetch("t")))
@@ -27,12 +30,24 @@ def test_declining_crashes_says_why_and_keeps_what_was_declined_before():
     assert decline(History("kafka-4", (StepClock(0, 1),))) == "steps a clock"
 
 
-def test_targets_that_cannot_restart_decline_crash_histories_and_a_kafka_release_runs_them():
-    kfake = KFAKE.implementation({}, {}).capabilities().cannot_run
-    assert "kfake.DataDir" in kfake(CRASHING) and kfake(PLAIN) is None
-    assert "not ktc's to kill" in Address.cannot_restart and "memory storage" in Tansu.cannot_restart
-    released = KAFKA.implementation({}, {}).capabilities().cannot_run
-    assert released is None or released(CRASHING) is None
+def test_a_broker_by_address_declines_crash_histories_and_the_brokers_ktc_starts_run_them():
+    assert "not ktc's to kill" in Address.cannot_restart
+    for target in (KAFKA, KFAKE, TANSU):
+        cannot_run = target.implementation({}, {}).capabilities().cannot_run
+        assert cannot_run is None or cannot_run(CRASHING) is None, target.name
+
+
+def test_tansu_comes_back_empty_and_says_why_while_kfake_and_kafka_keep_their_data():
+    """What a Crash waits for (judge/restart.py): every partition answering again, unless the launcher says its
+    broker forgets (then any answer will do, and what it answers of the lost partitions is judged)."""
+    assert "memory storage" in Tansu.restart_forgets
+    assert all(getattr(launcher, "restart_forgets", None) is None for launcher in (Kfake, LocalKafka))
+
+
+def test_kfake_s_command_names_its_data_directory_and_no_fsync_per_batch(tmp_path):
+    command = KfakeBroker(port=9, data_dir=tmp_path).command(Path("kfake"))
+    assert command[command.index("-data-dir") + 1] == str(tmp_path) and "-sync-writes" not in command
+    assert "-data-dir" not in KfakeBroker().command(Path("kfake"))
 
 
 class Clock:

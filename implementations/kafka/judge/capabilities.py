@@ -138,6 +138,7 @@ CLAUSES_ON_TARGET = {
         "KIP-33.list-offsets-max-timestamp",
         "KIP-33.list-offsets-max-timestamp-compressed",
         "KIP-33.list-offsets-max-timestamp-log-append-time",
+        "KIP-33.read-max-timestamp-holder",  # an invariant over MAX_TIMESTAMP's answers: none without them
     ),
     -4: ("KIP-33.list-offsets-earliest-local",),
     -5: ("KIP-33.list-offsets-latest-tiered",),

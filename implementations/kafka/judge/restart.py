@@ -69,11 +69,21 @@ def running(clock) -> Iterator[None]:
 class Restart:
     """``__call__(partitions)``: kill the broker, start it on the same data, wait until ``partitions``
     ((topic, partition) pairs) answer ListOffsets LATEST without an error; the broker's clock runs meanwhile
-    (``running``).  ``restarts`` counts them, ``seconds`` their wall time."""
+    (``running``).  A broker that ``forgets`` (why it comes back without its data, e.g. memory storage) is
+    waited for until it answers at all: its partitions are gone, and what it answers of them is judged.
+    ``restarts`` counts them, ``seconds`` their wall time."""
 
-    def __init__(self, relaunch: Callable[[], None], bootstrap: str, security, clock, patience_s: float = PATIENCE_S):
+    def __init__(
+        self,
+        relaunch: Callable[[], None],
+        bootstrap: str,
+        security,
+        clock,
+        patience_s: float = PATIENCE_S,
+        forgets: str | None = None,
+    ):
         self.relaunch, self.bootstrap, self.security, self.clock = relaunch, bootstrap, security, clock
-        self.patience_s, self.restarts, self.seconds = patience_s, 0, 0.0
+        self.patience_s, self.forgets, self.restarts, self.seconds = patience_s, forgets, 0, 0.0
 
     def __call__(self, partitions: Sequence[tuple[str, int]]) -> None:
         started = time.monotonic()
@@ -91,7 +101,7 @@ class Restart:
             try:
                 with wire.Client(self.bootstrap, timeout_s=5, security=self.security) as client:
                     answers = {key: client.list_offsets(key[0], -1, partition=key[1]).error_code for key in waiting}
-                waiting = [key for key, code in answers.items() if code != 0]
+                waiting = [key for key, code in answers.items() if code != 0 and self.forgets is None]
                 last = ", ".join(f"{t}-{p}: error {answers[(t, p)]}" for t, p in waiting)
             except (OSError, wire.WireError) as error:
                 last = f"{type(error).__name__}: {error}"

@@ -1,4 +1,4 @@
-"""franz-go's in-memory fake Kafka broker (kfake), built from processes/kfake_go and run on loopback.
+"""franz-go's fake Kafka broker (kfake), built from processes/kfake_go and run on loopback.
 
     with KfakeBroker() as broker:
         client = wire.Client(broker.bootstrap)
@@ -11,6 +11,8 @@ a binary whose ``.source`` stamp matches the launcher's sources is reused at the
 group with stdin a pipe (the launcher stops at EOF, so it dies with us) and ``PR_SET_PDEATHSIG``,
 reads the ``KTC_KFAKE_LISTENING host:port`` line, and is stopped like a ``LocalBroker``: on
 ``__exit__``, at exit and on SIGINT/SIGTERM (processes/lifecycle.py), by SIGKILL of its group.
+Without ``data_dir`` its state is in memory; with one (``-data-dir``: kfake.DataDir) kfake writes its topics and
+segments there as they change, and ``relaunch()`` (SIGKILL, then the same port and directory) finds them again.
 
     python -m ktc.implementations.kafka.processes.kfake [--build-only]     # KTC_KFAKE_VERSION=newest|pinned|<version>
 """
@@ -212,8 +214,11 @@ class KfakeBroker:
         config: dict[str, object] | None = None,
         ready_timeout_s: float = READY_TIMEOUT_S,
         version: str = KFAKE_VERSION,
+        data_dir: Path | None = None,
+        sync_writes: bool = False,
     ):
         self.port, self.version = port, version
+        self.data_dir, self.sync_writes = data_dir, sync_writes
         self.config = dict(config or {})
         self.ready_timeout_s = ready_timeout_s
         self.process: subprocess.Popen | None = None
@@ -250,9 +255,27 @@ class KfakeBroker:
         self.startup_s = time.monotonic() - t0
         return self
 
+    def relaunch(self) -> None:
+        """SIGKILL the broker's process group (no clean shutdown: nothing saved beyond what kfake wrote as it
+        went) and start it again on the same port and ``data_dir``; wait for its listening line."""
+        binary = build(self.version)
+        self._kill()
+        self.port = int(self.bootstrap.rpartition(":")[2])
+        try:
+            self._launch(binary)
+            self.address = self._wait_listening()
+        except BaseException:
+            self.stop()
+            raise
+
     def stop(self) -> None:
-        """SIGKILL the broker's process group (its data is in memory) and close our pipes. Idempotent,
-        and safe to re-enter from a signal handler: every step is repeated, never skipped on a flag."""
+        """SIGKILL the broker's process group and close our pipes (what it keeps in ``data_dir`` is its
+        owner's to remove). Idempotent, and safe to re-enter from a signal handler: every step is repeated,
+        never skipped on a flag."""
+        self._kill()
+        lifecycle.release(self)
+
+    def _kill(self) -> None:
         if self.process is not None:
             lifecycle.kill_group(self.process)
             for pipe in (self.process.stdin, self.process.stdout):
@@ -262,14 +285,15 @@ class KfakeBroker:
         if self._stderr is not None:
             with contextlib.suppress(OSError):
                 self._stderr.close()
-        lifecycle.release(self)
 
     def command(self, binary: Path) -> list[str]:
-        """The launcher's command line: port and broker configs."""
+        """The launcher's command line: port, data directory and broker configs."""
         return [
             str(binary),
             "-port",
             str(self.port),
+            *(("-data-dir", str(self.data_dir)) if self.data_dir is not None else ()),
+            *(("-sync-writes",) if self.sync_writes else ()),
             *(arg for k, v in self.config.items() for arg in ("-config", f"{k}={v}")),
         ]
 

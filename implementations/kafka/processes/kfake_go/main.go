@@ -10,6 +10,11 @@
 // topic is auto-created (kfake.AllowAutoTopicCreation is not passed) and no
 // topic is seeded; CreateTopics stores whatever configs it is given.
 // -config key=value (repeatable) sets broker configs (kfake.BrokerConfigs).
+//
+// -data-dir DIR keeps the cluster's state in DIR (kfake.DataDir): segments and
+// topics are written there as they change, and a broker started again on DIR
+// (after a SIGKILL, with no clean shutdown) loads them back. -sync-writes adds
+// an fsync per batch (kfake.SyncWrites), which only a machine crash needs.
 package main
 
 import (
@@ -41,6 +46,8 @@ func (c brokerConfigs) Set(s string) error {
 func main() {
 	port := flag.Int("port", 0, "port to listen on at 127.0.0.1 (0: any free port)")
 	partitions := flag.Int("default-partitions", 1, "partitions of a CreateTopics that asks for -1")
+	dataDir := flag.String("data-dir", "", "directory kfake persists its state to and loads it from (empty: memory only)")
+	syncWrites := flag.Bool("sync-writes", false, "fsync every batch written to -data-dir")
 	cfgs := brokerConfigs{}
 	flag.Var(cfgs, "config", "broker config key=value (repeatable)")
 	flag.Parse()
@@ -51,6 +58,12 @@ func main() {
 	}
 	if len(cfgs) > 0 {
 		opts = append(opts, kfake.BrokerConfigs(cfgs))
+	}
+	if *dataDir != "" {
+		opts = append(opts, kfake.DataDir(*dataDir))
+	}
+	if *syncWrites {
+		opts = append(opts, kfake.SyncWrites())
 	}
 	cluster, err := kfake.NewCluster(opts...)
 	if err != nil {
