@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ktc.implementations.protocol import Cut
-from ktc.kafka.client import messages
+from ktc.kafka.client import messages, routing
 from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost
 from ktc.reference.types import History, Produce, RetentionPass
@@ -27,9 +27,26 @@ def partitions_to_probe(history: History, names: dict[str, str]) -> list[tuple[s
     return sorted({(names[op.topic], op.partition) for op in history.ops if isinstance(op, Produce)})
 
 
-def probe(partitions: Sequence[tuple[str, int]]):
-    """The one request of the probe (a generator, as ``operations.operation``); returns the answers."""
-    answers = yield messages.list_offsets([(t, p, messages.EARLIEST_TIMESTAMP) for t, p in partitions])
+def probe(partitions: Sequence[tuple[str, int]], leaders: routing.Leaders):
+    """The probe's requests (a generator, as ``operations.operation``): one ListOffsets EARLIEST per leader of
+    ``partitions``, and again, after a Metadata refresh, for those answering a leader error (at most
+    routing.ATTEMPTS times, as operations are); returns the answers."""
+    answers: dict = {}
+    pending = list(partitions)
+    for attempt in range(routing.ATTEMPTS):
+        if attempt:
+            yield messages.Pause(routing.backoff(attempt - 1))
+        unled = [topic for topic, p in pending if leaders.node((topic, p)) is None]
+        if unled:
+            yield from routing.refresh(leaders, unled)
+        for address, keys in leaders.by_address(pending).items():
+            call = messages.list_offsets([(t, p, messages.EARLIEST_TIMESTAMP) for t, p in keys])
+            answers.update((yield routing.addressed(call, address)))
+        pending = [key for key in pending if key in answers and answers[key].error_code in messages.LEADER_ERRORS]
+        if not pending:
+            break
+        for key in pending:
+            leaders.forget(key)
     return answers
 
 
