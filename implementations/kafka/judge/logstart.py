@@ -28,26 +28,13 @@ def partitions_to_probe(history: History, names: dict[str, str]) -> list[tuple[s
 
 
 def probe(partitions: Sequence[tuple[str, int]], leaders: routing.Leaders):
-    """The probe's requests (a generator, as ``operations.operation``): one ListOffsets EARLIEST per leader of
-    ``partitions``, and again, after a Metadata refresh, for those answering a leader error (at most
-    routing.ATTEMPTS times, as operations are); returns the answers."""
-    answers: dict = {}
-    pending = list(partitions)
-    for attempt in range(routing.ATTEMPTS):
-        if attempt:
-            yield messages.Pause(routing.backoff(attempt - 1))
-        unled = [topic for topic, p in pending if leaders.node((topic, p)) is None]
-        if unled:
-            yield from routing.refresh(leaders, unled)
-        for address, keys in leaders.by_address(pending).items():
-            call = messages.list_offsets([(t, p, messages.EARLIEST_TIMESTAMP) for t, p in keys])
-            answers.update((yield routing.addressed(call, address)))
-        pending = [key for key in pending if key in answers and answers[key].error_code in messages.LEADER_ERRORS]
-        if not pending:
-            break
-        for key in pending:
-            leaders.forget(key)
-    return answers
+    """The probe's requests (a generator, as ``operations.operation``): ListOffsets EARLIEST of ``partitions``,
+    each at its leader (routing.list_offsets_on_leaders); returns the answers."""
+    return (
+        yield from routing.list_offsets_on_leaders(
+            [(t, p, messages.EARLIEST_TIMESTAMP) for t, p in partitions], leaders
+        )
+    )
 
 
 def cut_after(answers, op_count: int) -> Cut | None:

@@ -10,6 +10,7 @@ verdict.  So here:
   asking Metadata first when no leader is known, and again after a leader error, then runs them again; at most
   ``ATTEMPTS`` times, with a doubling backoff, so a broker that keeps answering a leader error is reported with
   the answer it gave;
+- ``list_offsets_on_leaders``: ListOffsets of many partitions, one request per leader, retried alike;
 - ``create_and_wait`` creates topics and waits until each partition's leader answers for it.
 
 A Call names the broker it must reach (``Call.to``); the blocking client (wire.py) and the pipelined multiplexer
@@ -120,6 +121,31 @@ def on_leader(steps_for: Callable[[], object], key: Key, leaders: Leaders, error
         yield Pause(backoff(attempt))
         yield from refresh(leaders, [key[0]])
     raise AssertionError("unreachable: the last attempt returns")
+
+
+def list_offsets_on_leaders(
+    targets: Sequence[tuple[str, int, int]], leaders: Leaders, isolation_level: int = 0, version: int | None = None
+):
+    """ListOffsets for (topic, partition, target) triples, one request per leader (Metadata first for partitions
+    without a known leader); those answering a leader error are asked again after a Metadata refresh, at most
+    ``ATTEMPTS`` times.  Returns the answers by (topic, partition), as messages.list_offsets parses them."""
+    answers: dict = {}
+    pending = list(targets)
+    for attempt in range(ATTEMPTS):
+        if attempt:
+            yield Pause(backoff(attempt - 1))
+        unled = [topic for topic, p, _ in pending if leaders.node((topic, p)) is None]
+        if unled:
+            yield from refresh(leaders, unled)
+        for address, keys in leaders.by_address([(t, p) for t, p, _ in pending]).items():
+            asked = [target for target in pending if target[:2] in keys]
+            answers.update((yield addressed(list_offsets(asked, isolation_level, version), address)))
+        pending = [t for t in pending if t[:2] in answers and answers[t[:2]].error_code in LEADER_ERRORS]
+        for topic, partition, _ in pending:
+            leaders.forget((topic, partition))
+        if not pending:
+            return answers
+    return answers
 
 
 def create_and_wait(
