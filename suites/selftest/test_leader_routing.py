@@ -59,13 +59,15 @@ class FakeCluster:
         return [node for name, node in self.log if name == api]
 
 
-def drive(steps, cluster: FakeCluster):
-    """Run an operation to its result, as wire.Client.perform does (its pauses not waited)."""
+def drive(steps, cluster):
+    """Run an operation to its result, as wire.Client.perform does (its pauses not waited); ``cluster``: a
+    FakeCluster, or a function answering a call."""
+    ask = cluster.answer if isinstance(cluster, FakeCluster) else cluster
     answer = None
     try:
         while True:
             step = steps.send(answer)
-            answer = None if isinstance(step, messages.Pause) else cluster.answer(step)
+            answer = None if isinstance(step, messages.Pause) else ask(step)
     except StopIteration as done:
         return done.value
 
@@ -132,6 +134,24 @@ def test_the_log_start_probe_reads_each_partition_on_its_leader(cluster):
     leaders.learn(ClusterView(dict(BROKERS), 1, {TOPIC: (0, {0: 1})}))  # stale
     answers = drive(logstart.probe([(TOPIC, 0)], leaders), cluster)
     assert answers[(TOPIC, 0)].error_code == 0 and cluster.sent("ListOffsets") == [1, 2]
+
+
+def test_partitions_led_by_different_brokers_are_each_read_on_their_leader():
+    """Two partitions, led by nodes 2 and 3: one ListOffsets to each, none to the bootstrap (which leads neither,
+    and would answer a leader error that a log start probe takes as no evidence)."""
+    led = {0: 2, 1: 3}
+    leaders, asked = routing.Leaders(), []
+    leaders.learn(ClusterView(dict(BROKERS), 1, {TOPIC: (0, led)}))
+
+    def answer(call):
+        node = next(n for n, address in BROKERS.items() if address == (call.to or BOOTSTRAP))
+        keys = [(t.name, p.partition_index) for t in call.fields["topics"] for p in t.partitions]
+        asked.append((node, keys))
+        return {key: messages.ListOffsetsOutcome(0 if led[key[1]] == node else 6, -1, 7, 0) for key in keys}
+
+    answers = drive(routing.list_offsets_on_leaders([(TOPIC, 0, -2), (TOPIC, 1, -2)], leaders), answer)
+    assert {key: a.error_code for key, a in answers.items()} == {(TOPIC, 0): 0, (TOPIC, 1): 0}
+    assert sorted(asked) == [(2, [(TOPIC, 0)]), (3, [(TOPIC, 1)])]
 
 
 def test_a_history_whose_next_request_is_for_another_broker_waits_for_a_slot_there():
