@@ -5,9 +5,12 @@ and the controller quorum), never by ktc's broker class.
 One node: the option is one line and the leader-change clauses stay unsupported with its reason.  Three nodes: ktc
 moves the leadership of its own topics, the three clauses are judged on the clocks the cluster has, the skew
 measured from the LogAppendTime echoes is in the target's record, and a planted fault (a new leader that restamps
-the records it took over) fails followers-keep-log-append-time.  Either way the script leaves no JVM, no
-listening port and no directory behind.  Measured on a 2-core machine at load 7: 10 s for one node, 40 s for three
-(start included); at load 45, 3.5 min and 2.3 min.
+the records it took over) fails followers-keep-log-append-time.  Without the option, histories whose partitions
+all three nodes lead reach each partition on its leader (client/routing.py); and a request sent to a leader that
+has since moved is answered NOT_LEADER_OR_FOLLOWER, then sent again to the new leader and appended once.  Either
+way the script leaves no JVM, no listening port and no directory behind.  Measured on a 2-core machine at load 7:
+10 s for one node, 40 s for three (start included); at load 45, 3.5 min and 2.3 min.  The two routing tests add
+about 3 s of calls to the three nodes' start (20 to 60 s at load 22).
 """
 
 from __future__ import annotations
@@ -27,9 +30,25 @@ pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pi
 from ktc.implementations.families.bootstrap import TARGET  # noqa: E402
 from ktc.implementations.kafka.judge.capabilities import NOT_ON_A_BROKER  # noqa: E402
 from ktc.implementations.kafka.moves import move as moving  # noqa: E402
-from ktc.implementations.kafka.moves.survey import LEADER_CLAUSES, line  # noqa: E402
+from ktc.implementations.kafka.moves.move import Move  # noqa: E402
+from ktc.implementations.kafka.moves.survey import LEADER_CLAUSES, Nodes, line, scratch  # noqa: E402
 from ktc.judge.harness import judge_one  # noqa: E402
-from ktc.reference.types import FetchResult  # noqa: E402
+from ktc.kafka.client import leadership, messages, routing, wire  # noqa: E402
+from ktc.kafka.client.multiplex import single  # noqa: E402
+from ktc.kafka.client.security import PLAINTEXT  # noqa: E402
+from ktc.reference.types import (  # noqa: E402
+    Advance,
+    Batch,
+    CreateTopic,
+    Fetch,
+    FetchResult,
+    History,
+    ListOffsets,
+    ListOffsetsResult,
+    Produce,
+    Record,
+    TopicConfig,
+)
 from ktc.suites.kip32.test_log_append_time_across_leader_moves import round_trip  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("broker")
@@ -157,3 +176,89 @@ def test_a_new_leader_that_restamps_the_records_it_took_over_fails_followers_kee
     finally:
         impl.close()
     assert verdicts["KIP-32.followers-keep-log-append-time"] == "fail", verdicts
+
+
+# ---- requests reach each partition's leader (client/routing.py), with and without --move-leaders -------------
+
+
+def spread_history(partitions: int = 3) -> History:
+    """A topic of ``partitions`` partitions (their leaders spread over the nodes), each produced to, read and
+    listed, every request after a local operation (an Advance): the next request's leader is found again."""
+    ops: list = [CreateTopic("t", TopicConfig(partitions=partitions))]
+    for p in range(partitions):
+        batch = Batch((Record(wire.now_ms(), b"k", b"v"),))
+        ops += [Advance(1), Produce("t", batch, p), Advance(1), Fetch("t", p), Advance(1), ListOffsets("t", -1, p)]
+    return History("kafka-4", tuple(ops), start_ms=wire.now_ms())
+
+
+def test_histories_by_address_reach_each_partition_on_its_leader(three_nodes):
+    impl = adapter(three_nodes, move_leaders=False)
+    try:
+        histories = [spread_history() for _ in range(4)]
+        traces = impl.run(histories)
+        leaders = impl.executor.pipeline.leaders
+        notes = impl.probed_notes()
+    finally:
+        impl.close()
+    for trace in traces:
+        assert trace.cut is None, trace.cut
+        codes = [getattr(result, "error_code", 0) for result in trace]
+        assert codes == [0] * len(codes), codes
+        offsets = [result.offset for result in trace if isinstance(result, ListOffsetsResult)]
+        assert offsets == [1, 1, 1], offsets
+    assert len(set(leaders.nodes.values())) == 3, f"the partitions' leaders are not spread: {leaders.nodes}"
+    assert not any("no scratch topic" in note for note in notes), notes
+
+
+def test_a_request_sent_to_a_leader_that_moved_is_sent_again_to_the_new_one(three_nodes):
+    """The leader moves between two produces; the second goes first to the old leader (what ``Leaders`` last
+    knew), which answers NOT_LEADER_OR_FOLLOWER: Metadata is asked again and the produce sent to the new
+    leader, appended once."""
+    impl = adapter(three_nodes)
+    survey = impl.executor.survey()
+    first, then = survey.nodes[0], survey.nodes[1]
+    name = scratch(impl, "moved")
+    mover, leaders, sent = Move(impl, survey, History("kip", ())), routing.Leaders(), []
+    try:
+        with Nodes(survey.addresses, PLAINTEXT) as mover.nodes:
+            client = mover.nodes[first]
+            assert leadership.create_assigned(client, name, [[first, then]], {})[0] == 0
+            mover.nodes.wait_leader(name, 0, first)
+            assert produce_on_leader(client, name, leaders, sent).error_code == 0
+            mover.move(name, 0, then, [first, then])
+            second = produce_on_leader(client, name, leaders, sent)
+            latest = client.peer(survey_address(survey, then)).list_offsets(name, wire.LATEST_TIMESTAMP)
+    finally:
+        impl.delete_topics([name])
+        impl.close()
+    old, new = survey_address(survey, first), survey_address(survey, then)
+    assert (second.error_code, second.base_offset, latest.offset) == (0, 1, 2), (second, latest)
+    # the old leader's Metadata may lag the move by an answer or two: each such attempt went to the old leader
+    assert sent[:2] == [old, old] and set(sent[1:-1]) == {old} and sent[-1] == new, sent
+    assert leaders.node((name, 0)) == then
+
+
+def survey_address(survey, node: int) -> tuple[str, int]:
+    host, _, port = survey.addresses[node].rpartition(":")
+    return host, int(port)
+
+
+def produce_on_leader(client: wire.Client, name: str, leaders: routing.Leaders, sent: list):
+    """One produce through routing.on_leader, each Produce's broker logged in ``sent``."""
+    batch = wire.encode_batch(Batch((Record(wire.now_ms(), b"k", b"v"),)))
+    steps = routing.on_leader(
+        lambda: single(messages.produce(name, batch)), (name, 0), leaders, lambda out: out.error_code
+    )
+    return client.perform(logged(steps, sent))
+
+
+def logged(steps, sent: list):
+    answer = None
+    try:
+        while True:
+            step = steps.send(answer)
+            if isinstance(step, messages.Call) and step.api == "Produce":
+                sent.append(step.to)
+            answer = yield step
+    except StopIteration as done:
+        return done.value

@@ -13,6 +13,7 @@ import pytest
 pytest.importorskip("kafka", reason="the broker client needs kafka-python >= 3 (pip install kafka-python)")
 
 from ktc.implementations.kafka.judge.lockstep import LockstepSession  # noqa: E402
+from ktc.kafka.client.routing import Leaders  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
 from ktc.reference.types import Advance, Batch, CreateTopic, History, Produce, Record, TopicConfig  # noqa: E402
 
@@ -37,6 +38,7 @@ class HeldPipeline:
         self.clock, self.namer, self.bootstrap = RecordingClock(), TopicNamer(), ("127.0.0.1", 9092)
         self.calls: list = []  # (api, callback) awaiting an answer
         self.live_topics: set[str] = set()
+        self.leaders = Leaders()
 
     def call(self, call, done, address=None) -> None:
         self.calls.append((call.api, done))

@@ -20,8 +20,9 @@ def ready_wait_s(partitions: int, base_s: float) -> float:
 
 class Creation:
     """A batch's leading CreateTopic operations: one CreateTopics request, then Metadata until every
-    partition has a leader, then ListOffsets on each leader until the partition answers.  Each history
-    is released as soon as all its partitions answer, its CreateTopic operations observed over
+    partition has a leader, then ListOffsets on each leader until the partition answers (a leader that
+    answers a leader error is asked of Metadata again; the leaders found are ``Pipeline.leaders``).  Each
+    history is released as soon as all its partitions answer, its CreateTopic operations observed over
     [CreateTopics sent, the poll that found them ready]; one whose partitions never answer within the
     deadline (it scales with the batch) is cut as ``error`` with what the broker last said."""
 
@@ -33,9 +34,8 @@ class Creation:
             for op in run.prefix
         ]
         self.results: dict = {}
-        self.leaders: dict[tuple[str, int], int] = {}
+        self.leaders = self.pipeline.leaders  # shared with the histories (client/routing.py)
         self.pending: dict[tuple[str, int], str] = {}  # partition -> what is awaited, in words
-        self.brokers: dict[int, tuple[str, int]] = {}
         self.sent, self.inflight = self.pipeline.clock.now(), 0
         self.wait_s = ready_wait_s(sum(t.partitions for t in self.topics), self.pipeline.ready_s)
         self.deadline = time.monotonic() + self.wait_s
@@ -65,7 +65,7 @@ class Creation:
 
     def poll(self) -> None:
         """Metadata for partitions without a known leader, else ListOffsets on each leader."""
-        unled = sorted({name for (name, p) in self.pending if (name, p) not in self.leaders})
+        unled = sorted({key[0] for key in self.pending if self.leaders.node(key) is None})
         if unled:
             self.inflight = 1
             return self.pipeline.call(admin.metadata(unled), self.described)
@@ -78,17 +78,15 @@ class Creation:
     def by_leader(self) -> dict[tuple[str, int], list]:
         out: dict = {}
         for key in sorted(self.pending):
-            out.setdefault(self.brokers.get(self.leaders[key], self.pipeline.bootstrap), []).append(key)
+            out.setdefault(self.leaders.address(key) or self.pipeline.bootstrap, []).append(key)
         return out
 
     def described(self, view, received: int) -> None:
         if isinstance(view, admin.ClusterView):
-            self.brokers.update(view.brokers)
-            for name, (_code, partitions) in view.topics.items():
-                for p, leader in partitions.items():
-                    if (name, p) in self.pending and leader >= 0:
-                        self.leaders[(name, p)] = leader
-                        self.pending[(name, p)] = f"ListOffsets on its leader, node {leader}"
+            self.leaders.learn(view)
+            for key in self.pending:
+                if self.leaders.node(key) is not None:
+                    self.pending[key] = f"ListOffsets on its leader, node {self.leaders.node(key)}"
         self.answered(received)
 
     def polled(self, answers, received: int) -> None:
@@ -96,7 +94,10 @@ class Creation:
             for key, outcome in answers.items():
                 if outcome.error_code == 0:
                     self.pending.pop(key, None)
-                elif key in self.pending:
+                    continue
+                if outcome.error_code in messages.LEADER_ERRORS:  # led elsewhere now: Metadata is asked again
+                    self.leaders.forget(key)
+                if key in self.pending:
                     self.pending[key] = f"ListOffsets on its leader (last error code {outcome.error_code})"
         self.answered(received)
 
@@ -111,7 +112,7 @@ class Creation:
         released = [run for run in self.waiting if not run.needs(self.pending)]
         self.waiting = [run for run in self.waiting if run.needs(self.pending)]
         for run in released:
-            run.created(self.results, self.sent, received, self.leaders, self.brokers)
+            run.created(self.results, self.sent, received)
         if self.pending and time.monotonic() > self.deadline:
             (name, partition), awaited = min(self.pending.items())
             return self.give_up(

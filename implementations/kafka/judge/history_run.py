@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost, Slot
+from ktc.kafka.client.routing import Leaders
 from ktc.kafka.topics import kafka_configs
 from ktc.reference.types import Crash, CreateTopic, CreateTopicResult, History, RetentionPass, clock_states
 
@@ -18,19 +19,22 @@ from .operations import leading_creates, operation, skipped
 
 PARKED = "parked"  # HistoryRun.step: its next operation is due at a later clock
 PROBING = "probing"  # HistoryRun.step: every operation answered, its log start offsets still to read (logstart.py)
+ELSEWHERE = "elsewhere"  # HistoryRun.step: its next request is for another broker than the slot's (``address``)
 
 
 class HistoryRun:
     """One history's operations in order, each sent after the previous one's answer."""
 
-    def __init__(self, history: History, names: dict[str, str], bootstrap: tuple[str, int]):
+    def __init__(
+        self, history: History, names: dict[str, str], bootstrap: tuple[str, int], leaders: Leaders | None = None
+    ):
         self.history, self.names, self.bootstrap = history, names, bootstrap
+        self.leaders = Leaders() if leaders is None else leaders  # the pipeline's: who leads each partition
         self.clocks = clock_states(history)
         self.configs: dict = {}  # topics created on the broker -> their config
         self.executed: list = []
         self.observed: list[Observed] = []
         self.prefix = leading_creates(history)
-        self.leaders: dict[tuple[str, int], tuple[str, int]] = {}
         self.cut: Cut | None = None
         self.probe = logstart.partitions_to_probe(history, names)  # read after the last operation; [] once read
         self.clock_shift: int | None = None  # broker clock - history clock, when the pipeline drives the clock
@@ -70,13 +74,12 @@ class HistoryRun:
     def address(self) -> tuple[str, int]:
         """The broker that leads the partition the next operation is about (the bootstrap if unknown)."""
         if len(self.observed) == len(self.history.ops):
-            return self.leaders.get(self.probe[0], self.bootstrap) if self.probe else self.bootstrap
+            return (self.leaders.address(self.probe[0]) if self.probe else None) or self.bootstrap
         op = self.history.ops[len(self.observed)]
-        key = (self.names.get(getattr(op, "topic", None)), getattr(op, "partition", 0))
-        return self.leaders.get(key, self.bootstrap)
+        key = (self.names.get(getattr(op, "topic", None), ""), getattr(op, "partition", 0))
+        return self.leaders.address(key) or self.bootstrap
 
-    def created(self, results: dict, sent: int, received: int, leaders: dict, brokers: dict) -> None:
-        self.leaders.update({key: brokers.get(node, self.bootstrap) for key, node in leaders.items()})
+    def created(self, results: dict, sent: int, received: int) -> None:
         for op in self.prefix:
             code = results[self.names[op.topic]][0]
             self.record(op, Observed(CreateTopicResult(code), sent, received))
@@ -90,7 +93,9 @@ class HistoryRun:
     def step(self, pipeline, slot: Slot, answered: Callable) -> bool | str:
         """Answer local operations; send the next request on ``slot``.  False when nothing is left,
         PARKED when the next operation is due at a later clock (lockstep.py), PROBING when only the read
-        of its log start offsets is left (the session sends it with others', Session.probe)."""
+        of its log start offsets is left (the session sends it with others', Session.probe), ELSEWHERE when
+        the next request is for another broker than the slot's (local operations came first: the session
+        queues it for a slot to that broker)."""
         while not self.finished:
             if len(self.observed) == len(self.history.ops):
                 return PROBING
@@ -107,6 +112,8 @@ class HistoryRun:
                 else pipeline.answer_locally(op, self.names) or skipped(op, pipeline.probed)
             )
             if seen is None:
+                if self.address() != slot.address:
+                    return ELSEWHERE
                 self.send(op, pipeline, slot, answered)
                 return True
             self.record(op, seen)
@@ -138,6 +145,7 @@ class HistoryRun:
                 configs=pipeline.creation_configs,
                 list_offsets_version=pipeline.list_offsets_version,
                 fetch_wait_ms=pipeline.probed.fetch_wait_ms,
+                leaders=self.leaders,
             )
         )
         sent = pipeline.clock.now()

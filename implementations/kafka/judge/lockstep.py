@@ -45,8 +45,8 @@ def run(pipeline, histories: Sequence[History]) -> list:
 class LockstepRun(HistoryRun):
     """A history whose operations wait for the shared clock to reach their due time."""
 
-    def __init__(self, history: History, names: dict, bootstrap, t0: int):
-        super().__init__(history, names, bootstrap)
+    def __init__(self, history: History, names: dict, bootstrap, t0: int, leaders=None):
+        super().__init__(history, names, bootstrap, leaders)
         self.due_at = [t0 + offset for offset in due_offsets(history)]
         self.clock_shift = t0 - (history.start_ms + history.clock_offsets[0])
 
@@ -66,7 +66,8 @@ class LockstepSession(Session):
         self.started: set[int] = set()
 
     def new_run(self, history: History) -> LockstepRun:
-        return LockstepRun(history, self.pipeline.namer.names(history), self.pipeline.bootstrap, self.t0)
+        names = self.pipeline.namer.names(history)
+        return LockstepRun(history, names, self.pipeline.bootstrap, self.t0, self.pipeline.leaders)
 
     def released(self, runs: list) -> None:
         self.started.update(id(run) for run in runs)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ktc.implementations.protocol import Cut
-from ktc.kafka.client import messages
+from ktc.kafka.client import messages, routing
 from ktc.kafka.client.connection import Broken
 from ktc.kafka.client.multiplex import Lost
 from ktc.reference.types import History, Produce, RetentionPass
@@ -27,10 +27,14 @@ def partitions_to_probe(history: History, names: dict[str, str]) -> list[tuple[s
     return sorted({(names[op.topic], op.partition) for op in history.ops if isinstance(op, Produce)})
 
 
-def probe(partitions: Sequence[tuple[str, int]]):
-    """The one request of the probe (a generator, as ``operations.operation``); returns the answers."""
-    answers = yield messages.list_offsets([(t, p, messages.EARLIEST_TIMESTAMP) for t, p in partitions])
-    return answers
+def probe(partitions: Sequence[tuple[str, int]], leaders: routing.Leaders):
+    """The probe's requests (a generator, as ``operations.operation``): ListOffsets EARLIEST of ``partitions``,
+    each at its leader (routing.list_offsets_on_leaders); returns the answers."""
+    return (
+        yield from routing.list_offsets_on_leaders(
+            [(t, p, messages.EARLIEST_TIMESTAMP) for t, p in partitions], leaders
+        )
+    )
 
 
 def cut_after(answers, op_count: int) -> Cut | None:

@@ -3,14 +3,15 @@
 The adapter's executor (running.py) hands its histories here.  Histories never share a topic.  The leading
 CreateTopic operations of a batch of histories (``chunk``) go out as one CreateTopics request; the
 partitions' leaders are found through Metadata and each history starts as soon as its partitions
-answer ListOffsets on their leader.  Its remaining operations run in order, each sent only after the
+answer ListOffsets on their leader.  Its remaining operations run in order, each at its partition's leader
+(a leader error refreshes Metadata and sends it again, client/routing.py), each sent only after the
 previous one's response (the model is sequential per history), while operations of different
 histories are in flight together on a few connections per broker (``connections`` x ``depth``).
 One connection of depth one and batches of one history is the sequential baseline of bench_broker.py.
 
 Every operation is rebased onto the broker's clock just before it is sent, and its interval is
-[wall clock before its request is handed to the socket, wall clock after the read that completed
-its response].  On a broker whose clock ktc sets (``clock.exact``, processes/clock.py) both ends are
+[wall clock before its (first) request is handed to the socket, wall clock after the read that completed
+its (last) response].  On a broker whose clock ktc sets (``clock.exact``, processes/clock.py) both ends are
 the clock's setting; with ``drive`` the clock follows the history (its Advance and StepClock ops),
 which needs the history to run alone.
 
@@ -27,6 +28,7 @@ from collections.abc import Sequence
 
 from ktc.kafka.client import admin, messages
 from ktc.kafka.client.multiplex import Multiplexer
+from ktc.kafka.client.routing import Leaders
 from ktc.kafka.processes.clock import HostClock
 from ktc.kafka.topics import TopicNamer, kafka_configs
 from ktc.reference.types import (
@@ -39,7 +41,7 @@ from ktc.reference.types import (
 
 from . import logstart
 from .creation import Creation
-from .history_run import PARKED, PROBING, HistoryRun
+from .history_run import ELSEWHERE, PARKED, PROBING, HistoryRun
 from .observe import (
     JudgedTrace,
     Observed,
@@ -76,6 +78,7 @@ class Pipeline(Multiplexer):
         self.ignored_configs: set[str] = set()  # config keys the broker accepted but did not apply
         self.list_offsets_version = messages.VERSIONS["ListOffsets"]  # for ops that name none (set from ApiVersions)
         self.probed = Probed()  # what the broker was seen to answer (judge/probe.py); by default, everything
+        self.leaders = Leaders()  # who leads each partition of its histories' topics (client/routing.py)
 
     def run(self, histories: Sequence[History], batch: int) -> list[JudgedTrace]:
         traces = Session(self, histories, max(1, batch)).run()
@@ -142,7 +145,7 @@ class Session:
         self.probing: dict[tuple[str, int], list[HistoryRun]] = {}  # broker address -> histories awaiting the probe
 
     def new_run(self, history: History) -> HistoryRun:
-        return HistoryRun(history, self.pipeline.namer.names(history), self.pipeline.bootstrap)
+        return HistoryRun(history, self.pipeline.namer.names(history), self.pipeline.bootstrap, self.pipeline.leaders)
 
     def run(self) -> list[JudgedTrace]:
         self.create_next()
@@ -177,7 +180,16 @@ class Session:
 
     def pump(self) -> None:
         """Start the next operation of waiting histories while their broker's slots have room; the log start
-        probes of finished histories go out together, first once there are ``PROBES_AT_ONCE``."""
+        probes of finished histories go out together, first once there are ``PROBES_AT_ONCE``.  A history whose
+        next request turned out to be for another broker is queued there, and that queue served too."""
+        while self.serve():
+            pass
+        for address in list(self.probing):
+            self.probe(address)
+
+    def serve(self) -> bool:
+        """One round over the queues; whether a history moved to another broker's queue."""
+        moved = False
         for address, queue in list(self.ready.items()):
             if len(self.probing.get(address, ())) >= PROBES_AT_ONCE:
                 self.probe(address)
@@ -195,10 +207,12 @@ class Session:
                     self.parked.append(run)
                 elif status is PROBING:
                     self.probing.setdefault(address, []).append(run)
+                elif status is ELSEWHERE:
+                    self.wait_for_slot(run)
+                    moved = True
                 else:
                     self.finished(run)
-        for address in list(self.probing):
-            self.probe(address)
+        return moved
 
     def probe(self, address: tuple[str, int]) -> None:
         """One ListOffsets EARLIEST for the partitions of every history waiting for its probe on ``address``:
@@ -215,7 +229,8 @@ class Session:
                 run.probed(answers, len(run.observed))
             self.released(runs)
 
-        self.pipeline.start(logstart.probe([key for run in runs for key in run.probe]), slot, done)
+        keys = [key for run in runs for key in run.probe]
+        self.pipeline.start(logstart.probe(keys, self.pipeline.leaders), slot, done)
 
     def answered(self, run: HistoryRun) -> None:
         self.inflight -= 1

@@ -14,9 +14,10 @@ on a fresh connection (a broker that closed one has answered for it), on a topic
 - DescribeConfigs of a topic for named keys (and, when that closes, for all keys);
 - Fetch with max_wait_ms 0 (and, when that answers without the partition, with a short wait).
 
-The outcome (``Probed``) steers the pipeline (what it must not send, how it fetches and describes)
-and names the clauses that rest on what the broker cannot answer (judge/capabilities.py), with the
-behaviour observed as the reason.  Nothing here raises: a question that cannot be asked is a note.
+On a cluster every question goes to the scratch partition's leader.  The outcome (``Probed``) steers the
+pipeline (what it must not send, how it fetches and describes) and names the clauses that rest on what the
+broker cannot answer (judge/capabilities.py), with the behaviour observed as the reason.  Nothing here
+raises: a question that cannot be asked is a note.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from ktc.kafka.client import admin, messages, wire
+from ktc.kafka.client import admin, messages, routing, wire
 from ktc.reference.types import Batch, ListOffsets, Record
 
 # A special ListOffsets target and the request version that introduced it (KIP-734, KIP-405, KIP-1005,
@@ -84,16 +85,18 @@ def what_failed(error: Exception) -> str:
 
 
 class Asker:
-    """Each question on a fresh connection: a broker that closed one has said all it will on it."""
+    """Each question on a fresh connection: a broker that closed one has said all it will on it.  Questions go
+    to ``to`` once it is set (the scratch partition's leader, on a cluster not the broker ``connect`` reaches)."""
 
     def __init__(self, connect: Callable[[], wire.Client]):
         self.connect = connect
+        self.to: tuple[str, int] | None = None
 
     def ask(self, call: messages.Call):
         """(parsed answer, None) or (None, what failed)."""
         try:
             with self.connect() as client:
-                return client.call(call), None
+                return client.call(routing.addressed(call, self.to)), None
         except Exception as error:  # a broker that cannot answer is evidence, never a crash
             return None, what_failed(error)
 
@@ -107,11 +110,12 @@ class Asker:
 
 def probe(connect: Callable[[], wire.Client], topic: str, advertised: dict[str, int]) -> Probed:
     """Ask the broker behind ``connect`` everything a run needs, once, on the scratch ``topic``."""
-    found, asker = Probed(advertised=dict(advertised)), Asker(connect)
-    created, failed = asker.perform(admin.create_and_wait([admin.NewTopic(topic)], 10.0))
+    found, asker, leaders = Probed(advertised=dict(advertised)), Asker(connect), routing.Leaders()
+    created, failed = asker.perform(routing.create_and_wait([admin.NewTopic(topic)], 10.0, leaders=leaders))
     if failed or created[topic][0] != 0:
         found.notes.append(f"no scratch topic to probe on ({failed or f'CreateTopics error {created[topic][0]}'})")
         return found
+    asker.to = leaders.address((topic, 0))
     try:
         now = wire.now_ms()
         _, failed = asker.ask(messages.produce(topic, wire.encode_batch(Batch((Record(now, b"k", b"v"),)))))

@@ -1,17 +1,16 @@
 """Kafka's admin requests as data (``messages.Call``): what the broker speaks (ApiVersions), the cluster
-(Metadata), topics (CreateTopics, DeleteTopics, and ``create_and_wait``: created and answering on every
-partition) and configs (DescribeConfigs, IncrementalAlterConfigs).  messages.py holds the Call itself and the
+(Metadata), topics (CreateTopics, DeleteTopics; routing.py's ``create_and_wait`` waits until every partition's
+leader answers) and configs (DescribeConfigs, IncrementalAlterConfigs).  messages.py holds the Call itself and the
 record requests (Produce, Fetch, ListOffsets); error codes stay data here too."""
 
 from __future__ import annotations
 
-import time
 import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from .messages import LATEST_TIMESTAMP, VERSIONS, Call, Pause, list_offsets
+from .messages import VERSIONS, Call
 from .records import WireError
 
 with warnings.catch_warnings():  # kafka-python's schema loader uses deprecated importlib.resources calls
@@ -164,32 +163,3 @@ def alter_topic_config(topic: str, key: str, value: object | None) -> Call:
         dict(resources=[resource], validate_only=False),
         lambda response: (response.responses[0].error_code, response.responses[0].error_message),
     )
-
-
-def create_and_wait(
-    topics: Sequence[NewTopic], wait_s: float = 10.0, timeout_ms: int = 30_000, exists_ok: bool = False
-):
-    """CreateTopics for all ``topics`` in one request; then, for those created, ListOffsets on every
-    partition until all answer (up to ``wait_s``): CreateTopics returns when the controller has
-    committed a topic, which can be before the broker has applied it (a Produce then gets
-    UNKNOWN_TOPIC_OR_PARTITION).  Returns {name: (error_code, error_message)}.  ``exists_ok``: the
-    name is ours alone, so TOPIC_ALREADY_EXISTS can only mean our own earlier attempt (a request
-    resent after its connection broke) got through: it counts as created."""
-    results = yield create_topics(topics, timeout_ms)
-    if exists_ok:
-        results = {
-            name: (0, None) if code == TOPIC_ALREADY_EXISTS else (code, message)
-            for name, (code, message) in results.items()
-        }
-    pending = [(t.name, p, LATEST_TIMESTAMP) for t in topics if results[t.name][0] == 0 for p in range(t.partitions)]
-    deadline = time.monotonic() + wait_s
-    while pending and wait_s > 0:
-        answers = yield list_offsets(pending)
-        pending = [k for k in pending if answers[k[:2]].error_code != 0]
-        if pending and time.monotonic() > deadline:
-            raise WireError(
-                f"topic {pending[0][0]!r} partition {pending[0][1]} not ready {wait_s} s after CreateTopics"
-            )
-        if pending:
-            yield Pause(0.01)
-    return results

@@ -76,6 +76,10 @@ MESSAGES = {
 LIST_OFFSETS_MAX = LIST_OFFSETS_MAX_VERSION  # the newest ListOffsets version ktc sends (v11: KIP-1023)
 LATEST_TIMESTAMP, EARLIEST_TIMESTAMP, MAX_TIMESTAMP = -1, -2, -3
 OFFSET_OUT_OF_RANGE = 1
+LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER = 5, 6
+# Answers about a partition asked of a broker that does not lead it (now): the request was not applied, and Kafka's
+# own clients refresh their metadata and send it again (routing.py).
+LEADER_ERRORS = frozenset({LEADER_NOT_AVAILABLE, NOT_LEADER_OR_FOLLOWER})
 # Requests that may be sent again after a connection broke mid-request: reads, and admin requests
 # whose repeat is recognisable (TOPIC_ALREADY_EXISTS / UNKNOWN_TOPIC_OR_PARTITION on our own names),
 # and setting a config (twice is the same as once).
@@ -136,6 +140,7 @@ class Call:
     fields: dict
     parse: Callable[[Any], object]  # reads kafka-python's response object (untyped: its fields are Any)
     at: int | None = None  # the request version, when not the one VERSIONS gives
+    to: tuple[str, int] | None = None  # the broker it must reach (a partition's leader); None: the connection's own
 
     @property
     def version(self) -> int:
@@ -290,6 +295,8 @@ def fetch_all(topic: str, partition: int = 0, max_wait_ms: int = 0):
     offset = next_offset(batches) if batches else first.high_watermark
     while batches and offset < first.high_watermark:
         more = yield fetch(topic, partition=partition, offset=offset, max_wait_ms=max_wait_ms)
+        if more.error_code in LEADER_ERRORS:  # leadership moved mid-read: the whole read is asked again (routing.py)
+            return more
         if more.error_code or not more.batches:
             break
         batches += more.batches

@@ -1,7 +1,8 @@
 """Many operations in flight over connections that come back: slots, retries, one event loop.
 
 An operation is a generator of ``Call`` / ``Pause`` (messages.py) run on one ``Slot`` (a connection
-to one broker that is reopened, with bounded backoff, after it breaks).  When a connection breaks
+to one broker that is reopened, with bounded backoff, after it breaks); a call that names another broker
+(``Call.to``: a partition's leader, routing.py) goes on that broker's admin slot.  When a connection breaks
 under a request, the request is sent again on the new connection if the broker cannot have seen it
 or repeating it is harmless (``Call.retry_safe``); otherwise the operation ends ``Lost``: its
 request may or may not have been applied.  An answer that cannot be read ends it ``Broken``.  Either
@@ -109,7 +110,7 @@ class Exchange:
         return self.call
 
     def transmit(self) -> None:
-        self.slot.ready().send(self.current, self.answered, self.lost)
+        self.pipeline.slot_for(self.current.to, self.slot).ready().send(self.current, self.answered, self.lost)
 
     def answered(self, answer, received: int) -> None:
         self.resends = 0
@@ -166,6 +167,10 @@ class Multiplexer:
         if address not in self.admins:
             self.admins[address] = Slot(address, *self.slot_options)
         return self.admins[address]
+
+    def slot_for(self, to: tuple[str, int] | None, slot: Slot) -> Slot:
+        """Where a call goes: ``slot``, unless the call names another broker (then that broker's admin slot)."""
+        return slot if to is None or to == slot.address else self.admin(to)
 
     def pool(self, address: tuple[str, int]) -> list[Slot]:
         if address not in self.pools:

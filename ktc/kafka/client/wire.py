@@ -22,7 +22,7 @@ from dataclasses import replace
 
 from ktc.reference.types import INT64_MAX, INT64_MIN, Batch
 
-from . import admin, messages
+from . import admin, messages, routing
 from .admin import RESOURCE_BROKER, RESOURCE_TOPIC, ConfigEntry, NewTopic
 from .messages import (  # noqa: F401
     API_KEYS,
@@ -81,9 +81,12 @@ class Client:
         self.security = Security.from_env() if security is None else security
         self._correlation = 0
         self._versions: dict[int, tuple[int, int]] | None = None
+        self.peers: dict[tuple[str, int], Client] = {}  # other brokers of its cluster that a Call named (Call.to)
         self.sock = open_socket(self.address, timeout_s, self.security)
 
     def close(self) -> None:
+        for peer in self.peers.values():
+            peer.close()
         self.sock.close()
 
     def __enter__(self) -> Client:
@@ -142,9 +145,20 @@ class Client:
         return wanted
 
     def call(self, call: Call):
-        """Send one Call and return its parsed answer."""
+        """Send one Call (to the broker it names, else on this connection) and return its parsed answer."""
+        if call.to is not None and call.to != self.address:
+            return self.peer(call.to).call(call)
         request_cls, response_cls = messages.MESSAGES[call.api]
         return call.parse(self.request(request_cls, response_cls, self.version(call.api, call.at), **call.fields))
+
+    def peer(self, address: tuple[str, int]) -> Client:
+        """A connection of this client's to another broker of the cluster, opened once."""
+        if address not in self.peers:
+            host, port = address
+            self.peers[address] = Client(
+                f"{host}:{port}", timeout_s=self.timeout_s, client_id=self.client_id, security=self.security
+            )
+        return self.peers[address]
 
     def perform(self, steps):
         """Run a multi-request operation of messages.py or admin.py (a generator of Call / Pause) to its result."""
@@ -180,10 +194,10 @@ class Client:
         timeout_ms: int = 30_000,
         wait_s: float = 10.0,
     ) -> tuple[int, str | None]:
-        """CreateTopics; on success, wait (up to ``wait_s``) until every partition answers ListOffsets
-        on this connection (see admin.create_and_wait)."""
+        """CreateTopics; on success, wait (up to ``wait_s``) until every partition's leader answers ListOffsets
+        (see routing.create_and_wait)."""
         topic = NewTopic(name, dict(configs), partitions, replication_factor)
-        return self.perform(admin.create_and_wait([topic], wait_s, timeout_ms))[name]
+        return self.perform(routing.create_and_wait([topic], wait_s, timeout_ms))[name]
 
     def delete_topics(self, names: Iterable[str], timeout_ms: int = 30_000) -> dict[str, int]:
         return self.call(admin.delete_topics(names, timeout_ms))
