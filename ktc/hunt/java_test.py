@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from ktc import reference
-from ktc.cache import cache_root
+from ktc.cache import cache_root, resolving
 from ktc.reference.configs import effective_limits
 from ktc.reference.types import (
     NO_TIMESTAMP,
@@ -36,6 +36,7 @@ from ktc.specs.versions import RELEASE, key
 PACKAGE = "org.apache.kafka.storage.internals.log"
 API = (4, 4)  # the release line whose API the test is written in (record.internal, Compression, RequestLocal)
 JUNIT = "junit/junit-platform-console-standalone-1.11.4.jar"
+JUNIT_ARTIFACT = "org.junit.platform:junit-platform-console-standalone:1.11.4"  # the test's compile classpath
 COMPRESSION = {
     "none": "Compression.NONE",
     "gzip": "Compression.gzip().build()",
@@ -316,12 +317,24 @@ def api_release() -> str | None:
     return max(fits, key=key) if fits else None
 
 
+def junit_jar() -> Path:
+    """JUnit's standalone jar in ktc's cache, fetched from Maven Central with ``mvn dependency:copy`` the first
+    time (under the cache's resolution lock); absent when Maven is missing or refuses, which the check says."""
+    junit = cache_root() / JUNIT
+    if junit.is_file() or shutil.which("mvn") is None:
+        return junit
+    argv = ["mvn", "-q", "-B", "dependency:copy", f"-Dartifact={JUNIT_ARTIFACT}", f"-DoutputDirectory={junit.parent}"]
+    with resolving():
+        if not junit.is_file():
+            subprocess.run(argv, capture_output=True, timeout=600, check=False)
+    return junit
+
+
 def javac_check(path: Path) -> str:
     """'compiles with javac against Apache Kafka V's jars (N s)', or why it does not or was not compiled."""
-    version = api_release()
-    junit = cache_root() / JUNIT
     if shutil.which("javac") is None:
         return "not compiled: javac is not on PATH (a JDK 17 or newer is needed)"
+    version, junit = api_release(), junit_jar()
     if version is None or not junit.is_file():
         return f"not compiled: no Kafka {API[0]}.{API[1]}+ jars or no {junit.name} in {cache_root()}"
     classpath = f"{cache_root() / 'kafka' / version / 'lib'}/*:{junit}"
