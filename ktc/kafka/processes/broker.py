@@ -56,7 +56,8 @@ from . import broker_config, provision, tls
 from .clock import ControlledClock
 from .lifecycle import child_setup, keep_stopped, kill_group, release, signals_deferred
 
-READY_TIMEOUT_S = 60.0
+READY_TIMEOUT_S = 60.0  # without a new line in its logs: a JVM that is stuck, not one that is slow
+READY_CAP_S = 300.0  # however busy the machine (a JVM that still logs at load 20+ on two cores is only slow)
 FAKETIME_GLOBS = (
     "/usr/lib/*/faketime/libfaketime.so.1",
     "/usr/lib/faketime/libfaketime.so.1",
@@ -234,6 +235,13 @@ class LocalBroker:
         except subprocess.TimeoutExpired:
             return None
 
+    def logged_bytes(self) -> int:
+        """How much its logs hold so far (what wait_ready takes for progress)."""
+        if self.tmpdir is None:
+            return 0
+        paths = (self.tmpdir / name for name in ("logs/server.log", "console.log"))
+        return sum(path.stat().st_size for path in paths if path.exists())
+
     def log_tail(self, lines: int = 30) -> str:
         if self.tmpdir is None:
             return ""
@@ -348,9 +356,12 @@ class LocalBroker:
         from ..client.security import PLAINTEXT  # lazy, like wire: it loads kafka-python
         from ..client.wire import Client, WireError  # lazy: wire imports nothing from here
 
-        deadline = time.monotonic() + self.ready_timeout_s
+        started = time.monotonic()
+        deadline, cap, logged = started + self.ready_timeout_s, started + max(READY_CAP_S, self.ready_timeout_s), 0
         last = "no connection yet"
-        while time.monotonic() < deadline:
+        while time.monotonic() < min(deadline, cap):
+            if (size := self.logged_bytes()) > logged:  # still starting: the bound counts from its last line
+                deadline, logged = time.monotonic() + self.ready_timeout_s, size
             if self.process is None or self.process.poll() is not None:
                 code = None if self.process is None else self.process.returncode
                 raise BrokerError(f"Kafka {self.version} exited with code {code} before answering:\n{self.log_tail()}")
@@ -366,7 +377,8 @@ class LocalBroker:
             time.sleep(0.05)
         raise BrokerError(
             f"Kafka {self.version} did not answer ApiVersions on {self.bootstrap} within "
-            f"{self.ready_timeout_s:.0f} s (last: {last}):\n{self.log_tail()}"
+            f"{time.monotonic() - started:.0f} s (its log quiet for {self.ready_timeout_s:.0f} s, or "
+            f"{READY_CAP_S:.0f} s in all; last: {last}):\n{self.log_tail()}"
         )
 
     def _kill(self) -> None:
