@@ -37,14 +37,14 @@ if str(ROOT) not in sys.path:
 import pyarrow.parquet as pq
 
 from benchmarks import append_workload as workload
-from benchmarks.bench_append import Py4jCalls, spark_result
+from benchmarks.bench_append import Parser, Py4jCalls, spark_result
 
 PHASES = ("build", "optimize", "physical")
 RULE_LINE = re.compile(r"^(\S+)\s+(\d+) / (\d+)\s+(\d+) / (\d+)\s*$")
 
 
 def arguments(argv) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     parser.add_argument("--records", type=int, default=50_000, help="records in the Parquet input (default 50,000)")
     parser.add_argument("--rounds", type=int, default=12, help="timed plans per engine (default 12)")
     parser.add_argument("--warmup", type=int, default=10, help="untimed plans per engine first (default 10)")
