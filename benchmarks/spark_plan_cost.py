@@ -24,6 +24,7 @@ import argparse
 import collections
 import os
 import re
+import shutil
 import statistics
 import sys
 import tempfile
@@ -161,6 +162,7 @@ def main(argv=None) -> int:
         phases, rules = measure(session.get(), source, args)
     finally:
         session.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
     print(
         f"load avg (1 min) {load_before:.2f} before, {os.getloadavg()[0]:.2f} after; {args.records:,} records, "
         f"{args.warmup} warm-up plans per engine"
