@@ -156,7 +156,7 @@ def event_log_figures(log_dir: Path) -> dict:
 
 class Parser(argparse.ArgumentParser):
     def error(self, message: str):
-        print(f"bench_append: error: {message}", file=sys.stderr)
+        print(f"{self.prog}: error: {message}", file=sys.stderr)
         sys.exit(2)
 
 
