@@ -25,6 +25,7 @@ class HistoryRun:
 
     def __init__(self, history: History, names: dict[str, str], bootstrap: tuple[str, int]):
         self.history, self.names, self.bootstrap = history, names, bootstrap
+        self.base: dict[str, int] = {}  # topic -> its first partition on the broker, when it shares one (sharing.py)
         self.clocks = clock_states(history)
         self.configs: dict = {}  # topics created on the broker -> their config
         self.executed: list = []
@@ -32,16 +33,34 @@ class HistoryRun:
         self.prefix = leading_creates(history)
         self.leaders: dict[tuple[str, int], tuple[str, int]] = {}
         self.cut: Cut | None = None
-        self.probe = logstart.partitions_to_probe(history, names)  # read after the last operation; [] once read
+        self.probe = self.probed_partitions()  # read after the last operation; [] once read
         self.clock_shift: int | None = None  # broker clock - history clock, when the pipeline drives the clock
 
     @property
     def finished(self) -> bool:
         return self.cut is not None or (not self.probe and len(self.observed) == len(self.history.ops))
 
+    def at(self, topic: str, partition: int) -> tuple[str, int]:
+        """The broker's (topic, partition) for the history's: the same numbers, or a block of a shared topic."""
+        return self.names[topic], self.base.get(topic, 0) + partition
+
+    def place(self, topic: str, name: str, base: int) -> None:
+        """Run the history's ``topic`` as partitions ``base``.. of the broker's topic ``name`` (sharing.py)."""
+        self.names = {**self.names, topic: name}
+        self.base[topic] = base
+        self.probe = self.probed_partitions()
+
+    def probed_partitions(self) -> list[tuple[str, int]]:
+        bases = {self.names[topic]: base for topic, base in self.base.items()}
+        return [(name, bases.get(name, 0) + p) for name, p in logstart.partitions_to_probe(self.history, self.names)]
+
+    def on_wire(self, op):
+        """The operation as sent: on its partition of a shared topic, when its topic is one."""
+        return replace(op, partition=self.at(op.topic, op.partition)[1]) if self.base.get(op.topic) else op
+
     def needs(self, pending) -> bool:
         """Whether one of this history's leading topics still has a partition in ``pending``."""
-        return any((self.names[op.topic], p) in pending for op in self.prefix for p in range(op.config.partitions))
+        return any(self.at(op.topic, p) in pending for op in self.prefix for p in range(op.config.partitions))
 
     def asked_configs(self, held=lambda config: ()) -> dict[str, dict]:
         """The configs asked for this history's leading topics that the broker created (but ``held`` ones)."""
@@ -62,21 +81,28 @@ class HistoryRun:
 
     def partitions(self) -> list[tuple[str, int]]:
         """Every partition of the topics this history created on the broker."""
-        return [(self.names[topic], p) for topic, config in self.configs.items() for p in range(config.partitions)]
+        return [self.at(topic, p) for topic, config in self.configs.items() for p in range(config.partitions)]
 
-    def created_topics(self) -> list[str]:
-        return [self.names[op.topic] for op in self.history.ops if isinstance(op, CreateTopic)]
+    def created_partitions(self) -> dict[str, int]:
+        """The broker topics this history creates, each with how many partitions of it are the history's."""
+        out: dict[str, int] = {}
+        for op in self.history.ops:
+            if isinstance(op, CreateTopic):
+                out[self.names[op.topic]] = max(out.get(self.names[op.topic], 0), op.config.partitions)
+        return out
 
     def address(self) -> tuple[str, int]:
         """The broker that leads the partition the next operation is about (the bootstrap if unknown)."""
         if len(self.observed) == len(self.history.ops):
             return self.leaders.get(self.probe[0], self.bootstrap) if self.probe else self.bootstrap
         op = self.history.ops[len(self.observed)]
-        key = (self.names.get(getattr(op, "topic", None)), getattr(op, "partition", 0))
+        topic = getattr(op, "topic", None)
+        key = self.at(topic, getattr(op, "partition", 0)) if topic in self.names else (None, 0)
         return self.leaders.get(key, self.bootstrap)
 
     def created(self, results: dict, sent: int, received: int, leaders: dict, brokers: dict) -> None:
-        self.leaders.update({key: brokers.get(node, self.bootstrap) for key, node in leaders.items()})
+        mine = (self.at(op.topic, p) for op in self.prefix for p in range(op.config.partitions))
+        self.leaders.update({key: brokers.get(leaders[key], self.bootstrap) for key in mine if key in leaders})
         for op in self.prefix:
             code = results[self.names[op.topic]][0]
             self.record(op, Observed(CreateTopicResult(code), sent, received))
@@ -126,12 +152,12 @@ class HistoryRun:
             clock.set(history_now + self.clock_shift)
 
     def send(self, op, pipeline, slot: Slot, answered: Callable) -> None:
-        config = self.configs.get(op.topic)
+        config, wire = self.configs.get(op.topic), self.on_wire(op)
         steps = (
             pipeline.retention.steps(self.names[op.topic], op.partition, config)
             if isinstance(op, RetentionPass)
             else operation(
-                op,
+                wire,
                 self.names[op.topic],
                 exists_ok=op.topic not in self.configs,
                 wait_s=pipeline.ready_s,
@@ -141,7 +167,7 @@ class HistoryRun:
             )
         )
         sent = pipeline.clock.now()
-        segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
+        segments = pipeline.segment_count(wire, self.names)  # None: the log directory is not ours to read
 
         def done(outcome, received):
             received = pipeline.clock.stamp(received)
@@ -158,7 +184,7 @@ class HistoryRun:
                     if produced is None or isinstance(produced, Cut)
                     else produce_observed(produced, config, sent, received, pipeline.limit_defaults)
                 )
-                self.record(op, with_rolled(seen, segments, pipeline.segment_count(op, self.names)))
+                self.record(op, with_rolled(seen, segments, pipeline.segment_count(wire, self.names)))
                 if isinstance(produced, Cut):  # the operation left the broker where the model cannot follow
                     self.cut = replace(produced, op_index=len(self.observed) - 1)
             answered(self)
