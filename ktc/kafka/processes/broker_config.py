@@ -71,7 +71,9 @@ def server_properties(
 
 
 # A broker of one node that holds throwaway data: internal topics of one replica, no topic created by a read,
-# retention checked every second and deleted at once, no compaction.
+# retention checked every second and deleted at once, no compaction, no metric registered as a JMX MBean (its
+# metrics are still kept; nothing of ktc reads JMX, and a partition's dozen MBeans were registered and removed
+# by the thread that creates and deletes it: bulk agreement's broker CPU a scenario 2.9 -> 2.6 ms on 3.9.2).
 THROWAWAY: dict[str, object] = {
     "num.partitions": 1,
     "auto.create.topics.enable": "false",
@@ -85,6 +87,7 @@ THROWAWAY: dict[str, object] = {
     "log.initial.task.delay.ms": 0,
     "log.segment.delete.delay.ms": 0,
     "log.cleaner.enable": "false",
+    "metrics.jmx.exclude": ".*",
 }
 
 
