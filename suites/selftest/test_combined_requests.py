@@ -2,6 +2,9 @@
 topic (implementations/kafka/judge/sharing.py): what may go together, and that each operation reads of a
 combined answer exactly what the answer to its own request would have said."""
 
+import socket
+import struct
+import threading
 from collections import Counter
 
 import pytest
@@ -9,6 +12,7 @@ import pytest
 from ktc.implementations.kafka.judge import creation, sharing
 from ktc.implementations.kafka.judge.history_run import HistoryRun
 from ktc.kafka.client import combine, messages
+from ktc.kafka.client.multiplex import MAX_RESENDS, Lost, Multiplexer
 from ktc.kafka.client.records import encode_batch
 from ktc.reference.types import Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record, TopicConfig
 
@@ -123,3 +127,44 @@ def test_histories_of_one_config_get_blocks_of_one_topic_and_are_judged_on_their
     assert runs[1].probe == [("topic-0", 3)]
     created = creation.new_topics(runs, lambda config: {})
     assert [(t.name, t.partitions) for t in created] == [("topic-0", 4), ("topic-2", 1)]
+
+
+def test_a_combined_request_lost_with_its_connection_is_each_operations_loss_and_resent_together():
+    """A listener that reads one request per connection and closes it: both reads went out as one request each
+    time (resent together, as reads are safe to repeat) and each operation ends Lost on its own."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    frames: list[int] = []
+
+    def serve():
+        while True:
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            with conn:
+                size = struct.unpack(">i", conn.recv(4, socket.MSG_WAITALL))[0]
+                conn.recv(size, socket.MSG_WAITALL)
+                frames.append(size)
+
+    threading.Thread(target=serve, daemon=True).start()
+    pipeline = Multiplexer(listener.getsockname(), connections=2, depth=1)
+    pipeline.combining = True
+    outcomes: dict[int, object] = {}
+    for partition in (0, 1):
+        call = messages.list_offsets([("a", partition, -1)])
+        slot = pipeline.free(listener.getsockname())
+        pipeline.start(iter_one(call), slot, lambda answer, received, p=partition: outcomes.__setitem__(p, answer))
+    try:
+        pipeline.wait(lambda: len(outcomes) == 2)
+    finally:
+        pipeline.close()
+        listener.close()
+    assert all(isinstance(outcome, Lost) for outcome in outcomes.values())
+    assert len(frames) == MAX_RESENDS + 1  # one request for both, each time
+    single = len(messages.list_offsets([("a", 0, -1)]).request(1, "ktc"))
+    assert all(size + 4 > single for size in frames)  # each names both partitions
+
+
+def iter_one(call):
+    answer = yield call
+    return answer
