@@ -22,10 +22,10 @@ pipelined/sequential ratio.  Exit 1 when a scenario fails.  A script, not a test
 depend on load.
 
 ``--against REV``: the bulk agreement test's own measurement (suites/broker/test_bulk_agreement.py: 300
-scenarios of warm-up, then ``--scenarios`` in chunks of 1,000, scenarios/s run and judged) of this tree and of
-commit REV's, in alternating order for ``--rounds`` rounds, each in a fresh interpreter with its own broker
-(tree_baseline.py); prints every sample, the medians with their spread, this tree's over REV's, and the
-1-min load.  Exit 1 when a scenario fails in either tree.
+scenarios of warm-up, then ``--scenarios`` in chunks of that tree's test's ``CHUNK``, scenarios/s run and
+judged) of this tree and of commit REV's, in alternating order for ``--rounds`` rounds, each in a fresh
+interpreter with its own broker (tree_baseline.py); prints every sample, the medians with their spread, this
+tree's over REV's, and the 1-min load.  Exit 1 when a scenario fails in either tree.
 """
 
 from __future__ import annotations
@@ -50,13 +50,15 @@ from ktc.judge import bulk_intervals  # noqa: E402
 
 WARMUP = 300
 # What the bulk agreement test measures, as one interpreter of either tree runs it: only names both trees have.
-BULK_RUN = """
-import json, os, sys, time
+BULK_RUN = r"""
+import json, os, re, sys, time
 from ktc.implementations.families.kafka import KAFKA
 from ktc.implementations.kafka.adapter import BrokerAdapter
 from ktc.implementations.kafka.settings import Started
 from ktc.judge import bulk_intervals
 version, total, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+test = open(os.path.join("ktc", "suites", "broker", "test_bulk_agreement.py")).read()
+chunk = int(re.search(r"^CHUNK = (\d+)", test, re.M)[1])  # this tree's test's own chunk
 def cpu_s(pid=None):
     if pid is None:
         return sum(os.times()[:2])
@@ -72,7 +74,7 @@ try:
     impl.run(histories[:300])
     jvm = impl.launcher.broker.process.pid
     before = cpu_s(), cpu_s(jvm)
-    report = bulk_intervals.run_intervals(impl, histories[300:], clauses, 1000)
+    report = bulk_intervals.run_intervals(impl, histories[300:], clauses, chunk)
     used = cpu_s() - before[0], cpu_s(jvm) - before[1]
 finally:
     impl.close()

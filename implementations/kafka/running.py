@@ -16,6 +16,7 @@ from .judge import clocked
 from .judge.pipeline import Pipeline
 from .judge.restart import Restart, crashes, declining_crashes
 from .judge.retention import Canary, Retention
+from .settings import Started
 
 
 class Executor(Protocol):
@@ -69,6 +70,8 @@ class PipelineRuns:
             reconnect_s=tuning.reconnect_s,
         )
         pipeline.probed = adapter.probed()
+        # Apache Kafka answers each partition of a record request on its own: one request for many (combine.py)
+        pipeline.combining = isinstance(adapter.settings, Started)
         pipeline.list_offsets_version = min(
             adapter.client().newest("ListOffsets", wire.LIST_OFFSETS_MAX), pipeline.probed.list_offsets_version
         )

@@ -18,6 +18,7 @@ import random
 import time
 from collections import Counter
 from collections.abc import Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
 from ktc.checks import CHECKS
@@ -25,7 +26,7 @@ from ktc.checks.verdicts import Validity, Verdict
 from ktc.implementations.protocol import Implementation
 from ktc.judge import bulk
 from ktc.judge.harness import ClauseViolation, judge_one, minimal_violation
-from ktc.reference.types import CreateTopic, Fetch, History, ListOffsets, Produce
+from ktc.reference.types import CreateTopic, Fetch, History, ListOffsets, Produce, Trace
 from ktc.specs.clauses import all_clauses
 from ktc.strategies import append_histories, topic_configs
 
@@ -41,12 +42,13 @@ class IntervalReport:
     verdicts: Counter[str] = field(default_factory=Counter)
     run_seconds: float = 0.0
     judge_seconds: float = 0.0
+    wall_seconds: float = 0.0  # from the first run to the last verdict, when running and judging overlap
     violation: ClauseViolation | None = None  # the first failure, shrunk
 
     @property
     def rate(self) -> float:
         """Scenarios per second, run on the implementation and judged."""
-        seconds = self.run_seconds + self.judge_seconds
+        seconds = self.wall_seconds or self.run_seconds + self.judge_seconds
         return self.scenarios / seconds if seconds else 0.0
 
     @property
@@ -89,9 +91,20 @@ def check(
     impl: Implementation, histories: list[History], clauses: list[str], report: IntervalReport
 ) -> tuple[History, list[Verdict]] | None:
     """Run and judge one chunk; the first (history, its failing verdicts), if any."""
+    return judge_chunk(histories, timed_run(impl, histories, report), clauses, report)
+
+
+def timed_run(impl: Implementation, histories: list[History], report: IntervalReport) -> Sequence[Trace]:
     started = time.monotonic()
     traces = impl.run(histories)
     report.run_seconds += time.monotonic() - started
+    return traces
+
+
+def judge_chunk(
+    histories: list[History], traces: Sequence[Trace], clauses: list[str], report: IntervalReport
+) -> tuple[History, list[Verdict]] | None:
+    """Judge one chunk's traces; the first (history, its failing verdicts), if any."""
     started, first = time.monotonic(), None
     for history, trace in zip(histories, traces, strict=True):
         verdicts = tally(judge_one(history, trace, tuple(clauses)), report)
@@ -115,13 +128,21 @@ def run_intervals(
 ) -> IntervalReport:
     """Judge every history in chunks of one ``impl.run`` each, after an uncounted run of ``warmup``
     (a JVM compiles its request path as it goes); the first failure is shrunk through ``impl.run``
-    with small lists, as the harness does."""
+    with small lists, as the harness does.  A chunk is judged while the next one runs (on a thread of
+    its own: the run mostly waits for the implementation), so the rate is of the wall time of both."""
     report = IntervalReport()
     impl.run(list(warmup))
-    first = None
-    for start in range(0, len(histories), chunk):
-        found = check(impl, histories[start : start + chunk], clauses, report)
-        first = first or found
+    chunks = [histories[start : start + chunk] for start in range(0, len(histories), chunk)]
+    first, started = None, time.monotonic()
+    with ThreadPoolExecutor(1, thread_name_prefix="ktc-bulk-run") as runner:
+        running: Future[Sequence[Trace]] | None = runner.submit(timed_run, impl, chunks[0], report) if chunks else None
+        for n, part in enumerate(chunks):
+            assert running is not None  # one submitted per chunk
+            traces = running.result()
+            running = runner.submit(timed_run, impl, chunks[n + 1], report) if n + 1 < len(chunks) else None
+            found = judge_chunk(part, traces, clauses, report)
+            first = first or found
+    report.wall_seconds = time.monotonic() - started
     if first is not None:
         report.violation = minimal_violation(impl, *first)
     return report

@@ -41,6 +41,9 @@ OP_REFERENCE = re.compile(r"op #(\d+)")  # how a check's text names another oper
 
 
 def moved(verdict: Verdict, index: list[int]) -> Verdict:
+    if verdict.mismatch is None and verdict.divergence is None:  # nothing names an operation (most verdicts)
+        return verdict
+
     def at(thing: Placed | None) -> Placed | None:
         return thing if thing is None else replace(thing, op_index=renamed(thing.op_index, index))
 

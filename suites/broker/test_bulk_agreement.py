@@ -26,7 +26,7 @@ from ktc.plugin.state import STATE
 TOTAL = int(
     os.environ.get("KTC_BROKER_BULK_SCENARIOS", {"dev": 1500}.get(os.environ.get("HYPOTHESIS_PROFILE", "dev"), 3000))
 )
-CHUNK = 1000  # scenarios per run() call
+CHUNK = 250  # scenarios per run() call: one chunk is judged while the next runs
 WARMUP = 300  # run first, not counted: the broker's JIT warms up on them
 MAX_UNKNOWN_SHARE = 0.1  # more than this undecided and the run proves too little
 THROUGHPUT = "ktc_broker_throughput"

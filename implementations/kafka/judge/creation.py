@@ -28,11 +28,7 @@ class Creation:
 
     def __init__(self, session, runs: list):
         self.session, self.pipeline, self.waiting = session, session.pipeline, runs
-        self.topics = [
-            admin.NewTopic(run.names[op.topic], self.pipeline.creation_configs(op.config), op.config.partitions)
-            for run in runs
-            for op in run.prefix
-        ]
+        self.topics = new_topics(runs, self.pipeline.creation_configs)
         self.results: dict = {}
         self.leaders = self.pipeline.leaders  # shared with the histories (client/routing.py)
         self.pending: dict[tuple[str, int], str] = {}  # partition -> what is awaited, in words
@@ -154,6 +150,17 @@ class Creation:
             run.cut = Cut(validity, 0, reason)
         self.session.released([*released, *self.waiting])
         self.waiting = []
+
+
+def new_topics(runs: list, configs) -> list[admin.NewTopic]:
+    """The batch's topics, once each: a topic histories share (sharing.py) has all their partitions."""
+    topics: dict[str, admin.NewTopic] = {}
+    for run in runs:
+        for op in run.prefix:
+            name, last = run.at(op.topic, op.config.partitions - 1)
+            partitions = max(last + 1, topics[name].partitions if name in topics else 0)
+            topics[name] = admin.NewTopic(name, configs(op.config), partitions)
+    return list(topics.values())
 
 
 def ignored_configs(asked: dict, answer: dict, mine: dict) -> str:

@@ -30,22 +30,41 @@ class HistoryRun:
     ):
         self.history, self.names, self.bootstrap = history, names, bootstrap
         self.leaders = Leaders() if leaders is None else leaders  # the pipeline's: who leads each partition
+        self.base: dict[str, int] = {}  # topic -> its first partition on the broker, when it shares one (sharing.py)
         self.clocks = clock_states(history)
         self.configs: dict = {}  # topics created on the broker -> their config
         self.executed: list = []
         self.observed: list[Observed] = []
         self.prefix = leading_creates(history)
         self.cut: Cut | None = None
-        self.probe = logstart.partitions_to_probe(history, names)  # read after the last operation; [] once read
+        self.probe = self.probed_partitions()  # read after the last operation; [] once read
         self.clock_shift: int | None = None  # broker clock - history clock, when the pipeline drives the clock
 
     @property
     def finished(self) -> bool:
         return self.cut is not None or (not self.probe and len(self.observed) == len(self.history.ops))
 
+    def at(self, topic: str, partition: int) -> tuple[str, int]:
+        """The broker's (topic, partition) for the history's: the same numbers, or a block of a shared topic."""
+        return self.names[topic], self.base.get(topic, 0) + partition
+
+    def place(self, topic: str, name: str, base: int) -> None:
+        """Run the history's ``topic`` as partitions ``base``.. of the broker's topic ``name`` (sharing.py)."""
+        self.names = {**self.names, topic: name}
+        self.base[topic] = base
+        self.probe = self.probed_partitions()
+
+    def probed_partitions(self) -> list[tuple[str, int]]:
+        bases = {self.names[topic]: base for topic, base in self.base.items()}
+        return [(name, bases.get(name, 0) + p) for name, p in logstart.partitions_to_probe(self.history, self.names)]
+
+    def on_wire(self, op):
+        """The operation as sent: on its partition of a shared topic, when its topic is one."""
+        return replace(op, partition=self.at(op.topic, op.partition)[1]) if self.base.get(op.topic) else op
+
     def needs(self, pending) -> bool:
         """Whether one of this history's leading topics still has a partition in ``pending``."""
-        return any((self.names[op.topic], p) in pending for op in self.prefix for p in range(op.config.partitions))
+        return any(self.at(op.topic, p) in pending for op in self.prefix for p in range(op.config.partitions))
 
     def asked_configs(self, held=lambda config: ()) -> dict[str, dict]:
         """The configs asked for this history's leading topics that the broker created (but ``held`` ones)."""
@@ -66,17 +85,23 @@ class HistoryRun:
 
     def partitions(self) -> list[tuple[str, int]]:
         """Every partition of the topics this history created on the broker."""
-        return [(self.names[topic], p) for topic, config in self.configs.items() for p in range(config.partitions)]
+        return [self.at(topic, p) for topic, config in self.configs.items() for p in range(config.partitions)]
 
-    def created_topics(self) -> list[str]:
-        return [self.names[op.topic] for op in self.history.ops if isinstance(op, CreateTopic)]
+    def created_partitions(self) -> dict[str, int]:
+        """The broker topics this history creates, each with how many partitions of it are the history's."""
+        out: dict[str, int] = {}
+        for op in self.history.ops:
+            if isinstance(op, CreateTopic):
+                out[self.names[op.topic]] = max(out.get(self.names[op.topic], 0), op.config.partitions)
+        return out
 
     def address(self) -> tuple[str, int]:
         """The broker that leads the partition the next operation is about (the bootstrap if unknown)."""
         if len(self.observed) == len(self.history.ops):
             return (self.leaders.address(self.probe[0]) if self.probe else None) or self.bootstrap
         op = self.history.ops[len(self.observed)]
-        key = (self.names.get(getattr(op, "topic", None), ""), getattr(op, "partition", 0))
+        topic = getattr(op, "topic", None)
+        key = self.at(topic, getattr(op, "partition", 0)) if topic in self.names else ("", 0)
         return self.leaders.address(key) or self.bootstrap
 
     def created(self, results: dict, sent: int, received: int) -> None:
@@ -133,12 +158,12 @@ class HistoryRun:
             clock.set(history_now + self.clock_shift)
 
     def send(self, op, pipeline, slot: Slot, answered: Callable) -> None:
-        config = self.configs.get(op.topic)
+        config, wire = self.configs.get(op.topic), self.on_wire(op)
         steps = (
             pipeline.retention.steps(self.names[op.topic], op.partition, config)
             if isinstance(op, RetentionPass)
             else operation(
-                op,
+                wire,
                 self.names[op.topic],
                 exists_ok=op.topic not in self.configs,
                 wait_s=pipeline.ready_s,
@@ -149,7 +174,7 @@ class HistoryRun:
             )
         )
         sent = pipeline.clock.now()
-        segments = pipeline.segment_count(op, self.names)  # None: the log directory is not ours to read
+        segments = pipeline.segment_count(wire, self.names)  # None: the log directory is not ours to read
 
         def done(outcome, received):
             received = pipeline.clock.stamp(received)
@@ -166,7 +191,7 @@ class HistoryRun:
                     if produced is None or isinstance(produced, Cut)
                     else produce_observed(produced, config, sent, received, pipeline.limit_defaults)
                 )
-                self.record(op, with_rolled(seen, segments, pipeline.segment_count(op, self.names)))
+                self.record(op, with_rolled(seen, segments, pipeline.segment_count(wire, self.names)))
                 if isinstance(produced, Cut):  # the operation left the broker where the model cannot follow
                     self.cut = replace(produced, op_index=len(self.observed) - 1)
             answered(self)

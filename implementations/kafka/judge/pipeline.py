@@ -23,7 +23,7 @@ An answer that cannot be read cuts its history as ``error``.  Other histories ca
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Sequence
 
 from ktc.kafka.client import admin, messages
@@ -39,7 +39,7 @@ from ktc.reference.types import (
     RetentionPass,
 )
 
-from . import logstart
+from . import logstart, sharing
 from .creation import Creation
 from .history_run import ELSEWHERE, PARKED, PROBING, HistoryRun
 from .observe import (
@@ -134,11 +134,13 @@ class Session:
     def __init__(self, pipeline: Pipeline, histories: Sequence[History], batch: int):
         self.pipeline, self.batch = pipeline, batch
         self.runs = [self.new_run(h) for h in histories]
-        self.to_create: deque = deque(self.runs)
+        self.to_create: deque = deque(sharing.grouped(self.runs))
+        self.holders: Counter[str] = Counter()  # topic -> histories not yet finished that use it (sharing.py)
         self.ready: dict[tuple[str, int], deque] = {}  # broker address -> histories waiting for a slot to it
         self.unfinished, self.live = len(self.runs), 0
         self.committing = False  # a CreateTopics request is waiting for the controller
         self.doomed: list[str] = []  # topics of finished histories, deleted a batch at a time
+        self.doomed_partitions = 0  # of the histories finished since the last DeleteTopics
         self.deleting = 0  # DeleteTopics requests sent and not yet answered
         self.inflight = 0  # histories with an operation sent and not yet answered
         self.parked: list[HistoryRun] = []  # waiting for the broker's clock to reach their next operation (lockstep.py)
@@ -161,6 +163,7 @@ class Session:
         runs = [self.to_create.popleft() for _ in range(min(self.batch, len(self.to_create)))]
         self.live += len(runs)
         self.committing = True
+        sharing.share(runs, self.holders)
         Creation(self, runs).start()
 
     def committed(self) -> None:
@@ -239,14 +242,19 @@ class Session:
     def finished(self, run: HistoryRun) -> None:
         self.unfinished -= 1
         self.live -= 1
-        self.doomed += run.created_topics()
-        if len(self.doomed) >= self.batch:
+        for name, partitions in run.created_partitions().items():
+            self.holders[name] -= 1
+            self.doomed_partitions += partitions
+            if self.holders[name] <= 0:  # its last history finished
+                del self.holders[name]
+                self.doomed.append(name)
+        if self.doomed_partitions >= self.batch:
             self.delete()
         self.create_next()
 
     def delete(self) -> None:
         if self.doomed:
-            names, self.doomed = self.doomed, []
+            names, self.doomed, self.doomed_partitions = self.doomed, [], 0
             self.deleting += 1
             self.pipeline.call(admin.delete_topics(names), lambda answer, received: self.deleted(names, answer))
 

@@ -18,12 +18,13 @@ import select
 import time
 from collections.abc import Callable
 
-from . import messages
-from .connection import Broken, Connection, now_ms
+from . import combine, messages
+from .connection import Broken, Connection, now_ms, parsed
 from .records import WireError
 from .security import AuthenticationError, Security
 
 MAX_RESENDS = 5  # of one request, after its connection broke
+COMBINED_DEPTH = 64  # with combining on, operations a slot holds per request it would have in flight
 
 
 class Lost:
@@ -110,7 +111,9 @@ class Exchange:
         return self.call
 
     def transmit(self) -> None:
-        self.pipeline.slot_for(self.current.to, self.slot).ready().send(self.current, self.answered, self.lost)
+        slot = self.pipeline.slot_for(self.current.to, self.slot)
+        if slot is not self.slot or not self.pipeline.gather(self):  # a call for another broker goes alone
+            slot.ready().send(self.current, self.answered, self.lost)
 
     def answered(self, answer, received: int) -> None:
         self.resends = 0
@@ -161,6 +164,8 @@ class Multiplexer:
         self.admins: dict[tuple[str, int], Slot] = {}
         self.pools: dict[tuple[str, int], list[Slot]] = {}
         self.resent = 0  # requests sent again after their connection broke
+        self.combining = False  # record requests of one turn go out together (combine.py); set by the owner
+        self.gathered: dict[tuple, list[Exchange]] = {}  # (address, combine.key) -> exchanges to send together
 
     def admin(self, address: tuple[str, int] | None = None) -> Slot:
         address = address or self.bootstrap
@@ -182,9 +187,47 @@ class Multiplexer:
         return [*self.admins.values(), *(s for pool in self.pools.values() for s in pool)]
 
     def free(self, address: tuple[str, int]) -> Slot | None:
-        """The least busy operation slot to ``address``, if it has room for another operation."""
+        """The least busy operation slot to ``address``, if it has room for another operation (when requests
+        are combined, room for as many as go in one request: they share one request, not the connection)."""
         slot = min(self.pool(address), key=lambda s: s.busy)
-        return slot if slot.busy < self.depth else None
+        return slot if slot.busy < self.depth * (COMBINED_DEPTH if self.combining else 1) else None
+
+    def gather(self, exchange: Exchange) -> bool:
+        """Keep an operation slot's record request for this turn's combined requests (``send_gathered``)."""
+        call = exchange.current
+        if not self.combining or exchange.slot in self.admins.values() or not combine.combinable(call):
+            return False
+        if not self.gathered:
+            self.later(0.0, self.send_gathered)
+        self.gathered.setdefault((exchange.slot.address, combine.key(call)), []).append(exchange)
+        return True
+
+    def send_gathered(self) -> None:
+        """Each group of gathered requests as one request, spread over the address's connections."""
+        gathered, self.gathered = self.gathered, {}
+        for (address, _key), exchanges in gathered.items():
+            pool = self.pool(address)
+            for n, group in enumerate(combine.groups([e.current for e in exchanges])):
+                members = [exchanges[i] for i in group]
+                if len(members) == 1:
+                    members[0].slot.ready().send(members[0].current, members[0].answered, members[0].lost)
+                else:
+                    self.send_together(pool[n % len(pool)], members)
+
+    def send_together(self, slot: Slot, members: list[Exchange]) -> None:
+        def answered(response, received: int) -> None:
+            if isinstance(response, Broken):
+                views: list = [response] * len(members)
+            else:
+                views = combine.parts([m.current for m in members], response)
+            for member, view in zip(members, views, strict=True):
+                member.answered(view if isinstance(view, Broken) else parsed(member.current, view), received)
+
+        def lost(maybe_delivered: bool, reason: str) -> None:
+            for member in members:
+                member.lost(maybe_delivered, reason)
+
+        slot.ready().send(combine.merged([m.current for m in members]), answered, lost)
 
     def start(self, steps, slot: Slot, done: Callable) -> None:
         """Run an operation on ``slot``; ``done(result, received_ms)`` when its last answer is in."""

@@ -237,9 +237,7 @@ class LocalBroker:
 
     def logged_bytes(self) -> int:
         """How much its logs hold so far (what wait_ready takes for progress)."""
-        if self.tmpdir is None:
-            return 0
-        paths = (self.tmpdir / name for name in ("logs/server.log", "console.log"))
+        paths = [self.tmpdir / name for name in ("logs/server.log", "console.log")] if self.tmpdir else []
         return sum(path.stat().st_size for path in paths if path.exists())
 
     def log_tail(self, lines: int = 30) -> str:

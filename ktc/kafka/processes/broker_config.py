@@ -18,6 +18,19 @@ from .clock import FROZEN_CLOCK_CONFIG
 # runs for a second and exits ~1.5 s sooner (3.0 -> 1.4 s on 3.9.2, 3.6 -> 2.1 s on 4.4.0).
 JVM_FLAGS = ("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC")
 LOG_PATTERN = "[%d] %p %m (%c)%n"
+# Loggers that write INFO lines for every topic and partition created, configured or deleted (about 18 lines and
+# 5 KB a history of the bulk runs, each line formatted and written by the thread that applies the change): WARN,
+# so errors still reach logs/server.log.  Everything else stays at INFO.
+QUIET_LOGGERS = (
+    "kafka.request.logger",
+    "state.change.logger",
+    "kafka.cluster.Partition",
+    "kafka.log",
+    "org.apache.kafka.storage.internals.log",
+    "kafka.server.metadata.DynamicConfigPublisher",
+    "org.apache.kafka.controller.ConfigurationControlManager",
+    "org.apache.kafka.controller.ReplicationControlManager",
+)
 
 
 def server_properties(
@@ -58,7 +71,9 @@ def server_properties(
 
 
 # A broker of one node that holds throwaway data: internal topics of one replica, no topic created by a read,
-# retention checked every second and deleted at once, no compaction.
+# retention checked every second and deleted at once, no compaction, no metric registered as a JMX MBean (its
+# metrics are still kept; nothing of ktc reads JMX, and a partition's dozen MBeans were registered and removed
+# by the thread that creates and deletes it: bulk agreement's broker CPU a scenario 2.9 -> 2.6 ms on 3.9.2).
 THROWAWAY: dict[str, object] = {
     "num.partitions": 1,
     "auto.create.topics.enable": "false",
@@ -72,6 +87,7 @@ THROWAWAY: dict[str, object] = {
     "log.initial.task.delay.ms": 0,
     "log.segment.delete.delay.ms": 0,
     "log.cleaner.enable": "false",
+    "metrics.jmx.exclude": ".*",
 }
 
 
@@ -96,7 +112,7 @@ def reload4j_config(log: Path) -> str:
         f"log4j.appender.file.File={log}\n"
         "log4j.appender.file.layout=org.apache.log4j.PatternLayout\n"
         f"log4j.appender.file.layout.ConversionPattern={LOG_PATTERN}\n"
-        "log4j.logger.kafka.request.logger=WARN\n"
+        + "".join(f"log4j.logger.{name}=WARN\n" for name in QUIET_LOGGERS)
     )
 
 
@@ -106,8 +122,9 @@ def log4j2_config(log: Path) -> str:
         '<Configuration status="WARN">\n'
         f'  <Appenders><File name="file" fileName="{log}">'
         f'<PatternLayout pattern="{LOG_PATTERN}"/></File></Appenders>\n'
-        '  <Loggers><Logger name="kafka.request.logger" level="WARN"/>\n'
-        '    <Root level="INFO"><AppenderRef ref="file"/></Root></Loggers>\n'
+        "  <Loggers>\n"
+        + "".join(f'    <Logger name="{name}" level="WARN"/>\n' for name in QUIET_LOGGERS)
+        + '    <Root level="INFO"><AppenderRef ref="file"/></Root></Loggers>\n'
         "</Configuration>\n"
     )
 
