@@ -246,14 +246,18 @@ class KfakeBroker:
         """Build if needed, launch, and wait for the listening line; stops itself on failure."""
         binary = build(self.version)  # before the clock starts: a cold build is not start time
         t0 = time.monotonic()
+        self._launched(binary)
+        self.startup_s = time.monotonic() - t0
+        return self
+
+    def _launched(self, binary: Path) -> None:
+        """Launch ``binary`` and wait for its listening line; stop everything if it does not come."""
         try:
             self._launch(binary)
             self.address = self._wait_listening()
         except BaseException:
             self.stop()
             raise
-        self.startup_s = time.monotonic() - t0
-        return self
 
     def relaunch(self) -> None:
         """SIGKILL the broker's process group (no clean shutdown: nothing saved beyond what kfake wrote as it
@@ -261,12 +265,7 @@ class KfakeBroker:
         binary = build(self.version)
         self._kill()
         self.port = int(self.bootstrap.rpartition(":")[2])
-        try:
-            self._launch(binary)
-            self.address = self._wait_listening()
-        except BaseException:
-            self.stop()
-            raise
+        self._launched(binary)
 
     def stop(self) -> None:
         """SIGKILL the broker's process group and close our pipes (what it keeps in ``data_dir`` is its
