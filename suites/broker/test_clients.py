@@ -23,7 +23,7 @@ import pytest
 from ktc.implementations.clients.drivers.build import HERE
 from ktc.implementations.clients.libraries import registry
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-clients")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 REAL = "confluent-kafka"
 PLANTED = {  # driver -> the clause its fault breaks

@@ -20,7 +20,7 @@ pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pi
 
 from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION, KfakeBroker, KfakeError, build  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-kfake")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 
 

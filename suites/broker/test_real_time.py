@@ -26,7 +26,7 @@ from ktc.reports.verdicts import Validity  # noqa: E402
 from .faultproxy import FaultProxy  # noqa: E402
 from .realtime_faults import EARLY, HIDDEN  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-real-time-by-hand")  # the module on one worker: its fixtures once
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "hand_started_kafka.sh"
 BUDGET_S = 120.0
 
