@@ -10,9 +10,12 @@ file the controller named (``workerinput``), and the controller's scheduler, xdi
 that still takes the ``@group`` suffix, xdist's own parsing decides, as before.
 
 The workers also put the items in the order the scheduler hands their groups out (``handed_out_first``):
-as xdist's own reordering (larger groups first, tests of no group last), except that a group whose
-implementation waits early on (``waits_at_start_s``: Kafka before 3.8 runs its first retention pass 30 s
-after it starts) goes first, so the other worker computes while it waits.  The scheduler keeps that order.
+the longest group first, by the worker-seconds it took in ktc's own CI (``group_costs.MEASURED_S``), so
+no long group starts last while the other worker idles at the end; a group not measured is estimated from
+its size, plus its implementation's early wait (``waits_at_start_s``: Kafka before 3.8 runs its first
+retention pass 30 s after it starts); tests of no group last.  The scheduler keeps that order.  The
+controller adds up each group's seconds as its tests report and writes them beside ``--ktc-report``'s
+results (``groups.json``), where the table is refreshed from.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ from pathlib import Path
 
 import pytest
 
+from ktc.plugin import group_costs
+
 KEY = "ktc-groups-dir"
 
 
@@ -33,9 +38,9 @@ def group_of(item: pytest.Item) -> str | None:
     return "_".join(sorted(names)) or None
 
 
-def handed_out_first(items: list) -> list:
-    """Groups that wait early on first (the longest wait first), then larger groups, then tests of no group;
-    ties, and each group's own items, in collection order."""
+def handed_out_first(items: list, measured: dict[str, float] = group_costs.MEASURED_S) -> list:
+    """Groups by their expected worker-seconds, the longest first, then tests of no group; ties, and each
+    group's own items, in collection order."""
     sizes: dict[str | None, int] = {}
     waits: dict[str | None, float] = {}
     for item in items:
@@ -43,10 +48,11 @@ def handed_out_first(items: list) -> list:
         sizes[group] = sizes.get(group, 0) + 1
         waits[group] = max(waits.get(group, 0.0), waits_at_start(item))
     first = {g: i for i, g in reversed(list(enumerate(group_of(item) for item in items)))}
+    cost = {g: group_costs.expected_s(g, sizes[g], waits[g], measured) for g in sizes if g is not None}
 
     def rank(item) -> tuple:
         group = group_of(item)
-        return (1, 0.0, 0, first[group]) if group is None else (0, -waits[group], -sizes[group], first[group])
+        return (1, 0.0, first[group]) if group is None else (0, -cost[group], first[group])
 
     return sorted(items, key=rank)
 
@@ -86,6 +92,8 @@ class Plugin:
     def __init__(self, config: pytest.Config):
         self.config = config
         self.dir: Path | None = None
+        self.tally = group_costs.Tally()
+        self.groups: dict[str, str] | None = None
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node) -> None:  # controller, once per worker
@@ -110,6 +118,24 @@ class Plugin:
             return None
         return scheduler_class()(config, log, self.dir)
 
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:  # the controller: every worker's reports
+        if self.dir is None or self.config.getvalue("dist") != "loadgroup":
+            return
+        if self.groups is None:  # the workers wrote their files before the scheduler handed out any test
+            self.groups = read_groups(self.dir)
+        self.tally.add(self.groups.get(report.nodeid), report.nodeid, report.duration)
+
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        directory = self.config.getoption("ktc_report", None)
+        if directory and self.tally.seconds:
+            self.tally.write(Path(directory))
+
+    def pytest_terminal_summary(self, terminalreporter) -> None:
+        longest = self.tally.longest()[:8]
+        if longest:
+            said = ", ".join(f"{group} {seconds:.0f} s" for group, seconds, _ in longest)
+            terminalreporter.write_line(f"ktc: worker-seconds of the longest xdist groups: {said}")
+
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         if self.dir is not None:
             shutil.rmtree(self.dir, ignore_errors=True)
@@ -129,9 +155,15 @@ def scheduler_class():
 
         def _split_scope(self, nodeid: str) -> str:
             if self.groups is None:  # first asked in schedule(), after every worker finished collecting
-                self.groups = {}
-                for path in sorted(self.where.glob("*.json")):
-                    self.groups.update(json.loads(path.read_text()))
+                self.groups = read_groups(self.where)
             return self.groups.get(nodeid) or super()._split_scope(nodeid)
 
     return GroupsFromWorkers
+
+
+def read_groups(where: Path) -> dict[str, str]:
+    """Each test's group, as the workers wrote them (nodeid -> group; a test of no group is absent)."""
+    groups: dict[str, str] = {}
+    for path in sorted(where.glob("*.json")):
+        groups.update(json.loads(path.read_text()))
+    return groups

@@ -32,7 +32,7 @@ from ktc.kafka.topics import TopicNamer  # noqa: E402
 from ktc.reference.types import Batch, Record  # noqa: E402
 from ktc.suites._support import SMALL_SPARK_CHILD  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-audit")  # the module on one worker: its fixtures once
 HOUR, MINUTE, LONG_MAX = 3_600_000, 60_000, 2**63 - 1
 ANCHOR = wire.now_ms() - 10 * MINUTE  # the broker's clock, frozen behind the host's: appends precede any read
 

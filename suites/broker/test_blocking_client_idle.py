@@ -17,7 +17,7 @@ from ktc.kafka.client import wire  # noqa: E402
 from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-blocking-client-idle")  # the module on one worker: its fixtures once
 IDLE_MS = 1500
 
 

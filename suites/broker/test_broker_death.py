@@ -17,7 +17,7 @@ from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import BrokerError  # noqa: E402
 from ktc.reference.types import Batch, CreateTopic, History, Produce, Record  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-death")  # the module on one worker: its fixtures once
 
 
 def test_a_broker_killed_mid_run_is_reported_with_its_exit_code_and_log():

@@ -23,7 +23,7 @@ pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pi
 from ktc.suites._support import interruptible  # noqa: E402
 from ktc.suites.broker.test_local_broker import ROOT, VERSIONS, port_is_free  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-cluster-cleanup")  # the module on one worker: its fixtures once
 
 CHILD = """
 import json, sys

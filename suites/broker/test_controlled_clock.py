@@ -23,7 +23,7 @@ from ktc.kafka.processes.clock import ControlledClock  # noqa: E402
 from ktc.kafka.topics import TopicNamer  # noqa: E402
 from ktc.reference.types import Batch, Record  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-controlled-clock")  # the module on one worker: its fixtures once
 DAY, AFTER, SEGMENT_MS = 86_400_000, 60_000, 60_000
 names = itertools.count()
 

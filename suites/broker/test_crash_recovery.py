@@ -40,7 +40,7 @@ from ktc.reports.verdicts import Validity  # noqa: E402
 from ktc.strategies import histories  # noqa: E402
 from ktc.suites._support import NOW, batch  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-crash-recovery")  # the module on one worker: its fixtures once
 SEGMENT_MS = 600_000
 CLEAN_SHUTDOWN = ".kafka_cleanshutdown"  # LogLoader: present, the log is loaded without recovery
 READS = (

@@ -22,7 +22,7 @@ from ktc.kafka.processes import provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.processes.cluster import LocalCluster  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-discovery")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 OLD, NEW = provision.newest("3.9"), provision.newest("4")
 

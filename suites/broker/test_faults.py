@@ -43,7 +43,7 @@ from ktc.kafka.topics import TopicNamer  # noqa: E402
 from ktc.reference.types import Batch, CreateTopic, Fetch, History, ListOffsets, Produce, Record, TopicConfig  # noqa: E402
 from ktc.suites.broker.faultproxy import AFTER, BEFORE, KINDS, FaultProxy, read_frame  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-faults")  # the module on one worker: its fixtures once
 VERSION = os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
 HISTORIES = int(os.environ.get("KTC_FAULT_HISTORIES", "300"))
 SEED = 20240607

@@ -34,7 +34,7 @@ from ktc.kafka.topics import TopicNamer  # noqa: E402
 from ktc.suites.broker.faultproxy import FaultProxy  # noqa: E402
 from ktc.suites.broker.test_faults import ProxiedBroker  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-idle-connections")  # the module on one worker: its fixtures once
 VERSION = os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
 IDLE_MS = 3000
 HISTORIES = 60

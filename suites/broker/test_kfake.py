@@ -20,7 +20,7 @@ pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pi
 
 from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION, KfakeBroker, KfakeError, build  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-kfake")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -42,42 +42,36 @@ def ktc(*args: str, timeout: float = 600) -> subprocess.CompletedProcess:
     )
 
 
-def test_a_broker_without_timestamp_configs_is_placed_by_its_api_versions_with_the_evidence_printed(kfake, tmp_path):
-    proc = ktc(
+@pytest.fixture(scope="module")
+def by_address(kfake, tmp_path_factory) -> subprocess.CompletedProcess:
+    """A user's whole run on kfake by address, with kfake's expectations: one run serves both tests below (the
+    placement is printed before any test runs; a run of no test would pay for the same start and discovery)."""
+    return ktc(
         "run",
         "--impl",
         "kafka",
         "--kafka-bootstrap",
         kfake.bootstrap,
         "--report",
-        str(tmp_path),
+        str(tmp_path_factory.mktemp("by-address")),
         "--workers",
-        "0",
-        "--",
-        "suites/kip937/test_validation.py",
-        "-k",
-        "no_such_test",
+        "0",  # one target, one xdist group: a second worker would only collect
+        "--expectations",
+        str(ROOT / "expectations" / f"kfake-{KFAKE_VERSION}.toml"),
     )
-    line = next(line for line in proc.stderr.splitlines() if "judged as" in line)
+
+
+def test_a_broker_without_timestamp_configs_is_placed_by_its_api_versions_with_the_evidence_printed(by_address):
+    line = next(line for line in by_address.stderr.splitlines() if "judged as" in line)
     print(line)
     assert "judged as kafka-4" in line and "no log.message.timestamp.* configs on broker 0" in line
     assert "Produce v13" in line and "profile from ApiVersions alone" in line
 
 
-def test_a_users_own_kfake_judged_by_address_with_kfake_s_expectations_exits_0(kfake, tmp_path):
+def test_a_users_own_kfake_judged_by_address_with_kfake_s_expectations_exits_0(by_address):
     """By address ktc cannot tell kfake from Kafka: it adds the kip profile on pinned inputs and asks ListOffsets at
     the versions the broker lists; kfake's file must still explain every failure."""
-    proc = ktc(
-        "run",
-        "--impl",
-        "kafka",
-        "--kafka-bootstrap",
-        kfake.bootstrap,
-        "--report",
-        str(tmp_path),
-        "--expectations",
-        str(ROOT / "expectations" / f"kfake-{KFAKE_VERSION}.toml"),
-    )
+    proc = by_address
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     assert "0 new failures, 0 unexpected passes" in proc.stdout
 

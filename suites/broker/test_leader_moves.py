@@ -51,7 +51,7 @@ from ktc.reference.types import (  # noqa: E402
 )
 from ktc.suites.kip32.test_log_append_time_across_leader_moves import round_trip  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-leader-moves")  # the module on one worker: its fixtures once
 SCRIPT = Path(__file__).resolve().parents[2] / "examples" / "kraft-cluster.sh"
 START_S = 600  # the script's own bound on the nodes' start (KRAFT_WAIT_S), generous for a loaded machine
 

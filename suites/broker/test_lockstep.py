@@ -19,7 +19,7 @@ from ktc.judge import bulk, harness  # noqa: E402
 from ktc.reference.types import Advance, RetentionPass, StepClock  # noqa: E402
 from ktc.strategies import histories  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-lockstep")  # the module on one worker: its fixtures once
 SEED, DRAWN, KEPT = 20261126, 400, 12
 
 

@@ -1,7 +1,8 @@
 """The real-time tier on a broker started by hand (benchmarks/hand_started_kafka.sh, not ktc's broker class),
 checking every second, judged directly and through planted faults (realtime_faults.py, via faultproxy.py):
 a healthy broker fails neither safety nor liveness, a log start that jumps early fails safety, a deletion
-never shown fails liveness."""
+never shown fails liveness.  The three tiers run at once on the one broker (each its own topics, its own
+proxy): each mostly waits for the broker's retention passes, so together they take the time of the longest."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import os
 import signal
 import socket
 import subprocess
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -26,7 +28,7 @@ from ktc.reports.verdicts import Validity  # noqa: E402
 from .faultproxy import FaultProxy  # noqa: E402
 from .realtime_faults import EARLY, HIDDEN  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-real-time-by-hand")  # the module on one worker: its fixtures once
 SCRIPT = Path(__file__).resolve().parents[2] / "benchmarks" / "hand_started_kafka.sh"
 BUDGET_S = 120.0
 
@@ -87,19 +89,38 @@ def failures(verdicts: list, word: str) -> list:
     return [v for v in verdicts if v.validity is Validity.FAIL and word in v.mismatch.what]
 
 
-def test_a_healthy_broker_by_hand_passes_every_clause_over_real_time(by_hand):
-    verdicts = tier(f"{by_hand[0]}:{by_hand[1]}")
+@pytest.fixture(scope="module")
+def judged(by_hand) -> dict:
+    """Each tier's verdicts, or what it raised (re-raised by the test that reads it): healthy, early, hidden."""
+    address = f"{by_hand[0]}:{by_hand[1]}"
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        futures = {
+            "healthy": pool.submit(tier, address),
+            "early": pool.submit(through, EARLY, by_hand),
+            "hidden": pool.submit(through, HIDDEN, by_hand),
+        }
+        return {name: future.exception() or future.result() for name, future in futures.items()}
+
+
+def verdicts_of(judged: dict, name: str) -> list:
+    if isinstance(judged[name], BaseException):
+        raise judged[name]
+    return judged[name]
+
+
+def test_a_healthy_broker_by_hand_passes_every_clause_over_real_time(judged):
+    verdicts = verdicts_of(judged, "healthy")
     assert {v.validity for v in verdicts} == {Validity.PASS}, [v for v in verdicts if v.validity is not Validity.PASS]
     assert {v.clause for v in verdicts} == set(realtime.realtime_plan.CLAUSES)
 
 
-def test_a_log_start_that_jumps_a_segment_early_fails_safety(by_hand):
-    verdicts = through(EARLY, by_hand)
+def test_a_log_start_that_jumps_a_segment_early_fails_safety(judged):
+    verdicts = verdicts_of(judged, "early")
     assert failures(verdicts, "safety"), verdicts
     assert not failures(verdicts, "liveness")
 
 
-def test_a_broker_that_hides_every_deletion_fails_liveness(by_hand):
-    verdicts = through(HIDDEN, by_hand)
+def test_a_broker_that_hides_every_deletion_fails_liveness(judged):
+    verdicts = verdicts_of(judged, "hidden")
     assert failures(verdicts, "liveness"), verdicts
     assert not failures(verdicts, "safety")

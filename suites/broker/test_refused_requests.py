@@ -28,7 +28,7 @@ from ktc.kafka.processes import provision, scratch  # noqa: E402
 from ktc.suites.broker.faultproxy import FaultProxy, api_key, api_version  # noqa: E402
 from ktc.suites.broker.test_faults import ProxiedBroker  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-refused-requests")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 VERSION = os.environ.get("KTC_KAFKA_VERSION") or provision.DEFAULT_VERSIONS[0]
 LIST_OFFSETS, DESCRIBE_CONFIGS = 2, 32

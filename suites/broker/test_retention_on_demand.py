@@ -26,7 +26,7 @@ from ktc.reference.types import (  # noqa: E402
     TopicConfig,
 )
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-retention-on-demand")  # the module on one worker: its fixtures once
 NOW, SEGMENT_MS, RETENTION_MS = 1_795_000_000_000, 60_000, 600_000
 CONFIG = TopicConfig(segment_ms=SEGMENT_MS, retention_ms=RETENTION_MS)
 

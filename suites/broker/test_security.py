@@ -32,7 +32,7 @@ from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.reference.types import INT64_MAX, Batch, Record, TimestampType  # noqa: E402
 from ktc.suites._support import SMALL_SPARK_CHILD  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-security")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 VERSIONS = [
     v.strip() for v in os.environ.get("KTC_KAFKA_VERSIONS", provision.DEFAULT_VERSIONS[0]).split(",") if v.strip()

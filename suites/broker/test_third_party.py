@@ -15,7 +15,7 @@ import pytest
 
 from ktc.suites import third_party
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-third-party")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 SELECTION = ("--", "suites/kip937/test_validation.py", "-k", "after_bound")
 

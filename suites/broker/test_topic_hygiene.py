@@ -25,7 +25,7 @@ from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 from ktc.kafka.topics import OWN_TOPIC  # noqa: E402
 from ktc.suites._support import interruptible  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-topic-hygiene")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 SUITE = "suites/kip937/test_validation.py"
 SETTLE_S = 3.0  # how long the stopped run stays stopped before its topics are counted

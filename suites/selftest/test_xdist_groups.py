@@ -2,6 +2,7 @@
 broker), on the pytest this venv has: pytest 9.2 ignores the nodeid suffix xdist 3.8 groups by
 (ktc/plugin/groups.py), and a run that spreads a group says nothing, it is only slower."""
 
+import json
 import os
 import re
 import subprocess
@@ -10,9 +11,11 @@ import textwrap
 from pathlib import Path
 from types import SimpleNamespace
 
+from ktc.plugin.group_costs import MEASURED_S, Tally
 from ktc.plugin.groups import finished_group, handed_out_first
 
 ROOT = Path(__file__).resolve().parents[2]
+SUITES = ROOT / "suites"
 
 
 def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
@@ -44,6 +47,8 @@ def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
             "-v",
             "-k",
             "negative or unset or header or rejected_whole",
+            "--ktc-report",
+            str(tmp_path / "report"),
         ],
         cwd=ROOT,
         capture_output=True,
@@ -55,6 +60,9 @@ def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
     assert done.returncode == 0 and len(ran) >= 4, done.stdout[-3000:] + done.stderr[-2000:]
     assert {worker for worker, _ in ran} in ({"gw0"}, {"gw1"}), ran  # ungrouped, 4 tests spread over both
     assert not [nodeid for _, nodeid in ran if "@" in nodeid], ran
+    tallied = {row["group"]: row for row in json.loads((tmp_path / "report" / "groups.json").read_text())["groups"]}
+    assert tallied["grouped"]["tests"] == len(ran) and tallied["grouped"]["worker_s"] > 0, tallied
+    assert "ktc: worker-seconds of the longest xdist groups: grouped " in done.stdout, done.stdout[-2000:]
 
 
 class Item:
@@ -68,7 +76,9 @@ class Item:
         return [SimpleNamespace(args=(self.group,), kwargs={})] if name == "xdist_group" and self.group else []
 
 
-def test_a_group_that_waits_at_start_is_handed_out_first_then_larger_groups_then_tests_of_no_group():
+def test_groups_are_handed_out_longest_first_by_their_measured_seconds_then_tests_of_no_group():
+    """Measured seconds decide, not size; a group not measured is its size at 0.5 s a test plus its early wait
+    (kafka-3.7.2: 2 tests and a 30 s wait, 31 s; kafka-cluster: 0.5 s); tests of no group last, as collected."""
     items = [
         Item("free1", None),
         Item("spark1", "spark"),
@@ -76,11 +86,39 @@ def test_a_group_that_waits_at_start_is_handed_out_first_then_larger_groups_then
         Item("spark3", "spark"),
         Item("old1", "kafka-3.7.2", 30.0),
         Item("free2", None),
+        Item("kill1", "kill-table"),
         Item("old2", "kafka-3.7.2", 30.0),
         Item("cluster1", "kafka-cluster"),
     ]
-    order = [item.name for item in handed_out_first(items)]
-    assert order == ["old1", "old2", "spark1", "spark2", "spark3", "cluster1", "free1", "free2"]
+    order = [item.name for item in handed_out_first(items, {"kill-table": 90.0, "spark": 20.0})]
+    assert order == ["kill1", "old1", "old2", "spark1", "spark2", "spark3", "cluster1", "free1", "free2"]
+
+
+def test_every_measured_group_is_one_a_suite_or_an_implementation_declares():
+    """A renamed group would be estimated by its size again, silently: the table names only groups that exist."""
+    from ktc import implementations
+
+    declared = set(re.findall(r'xdist_group\("([\w-]+)"\)', "".join(p.read_text() for p in SUITES.rglob("*.py"))))
+    stale = [g for g in MEASURED_S if g not in declared and g not in implementations.builtins() and not pattern(g)]
+    assert not stale, f"group_costs.MEASURED_S names groups nothing declares: {stale}"
+
+
+def pattern(name: str) -> bool:
+    from ktc import implementations
+
+    return implementations.from_pattern(name) is not None
+
+
+def test_a_run_adds_up_each_groups_seconds_and_writes_them_longest_first(tmp_path):
+    tally = Tally()
+    for group, nodeid, seconds in [("spark", "a", 2.0), (None, "b", 1.0), ("spark", "a", 3.0), ("kfake", "c", 4.0)]:
+        tally.add(group, nodeid, seconds)
+    written = json.loads(tally.write(tmp_path / "report").read_text())["groups"]
+    assert written == [
+        {"group": "spark", "worker_s": 5.0, "tests": 1},
+        {"group": "kfake", "worker_s": 4.0, "tests": 1},
+        {"group": "(no group)", "worker_s": 1.0, "tests": 1},
+    ]
 
 
 class Impl(SimpleNamespace):
