@@ -52,6 +52,7 @@ MEASURED_S: dict[str, float] = {
     "verdict-words": 42.0,
     "broker-faults": 41.0,
     "mypy": 33.0,
+    "broker-crash-third-party": 35.0,
     "broker-third-party": 21.0,
     "broker-cluster-cleanup": 19.0,
     "every-verdict": 14.0,

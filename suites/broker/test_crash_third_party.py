@@ -32,7 +32,7 @@ from ktc.reference.types import Crash, History  # noqa: E402
 from ktc.reports import expectations  # noqa: E402
 from ktc.strategies import histories  # noqa: E402
 
-pytestmark = pytest.mark.xdist_group("broker")
+pytestmark = pytest.mark.xdist_group("broker-crash-third-party")  # the module on one worker: its fixtures once
 ROOT = Path(__file__).resolve().parents[2]
 CRASH_TEST = "suites/kip33/test_crash_recovery.py"
 DECLINED = "the history crashes the broker"  # judge/restart.py: declining_crashes
