@@ -139,24 +139,7 @@ def run_one(args, version: str, directory: Path, step: str):
 
 
 def run_argv(args, version: str, runs: Path) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "ktc",
-        "run",
-        "--impl",
-        "kafka",
-        "--kafka-version",
-        version,
-        "--report",
-        str(runs),
-        "--workers",
-        args.workers,
-        "--hypothesis-profile",
-        args.hypothesis_profile,
-        f"--impl-timeout={args.impl_timeout:g}",
-        *(["--", *args.pytest_args] if args.pytest_args else []),
-    ]
+    return matrix_releases.ktc_run(["--impl", "kafka", "--kafka-version", version], args, runs, args.pytest_args)
 
 
 def finish(directory: Path, columns: list, code: int, wanted: int, explain=None) -> int:

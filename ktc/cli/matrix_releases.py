@@ -119,21 +119,7 @@ def run_argv(args, axis: implementations.Releases, name: str, wanted: list[str],
     given = list(args.pytest_args or ())
     tests = [] if names_tests(given, suites_dir()) else [str(suites_dir() / t) for t in axis.tests]
     impls = [option for release in wanted for option in ("--impl", axis.spec(name, release))]
-    return [
-        sys.executable,
-        "-m",
-        "ktc",
-        "run",
-        *impls,
-        "--report",
-        str(runs),
-        "--workers",
-        args.workers,
-        "--hypothesis-profile",
-        args.hypothesis_profile,
-        f"--impl-timeout={args.impl_timeout:g}",
-        *(["--", *tests, *given] if tests or given else []),
-    ]
+    return ktc_run(impls, args, runs, [*tests, *given])
 
 
 def explain(axis: implementations.Releases, name: str):
@@ -145,3 +131,13 @@ def explain(axis: implementations.Releases, name: str):
         return ", ".join(fixes) or f"changed (no known fix of {name} names it)"
 
     return note
+
+
+def ktc_run(targets: list[str], args, runs: Path, after: list[str]) -> list[str]:
+    """The ``ktc run`` of a matrix: its targets, its report under ``runs``, the matrix's workers, profile and
+    timeout, and what goes to pytest (``after``)."""
+    return [
+        *(sys.executable, "-m", "ktc", "run", *targets, "--report", str(runs), "--workers", args.workers),
+        *("--hypothesis-profile", args.hypothesis_profile, f"--impl-timeout={args.impl_timeout:g}"),
+        *(["--", *after] if after else []),
+    ]
