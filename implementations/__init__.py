@@ -260,11 +260,16 @@ def expectation_files(spec: str, name: str, version: str, given: Mapping | None 
     return [path for path in (Path(folder) / f"{name}.toml", Path(folder) / f"{name}-{version}.toml") if path.exists()]
 
 
+def users_modules_importable() -> None:
+    """Like ``python -m``: the user's own modules (``--impl mine:Impl``) are importable from the current directory."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+
+
 def importable(module_name: str) -> bool:
     """Whether ``--impl module:attribute`` names a module that can be found (a misspelt built-in such as
     ``client:kafkjs`` names none)."""
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())
+    users_modules_importable()
     try:
         return importlib.util.find_spec(module_name) is not None
     except (ImportError, ValueError):
@@ -273,8 +278,7 @@ def importable(module_name: str) -> bool:
 
 def _import(spec: str, target: str):
     module_name, _, attribute = target.partition(":")
-    if os.getcwd() not in sys.path:  # like `python -m`: the user's own modules are importable
-        sys.path.insert(0, os.getcwd())
+    users_modules_importable()
     try:
         obj = importlib.import_module(module_name)
     except ImportError as error:
