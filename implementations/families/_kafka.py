@@ -144,8 +144,14 @@ def describe_clock(clock: dict) -> str:
     return (
         f"clock: controlled by ktc, {clock['checks']} settings checked by a LogAppendTime echo, "
         f"{clock['failures']} not echoed; a setting seen in {clock['median_seen_ms']:.1f} ms "
-        f"(median), {clock['max_seen_ms']:.1f} ms (max){retention_part(clock)}"
+        f"(median), {clock['max_seen_ms']:.1f} ms (max){stalls_part(clock)}{retention_part(clock)}"
     )
+
+
+def stalls_part(clock: dict) -> str:
+    """Times the broker stopped echoing between histories and came back once its clock ran (processes/clock.py)."""
+    stalls = clock.get("stalls_recovered")
+    return f"; {stalls} stalls between histories recovered by letting the clock run" if stalls else ""
 
 
 def retention_part(clock: dict) -> str:

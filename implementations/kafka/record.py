@@ -34,4 +34,5 @@ def clock(adapter) -> dict:
     broker_clock = adapter.launcher.clock
     if not broker_clock.exact:
         return {"controlled": False, "reason": adapter.launcher.clock_reason, **adapter.executor.clock_summary()}
-    return {"controlled": True, **broker_clock.verification.summary(), **adapter.executor.clock_summary()}
+    recovered = {"stalls_recovered": broker_clock.recoveries}
+    return {"controlled": True, **broker_clock.verification.summary(), **recovered, **adapter.executor.clock_summary()}

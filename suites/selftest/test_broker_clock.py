@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 import struct
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -89,6 +90,43 @@ def test_a_setting_the_broker_does_not_echo_is_an_error_and_a_counted_failure(cl
     assert clock.verification.failures == [(7, 8)]
 
 
+class Silent:
+    """A broker's echo that answers only once its clock has run ``until_ms`` past where it first stood (a broker
+    whose controller channel waits out a deadline on the wall clock), each call patient for ``patience_s``."""
+
+    def __init__(self, clock: ControlledClock, until_ms: float, patience_s: float = 1.0):
+        self.clock, self.calls, self.patience_s = clock, 0, patience_s
+        self.answers_from = clock.now() + until_ms
+
+    def __call__(self) -> int:
+        self.calls += 1
+        deadline = time.monotonic() + self.patience_s
+        while self.clock.now() < self.answers_from:
+            if time.monotonic() > deadline:
+                raise ClockError("the clock-echo topic answered produce with error 6")
+            time.sleep(0.01)
+        return self.clock.now()
+
+
+def test_a_broker_that_stops_echoing_gets_its_clock_running_until_it_echoes_again(clock):
+    clock.set(now_ms())
+    clock.observe = silent = Silent(clock, until_ms=200)
+    clock.resume()
+    assert clock.recoveries == 1 and silent.calls == 3  # the frozen try, the one while running, the setting after
+    assert clock.now() >= silent.answers_from and clock.verification.failures == []
+
+
+def test_a_broker_silent_even_with_its_clock_running_fails_every_later_resume_at_once(clock):
+    clock.set(now_ms())
+    clock.observe = silent = Silent(clock, until_ms=10**12, patience_s=0.2)
+    with pytest.raises(ClockError, match="also with its clock running"):
+        clock.resume()
+    calls = silent.calls
+    with pytest.raises(ClockError, match="also with its clock running"):
+        clock.resume()
+    assert (silent.calls, clock.recoveries) == (calls, 0)
+
+
 # ---- which histories need the clock alone ----------------------------------------------------------
 
 
@@ -166,6 +204,18 @@ def test_the_clock_line_says_how_the_broker_was_judged():
     )
     assert "over [sent, received] (no C compiler)" in host
     assert "3 settings checked by a LogAppendTime echo, 0 not echoed" in controlled and "1.2 ms (median)" in controlled
+    assert "stalls" not in controlled
+    stalled = describe_clock(
+        {
+            "controlled": True,
+            "checks": 3,
+            "failures": 0,
+            "median_seen_ms": 1.0,
+            "max_seen_ms": 9.0,
+            "stalls_recovered": 2,
+        }
+    )
+    assert "2 stalls between histories recovered by letting the clock run" in stalled
 
 
 # ---- the preload ---------------------------------------------------------------------------------

@@ -16,6 +16,7 @@ from ktc.implementations.kafka.judge.observe import Observed
 from ktc.implementations.kafka.judge.restart import declining_crashes, running
 from ktc.implementations.kafka.launch import Address, Kfake, LocalKafka, Tansu
 from ktc.implementations.kafka.processes.kfake import KfakeBroker
+from ktc.kafka.processes.clock import ControlledClock
 from ktc.reference.types import Ack, Crash, CreateTopic, Fetch, History, StepClock
 
 PLAIN = History("kafka-4", (CreateTopic("t"), Fetch("t")))
@@ -50,29 +51,16 @@ def test_kfake_s_command_names_its_data_directory_and_no_fsync_per_batch(tmp_pat
     assert "-data-dir" not in KfakeBroker().command(Path("kfake"))
 
 
-class Clock:
-    """A clock ktc sets, as ``running`` uses it: ``exact``, ``now``, ``set``, an ``observe`` hook."""
-
-    exact = True
-
-    def __init__(self, ms: int):
-        self.ms, self.observe, self.seen_observing = ms, "echo", []
-
-    def now(self) -> int:
-        return self.ms
-
-    def set(self, ms: int) -> None:
-        self.seen_observing.append(self.observe)
-        self.ms = ms
-
-
-def test_the_clock_runs_forward_while_a_broker_restarts_and_is_verified_again_after():
-    clock = Clock(1_000)
+def test_the_clock_runs_forward_while_a_broker_restarts_and_is_verified_again_after(tmp_path):
+    clock = ControlledClock(Path("ktcclock.so"), directory=tmp_path, start_ms=1_000)
+    echoes = []
+    clock.observe = lambda: echoes.append(clock.now()) or clock.now()
     with running(clock):
         time.sleep(0.1)
         assert clock.observe is None
-    assert clock.ms >= 1_100 and clock.observe == "echo"
-    assert set(clock.seen_observing[:-1]) <= {None} and clock.seen_observing[-1] == "echo"
+    assert clock.now() >= 1_100 and clock.observe is not None
+    assert echoes == [clock.now()]  # only the setting after the restart is echoed
+    clock.remove()
 
 
 class Restarting:

@@ -11,15 +11,14 @@ runs alone (judge/clocked.py): the restart breaks every connection to the broker
 from __future__ import annotations
 
 import contextlib
-import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from ktc.kafka.client import wire
 from ktc.kafka.processes.broker import BrokerError
 from ktc.reference.types import Crash, History
 
-PATIENCE_S, POLL_S, TICK_S = 120.0, 0.05, 0.02
+PATIENCE_S, POLL_S = 120.0, 0.05
 WHY_NOT = "ktc cannot stop this broker uncleanly and start it again on its log directory"
 
 
@@ -39,31 +38,11 @@ def declining_crashes(why: str, cannot_run: Callable[[History], str | None] | No
     return decline
 
 
-@contextlib.contextmanager
-def running(clock) -> Iterator[None]:
+def running(clock) -> contextlib.AbstractContextManager:
     """On a clock ktc sets, the broker's clock runs with real time while it restarts, as time passes in a
     crash: frozen, a restarted KRaft node never gets past its own registration (measured on 4.4.0: retries of
     DUPLICATE_BROKER_REGISTRATION, all at one instant, for over 60 s).  Settings are verified again after."""
-    if not clock.exact:
-        yield
-        return
-    observe, clock.observe = clock.observe, None  # no echo while the broker is down
-    start, began, stop = clock.now(), time.monotonic(), threading.Event()
-    now = lambda: start + int((time.monotonic() - began) * 1000)
-
-    def tick() -> None:
-        while not stop.wait(TICK_S):
-            clock.set(now())
-
-    ticker = threading.Thread(target=tick, name="ktc-restart-clock", daemon=True)
-    ticker.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        ticker.join()
-        clock.observe = observe
-    clock.set(now())
+    return clock.running() if clock.exact else contextlib.nullcontext()
 
 
 class Restart:

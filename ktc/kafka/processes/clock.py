@@ -33,8 +33,9 @@ from __future__ import annotations
 import contextlib
 import mmap
 import tempfile
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypedDict
@@ -45,6 +46,8 @@ from typing import TypedDict
 # node 1 due to request timeout" at a one-hour jump); the controller fences a broker after this long without a
 # heartbeat, counted in real time, and a fenced single broker leads nothing.  An hour outlasts any freeze.
 FROZEN_CLOCK_CONFIG = {"controller.quorum.append.linger.ms": 0, "broker.session.timeout.ms": 3_600_000}
+# While a broker restarts, or recovers from a stall, its clock runs with real time in steps of TICK_S.
+TICK_S = 0.02
 # Epoch milliseconds a Kafka record can carry as a wall-clock time: not before 1970, not past year 9999.
 EARLIEST_MS, LATEST_MS = 0, 253_402_300_799_000
 
@@ -83,6 +86,7 @@ class ControlledClock:
         # (directory, mmap, cell): made once a broker needs it, so a clock only planned leaves none
         self._file: tuple[Path, mmap.mmap, memoryview] | None = None
         self.settings, self.highest = 0, EARLIEST_MS
+        self.recoveries, self.stalled = 0, ""  # stalls the broker came out of with its clock running; one it did not
         self.observe: Callable[[], int] | None = None  # the broker's now as it echoes it (LogAppendTime), once it runs
         self.verification = Verification()
         self.set(now_ms() if start_ms is None else start_ms)
@@ -137,8 +141,56 @@ class ControlledClock:
         Never back between histories: a broker whose wall clock jumps back waits out deadlines it
         computed before the jump (Kafka's NetworkClient to the controller keeps reconnect backoffs and
         request deadlines on the wall clock) -- the likely cause of a run on 4.3.1 hanging past 300 s
-        when every history started at the host's now.  Within a history a StepClock back is the point."""
-        self.set(max(now_ms(), self.highest))
+        when every history started at the host's now.  Within a history a StepClock back is the point.
+
+        A broker that does not echo the setting (``ClockError``) gets its clock running with real time until it
+        echoes again (``recover``): between histories no verdict rests on the instant."""
+        if self.stalled:
+            raise ClockError(self.stalled)
+        try:
+            self.set(max(now_ms(), self.highest))
+        except ClockError as error:
+            if self.observe is None:
+                raise
+            self.recover(error)
+
+    def recover(self, error: ClockError) -> None:
+        """Let the clock run until the broker echoes it, once more for its patience; then set it where it stands.
+        Kafka keeps some deadlines of the broker's channel to its controller on the wall clock: on a frozen clock a
+        channel that had to reconnect never does, and a broker cut off from its controller leads nothing (its
+        LogAppendTime echo answers NOT_LEADER_OR_FOLLOWER).  A broker that stays silent is ``stalled``: later
+        resumes fail at once with the same line, not after another wait each."""
+        observe = self.observe
+        assert observe is not None
+        try:
+            with self.running():
+                observe()
+        except ClockError as again:
+            self.stalled = f"{again} (also with its clock running, after: {error})"
+            raise ClockError(self.stalled) from None
+        self.recoveries += 1
+
+    @contextlib.contextmanager
+    def running(self) -> Iterator[None]:
+        """The clock runs with real time from where it stands (a setting every TICK_S, none echoed), then is set,
+        and verified, where it got to."""
+        observe, self.observe = self.observe, None
+        start, began, stop = self._now, time.monotonic(), threading.Event()
+        now = lambda: start + int((time.monotonic() - began) * 1000)  # noqa: E731
+
+        def tick() -> None:
+            while not stop.wait(TICK_S):
+                self.set(now())
+
+        ticker = threading.Thread(target=tick, name="ktc-running-clock", daemon=True)
+        ticker.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            ticker.join()
+            self.observe = observe
+        self.set(now())
 
     def verify(self, ms: int, observe: Callable[[], int]) -> None:
         """Trust a setting only once the broker echoes it (``observe``); how long that took is measured."""
