@@ -121,6 +121,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "profiles(*names): run this test only under these profiles")
     config.addinivalue_line("markers", "pinned: fixed inputs, no generation (judges pinned_only profiles)")
     config.addinivalue_line("markers", "real_time: the real-time tier (judges a broker's Capabilities.real_time)")
+    config.addinivalue_line("markers", "retention: runs broker retention passes (ordered after tests that run none)")
+    config.addinivalue_line("markers", "restarts_broker: stops the broker and starts it again (ordered last)")
     config.addinivalue_line(
         "markers",
         "kafka_change: one of Kafka's own changes, judged under its profile on every "

@@ -13,9 +13,10 @@ The workers also put the items in the order the scheduler hands their groups out
 the longest group first, by the worker-seconds it took in ktc's own CI (``group_costs.MEASURED_S``), so
 no long group starts last while the other worker idles at the end; a group not measured is estimated from
 its size, plus its implementation's early wait (``waits_at_start_s``: Kafka before 3.8 runs its first
-retention pass 30 s after it starts); tests of no group last.  The scheduler keeps that order.  The
-controller adds up each group's seconds as its tests report and writes them beside ``--ktc-report``'s
-results (``groups.json``), where the table is refreshed from.
+retention pass 30 s after it starts); tests of no group last.  In a group with such a wait, tests that run
+retention passes go after the others and tests that restart the broker last (``after_the_wait``).  The
+scheduler keeps that order.  The controller adds up each group's seconds as its tests report and writes them
+beside ``--ktc-report``'s results (``groups.json``), where the table is refreshed from.
 """
 
 from __future__ import annotations
@@ -52,9 +53,20 @@ def handed_out_first(items: list, measured: dict[str, float] = group_costs.MEASU
 
     def rank(item) -> tuple:
         group = group_of(item)
-        return (1, 0.0, first[group]) if group is None else (0, -cost[group], first[group])
+        if group is None:
+            return (1, 0.0, first[group], 0)
+        return (0, -cost[group], first[group], after_the_wait(item) if waits[group] else 0)
 
     return sorted(items, key=rank)
+
+
+def after_the_wait(item: pytest.Item) -> int:
+    """Where an item goes in a group whose broker waits before its first retention pass: tests that need no pass
+    first (the wait passes meanwhile), then those marked ``retention``, then those marked ``restarts_broker`` (a new
+    JVM waits again: no retention test comes after it)."""
+    if item.get_closest_marker("restarts_broker"):
+        return 2
+    return 1 if item.get_closest_marker("retention") else 0
 
 
 def impl_of(item: pytest.Item):

@@ -9,6 +9,8 @@ from ktc.reference.types import INT64_MAX, INT64_MIN, ONE_HOUR_MS, Advance, Desc
 from ktc.strategies import histories, timestamps
 from ktc.suites._support import LAT, NOW, appends, batch, one_append
 
+pytestmark = pytest.mark.retention
+
 SEGMENT_MS = 60_000
 RETENTION_MS = 600_000
 

@@ -28,6 +28,8 @@ from ktc.reference.types import (
 )
 from ktc.suites._support import LAT, NOW, batch
 
+pytestmark = pytest.mark.restarts_broker
+
 SEGMENT_MS = 600_000
 HIGH = NOW + 500_000  # the partition's max, left in a closed segment by the roll
 ROLLED = TopicConfig(segment_ms=SEGMENT_MS)

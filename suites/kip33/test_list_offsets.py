@@ -95,6 +95,7 @@ def test_list_offsets_returns_the_first_offset_at_or_after_the_target(impl, prof
         assert_conforms(impl, searched_history(profile, batches, targets, timestamp_type, gap=gap, codecs=codecs))
 
 
+@pytest.mark.retention
 @pytest.mark.clause("KIP-33.list-offsets-first-segment-only", "KIP-33.list-offsets-not-found", "KIP-33.read-log-start")
 @example(batches=[[-1], [NOW]], targets=[0], codecs=[])
 @example(batches=[[NOW - RETENTION_MS - 1], [NOW]], targets=[-2], codecs=[])  # EARLIEST after the first segment went

@@ -9,6 +9,8 @@ from ktc.reference.types import Advance, CreateTopic, DescribeLog, Fetch, Histor
 from ktc.strategies import timestamps
 from ktc.suites._support import LAT, NOW, batch
 
+pytestmark = pytest.mark.retention
+
 DAY = 86_400_000
 EVENT_LIMIT = 3 * DAY
 

@@ -22,9 +22,7 @@ from ktc.reference.types import (
 from ktc.suites._support import NOW, batch
 from ktc.suites.pinned.kafka_own_tests import BOTH_3X, K35, K36, ULT, Fact, cite, rows, singles
 
-pytestmark = pytest.mark.pinned
-
-pytestmark = pytest.mark.pinned
+pytestmark = [pytest.mark.pinned, pytest.mark.retention]
 
 
 # ---- 4. time-based rolling -------------------------------------------------------------------------

@@ -68,12 +68,15 @@ def test_one_group_runs_on_one_worker_and_nodeids_stay_plain(tmp_path):
 class Item:
     """What handed_out_first reads of a pytest item: its xdist_group mark and its impl parameter."""
 
-    def __init__(self, name: str, group: str | None, waits_at_start_s: float = 0.0):
-        self.name, self.group = name, group
+    def __init__(self, name: str, group: str | None, waits_at_start_s: float = 0.0, marks: tuple[str, ...] = ()):
+        self.name, self.group, self.marks = name, group, marks
         self.callspec = SimpleNamespace(params={"impl": SimpleNamespace(waits_at_start_s=waits_at_start_s)})
 
     def iter_markers(self, name: str):
         return [SimpleNamespace(args=(self.group,), kwargs={})] if name == "xdist_group" and self.group else []
+
+    def get_closest_marker(self, name: str):
+        return SimpleNamespace(name=name) if name in self.marks else None
 
 
 def test_groups_are_handed_out_longest_first_by_their_measured_seconds_then_tests_of_no_group():
@@ -92,6 +95,17 @@ def test_groups_are_handed_out_longest_first_by_their_measured_seconds_then_test
     ]
     order = [item.name for item in handed_out_first(items, {"kill-table": 90.0, "spark": 20.0})]
     assert order == ["kill1", "old1", "old2", "spark1", "spark2", "spark3", "cluster1", "free1", "free2"]
+
+
+def test_in_a_group_that_waits_for_its_first_retention_pass_restarts_go_last_and_retention_after_the_rest():
+    """Kafka before 3.8 runs its first retention pass 30 s after the broker starts, and again after each restart:
+    the tests that need no pass go first, a restart last; a group without the wait keeps its collection order."""
+    marks = {"crash": ("restarts_broker",), "segments": ("retention",), "logs": ("pinned", "retention")}
+    order = ["crash", "segments", "validation", "logs", "lookups"]
+    old = [Item(name, "kafka-3.7.2", 30.0, marks.get(name, ())) for name in order]
+    new = [Item(name, "kafka-4.4.0", 0.0, marks.get(name, ())) for name in order]
+    assert [item.name for item in handed_out_first(old, {})] == ["validation", "lookups", "segments", "logs", "crash"]
+    assert [item.name for item in handed_out_first(new, {})] == order
 
 
 def test_every_measured_group_is_one_a_suite_or_an_implementation_declares():
