@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -153,38 +154,55 @@ TOPICS = ["audit-loosened", "audit-became-lat", "audit-clean", "audit-nanosecond
 NO_CONNECTOR = "org.example:ktc-no-such-connector_2.13:0.0.1"
 
 
-@pytest.fixture(scope="module", params=["kafka", "kafka-without-connector"])
-def audited(planted, request, tmp_path_factory):
-    """One ``ktc audit --source kafka`` child over every planted topic: (exit code, audit.json, violations, stderr).
+SOURCES = ("kafka", "kafka-without-connector")
+
+
+@pytest.fixture(scope="module")
+def audits(planted, tmp_path_factory):
+    """Both ``ktc audit --source kafka`` children over every planted topic, started at once (each starts its own
+    Spark; the one without a connector also waits on Ivy): per source, (exit code, report folder, stderr).
     ``kafka-without-connector``: Spark's Kafka connector cannot be resolved (an unknown coordinate, an empty
     cache), so ktc's own client reads every topic; the same records must be found."""
-    broker, plan = planted
+    broker, _plan = planted
     if shutil.which("java") is None:
         pytest.fail("ktc audit runs Spark: it needs Java 17")
-    report = tmp_path_factory.mktemp(f"audit-{request.param}")
+    children = {source: audit_child(broker.bootstrap, source, tmp_path_factory) for source in SOURCES}
+    done = {}
+    try:
+        for source, (child, report) in children.items():
+            stdout, stderr = child.communicate(timeout=600)
+            done[source] = (child.returncode, report, stdout, stderr)
+    finally:
+        for child, _report in children.values():
+            if child.poll() is None:  # a timeout or an interrupt: the child's process group, its JVMs with it
+                os.killpg(child.pid, signal.SIGKILL)
+                child.wait()
+    return done
+
+
+def audit_child(bootstrap: str, source: str, tmp_path_factory) -> tuple[subprocess.Popen, object]:
+    report = tmp_path_factory.mktemp(f"audit-{source}")
     env = {**os.environ, **SMALL_SPARK_CHILD}
-    if request.param == "kafka-without-connector":
+    if source == "kafka-without-connector":
         env.update(KTC_CACHE=str(tmp_path_factory.mktemp("cache")), KTC_SPARK_KAFKA_PACKAGE=NO_CONNECTOR)
-    cmd = [
-        sys.executable,
-        "-m",
-        "ktc",
-        "audit",
-        "--kafka-bootstrap",
-        broker.bootstrap,
-        "--source",
-        "kafka",
-        "--report",
-        str(report),
-        "--seed",
-        "7",
-        *[a for t in TOPICS for a in ("--topic", t)],
-    ]
-    done = subprocess.run(cmd, capture_output=True, text=True, timeout=600, env=env)
+    topics = [a for t in TOPICS for a in ("--topic", t)]
+    cmd = [sys.executable, "-m", "ktc", "audit", "--kafka-bootstrap", bootstrap, "--source", "kafka"]
+    cmd += ["--report", str(report), "--seed", "7", *topics]
+    child = subprocess.Popen(
+        cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env, start_new_session=True
+    )
+    return child, report
+
+
+@pytest.fixture(scope="module", params=SOURCES)
+def audited(planted, audits, request):
+    """One source's audit: (plan, exit code, audit.json, violations, stderr)."""
+    _broker, plan = planted
+    code, report, stdout, stderr = audits[request.param]
     reports = list(report.glob("*/audit.json"))
-    assert reports, f"no report; exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert reports, f"no report; exit {code}\n{stdout[-3000:]}\n{stderr[-3000:]}"
     data = json.loads(reports[0].read_text())
-    return plan, done.returncode, data, found_offsets(reports[0].parent / "violations.parquet"), done.stderr
+    return plan, code, data, found_offsets(reports[0].parent / "violations.parquet"), stderr
 
 
 def found_offsets(path) -> dict[str, set]:
