@@ -187,12 +187,17 @@ def pytest_argv(args, report: Path) -> list[str]:
 
 
 def child_env(args) -> dict:
-    """The child's environment: ours, with the Hypothesis profile and the user's directory importable.
-    Every ktc setting goes as a pytest option (``settings_argv``), not through the environment."""
+    """The child's environment: ours, with the Hypothesis profile, the user's directory importable and a run id of
+    its own (in every topic name: two runs at once on one broker never share a topic, even when both are children
+    of one pytest session, which set its own).  Every ktc setting goes as a pytest option (``settings_argv``), not
+    through the environment."""
+    from ktc.kafka.topics import RUN_ID_ENV, new_run_id  # pure: no broker extra needed
+
     return {
         **os.environ,
         "HYPOTHESIS_PROFILE": args.hypothesis_profile,
         "PYTHONPATH": os.pathsep.join(filter(None, [os.getcwd(), os.environ.get("PYTHONPATH")])),
+        RUN_ID_ENV: new_run_id(),
     }
 
 

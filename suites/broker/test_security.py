@@ -203,34 +203,18 @@ def properties_file(security, path: Path) -> Path:
     return path
 
 
-def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "ktc",
-            "run",
-            "--impl",
-            "kafka",
-            "--kafka-bootstrap",
-            bootstrap,
-            "--workers",
-            "0",
-            "--report",
-            str(report),
-            *extra,
-            "--",
-            "suites/kip937/test_validation.py",
-            "suites/kip33/test_list_offsets.py",
-            f"--hypothesis-seed={seed}",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, "HYPOTHESIS_PROFILE": "dev"},
-        timeout=600,
-    )
-    assert proc.returncode in (0, 1), proc.stderr[-3000:]
+def ktc_run(bootstrap: str, report: Path, seed: int, *extra: str) -> subprocess.Popen:
+    """A ``ktc run`` of validation and lookups on the broker at ``bootstrap``, started (``rows_of`` waits for it)."""
+    suites = ["suites/kip937/test_validation.py", "suites/kip33/test_list_offsets.py", f"--hypothesis-seed={seed}"]
+    cmd = [sys.executable, "-m", "ktc", "run", "--impl", "kafka", "--kafka-bootstrap", bootstrap, "--workers", "0"]
+    cmd += ["--report", str(report), *extra, "--", *suites]
+    env = {**os.environ, "HYPOTHESIS_PROFILE": "dev"}
+    return subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+
+
+def rows_of(run: subprocess.Popen, report: Path) -> dict:
+    _stdout, stderr = run.communicate(timeout=600)
+    assert run.returncode in (0, 1), stderr[-3000:]
     rows = json.loads((report / "latest" / "results.json").read_text())["rows"]
     return {
         (r["clause"], r["profile"], tuple(r["tests"])): r["verdict"] for r in rows if r["implementation"] == "kafka"
@@ -238,9 +222,18 @@ def ktc_run_rows(bootstrap: str, report: Path, seed: int, *extra: str) -> dict:
 
 
 def test_a_ktc_run_of_validation_and_lookups_over_tls_and_scram_gives_the_verdicts_of_plaintext(broker, tmp_path):
+    """The two runs go at once, on one broker, with one seed: as two CI jobs sharing a broker would (each run names
+    its topics with its own run id, so neither reads, reconfigures or deletes the other's)."""
     config = properties_file(broker.client_security("SCRAM-SHA-512"), tmp_path / "client.properties")
-    plain = ktc_run_rows(broker.bootstrap, tmp_path / "plain", 20261123)
-    secure = ktc_run_rows(broker.secure_bootstrap, tmp_path / "tls", 20261123, "--kafka-config", str(config))
+    plain_run = ktc_run(broker.bootstrap, tmp_path / "plain", 20261123)  # both at once, on one broker
+    secure_run = ktc_run(broker.secure_bootstrap, tmp_path / "tls", 20261123, "--kafka-config", str(config))
+    try:
+        plain, secure = rows_of(plain_run, tmp_path / "plain"), rows_of(secure_run, tmp_path / "tls")
+    finally:
+        for run in (plain_run, secure_run):
+            if run.poll() is None:  # SIGTERM: the run's own handlers stop what it started
+                run.terminate()
+                run.wait(timeout=60)
     decided = {k for k in plain if plain[k] in ("pass", "fail") and secure.get(k) in ("pass", "fail")}
     print(
         f"{len(plain)} rows; {len(decided)} decided on both transports; "

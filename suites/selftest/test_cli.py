@@ -132,3 +132,16 @@ def test_a_selection_narrower_than_the_suites_is_partial(args, narrower):
     from ktc.paths import suites_dir
 
     assert partial(args, suites_dir()) is narrower
+
+
+def test_each_ktc_run_names_its_topics_with_a_run_id_of_its_own_even_inside_a_pytest_session(monkeypatch):
+    """A pytest session sets KTC_RUN_ID for its workers; a ``ktc run`` it starts is another run: two at once on one
+    broker must never share a topic name (measured: two runs of one seed on one broker, sharing the id, deleted and
+    read each other's topics)."""
+    from argparse import Namespace
+
+    from ktc.cli.run_command import child_env
+
+    monkeypatch.setenv("KTC_RUN_ID", "0000000000")
+    first, second = (child_env(Namespace(hypothesis_profile="dev"))["KTC_RUN_ID"] for _ in range(2))
+    assert "0000000000" not in (first, second) and first != second
