@@ -193,6 +193,13 @@ def undecided(stats, verdict: Validity, prefix: str, default: str) -> Row:
     return {**row, "first_divergence": divergence} if divergence else row
 
 
+def bad_validity(clause_id: str, found: list) -> Validity:
+    """``fail`` when an example violated the clause; ``error`` when the examples that name it could only not be
+    judged (an answer no clause decides, a topic never ready): a word for what the implementation did, not for
+    what ktc could not see."""
+    return Validity.FAIL if any(v.of(clause_id).failed for v in found) else Validity.ERROR
+
+
 def failed_outcome(clause_id: str, exc: BaseException, stats) -> Row:
     found = [v for v in violations(exc) if clause_id in v.clauses]
     examples = stats.examples if stats else 0
@@ -200,7 +207,7 @@ def failed_outcome(clause_id: str, exc: BaseException, stats) -> Row:
         counterexamples = [v.counterexample(clause_id) for v in found]
         signatures = [signature(c) for c in counterexamples]
         return {
-            "verdict": Validity.FAIL,
+            "verdict": bad_validity(clause_id, found),
             "examples": examples,
             "counterexample": counterexamples[0],
             "first_divergence": counterexamples[0]["first_divergence"],

@@ -90,3 +90,20 @@ def test_both_runs_agree_on_every_row_the_default_run_keeps(own_profile, every_p
         if row["verdict"] != every_profile.get(key, {}).get("verdict")
     }
     assert not differ, differ
+
+
+def test_an_example_that_could_only_not_be_judged_is_an_error_row_and_a_violation_a_fail_row():
+    """``fail`` says the implementation broke the clause; a topic that never became ready (nothing decided) is
+    ``error``, with the same counterexample to replay."""
+    from ktc.checks.verdicts import Mismatch, Validity, Verdict
+    from ktc.judge.harness import ClauseViolation
+    from ktc.plugin.rows import failed_outcome
+    from ktc.reference.types import CreateTopic, History
+
+    clause, history = "KIP-937.before-bound", History("kafka-3.9", (CreateTopic("t"),))
+    unjudged = Verdict(clause, Validity.ERROR, notes=("topic ktc-t partition 0 not ready 66 s after CreateTopics",))
+    broken = Verdict(clause, Validity.FAIL, compared=1, mismatch=Mismatch(1, "error_code", 32, 0))
+    error_row = failed_outcome(clause, ClauseViolation([unjudged], history, "kafka"), None)
+    fail_row = failed_outcome(clause, ClauseViolation([broken], history, "kafka"), None)
+    assert (error_row["verdict"], fail_row["verdict"]) == (Validity.ERROR, Validity.FAIL)
+    assert "could not be judged" in error_row["reason"] and error_row["counterexample"]["history"]
