@@ -19,7 +19,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import HealthCheck, assume, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from ktc.implementations.families.kafka import KAFKA_3_9, KAFKA_4  # noqa: E402
@@ -77,7 +77,13 @@ def test_drawn_histories_with_a_crash_are_judged_as_the_model_says(kafka, data):
     """Every clause of the release's profile holds over a drawn history with one crash (or is unknown where the
     clock interval of the restart cannot decide it); the reads it drew are judged, not skipped."""
     drawn = histories(profile=kafka.profile(), max_ops=10, crashes=True).filter(crashes_once)
-    found = verdicts(kafka, data.draw(drawn, label="history"))
+    history = data.draw(drawn, label="history")
+    trace = kafka.run([history])[0]
+    # A history the model cannot follow on Kafka is drawn again, not failed: a cut (``unknown``) such as a retention
+    # pass of one partition that also took segments of another (retention.ms is per topic on Kafka).
+    assume(trace.cut is None or trace.cut.validity != "unknown")
+    assert trace.cut is None, trace.cut
+    found = harness.judge_one(history, trace, harness.clauses_holding(history.profile))
     assert not [v for v in found if v.bad], [v for v in found if v.bad]
     assert any(v.validity is Validity.PASS for v in found)
 
