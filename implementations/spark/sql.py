@@ -9,9 +9,12 @@ by the functions of append.py and int64.py the way Columns would be.
 
 from __future__ import annotations
 
+import re
+
 
 def literal(value) -> str:
-    """A Python value as a SQL literal of the type ``F.lit`` would give it (int up to 2^31 an INT, else a BIGINT)."""
+    """A Python value as a SQL literal of the type ``F.lit`` would give it (int up to 2^31 an INT, else a BIGINT;
+    bytes a BINARY, a list an ARRAY)."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -20,7 +23,26 @@ def literal(value) -> str:
         return str(value) if -(2**31) <= value < 2**31 else f"{value}L"
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, bytes):
+        return f"X'{value.hex()}'"
+    if isinstance(value, list):
+        return f"array({', '.join(literal(v) for v in value)})"
     raise TypeError(f"no SQL literal for {value!r}")
+
+
+def typed(value, kind: str) -> str:
+    """A Python value as a literal of the Spark SQL type ``kind`` (``bigint``, ``array<bigint>``, ...)."""
+    return f"CAST({literal(value)} AS {kind})"
+
+
+INTEGER = re.compile(r"-?\d+L?")
+
+
+def same(a: str, b: str) -> str:
+    """``a = b``, TRUE or FALSE when both are integer literals."""
+    if INTEGER.fullmatch(a) and INTEGER.fullmatch(b):
+        return TRUE if int(a.rstrip("L")) == int(b.rstrip("L")) else FALSE
+    return f"{a} = {b}"
 
 
 TRUE, FALSE = "true", "false"
@@ -66,16 +88,24 @@ def negated(condition: str) -> str:
 
 
 class Switches:
-    """A profile's switches as the append path reads them.  Known values (one profile: api.evaluate) are folded
-    into the text, so Spark parses, analyses, optimizes and compiles only the branches that profile takes;
-    without values (many profiles in one run: pipeline.py) each switch is a column of the same name."""
+    """A profile's switches as the append path reads them, and the input columns known to hold one value on
+    every row.  Known values (one profile, and a caller's known topic config: api.evaluate) are folded into the
+    text, so Spark parses, analyses, optimizes and compiles only the branches they take; without values (many
+    profiles in one run: pipeline.py) each switch is a column of the same name.  ``literals`` gives a known
+    value its literal where the bare one would have another type (a known input column: its column's type)."""
 
-    def __init__(self, values: dict | None = None):
+    def __init__(self, values: dict | None = None, literals: dict[str, str] | None = None):
         self.values = dict(values or {})
+        self.literals = dict(literals or {})
 
     def __getitem__(self, name: str) -> str:
         """The switch as an expression: its literal, or its column."""
+        if name in self.literals:
+            return self.literals[name]
         return literal(self.values[name]) if name in self.values else name
+
+    def known(self, name: str) -> bool:
+        return name in self.values
 
     def equals(self, name: str, value) -> str:
         """``switch = value``: TRUE or FALSE when known."""
