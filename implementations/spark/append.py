@@ -210,9 +210,9 @@ def batches(records: str, columns: list[str], s: Switches, with_records: bool = 
     keys = ", ".join(batch_key + grouped_switches)
     aggregates = {**figures(s), **shown(s), **(lists() if texts else {}), **(creates() if with_records else {})}
     grouped = f"(SELECT {keys}, {aliased(aggregates)} FROM {records} GROUP BY {keys})"
-    coded = {"has_negative": f"CAST({flag('has_negative', s)} AS INT)", "error_code": error_code(s)}
-    positioned = with_positions(adding(grouped, {**constants(s), **coded}), batch_key[:-1], s)
-    return response(positioned, batch_key, s, with_records, texts)
+    code = error_code(s)
+    coded = {**constants(s), "has_negative": f"CAST({flag('has_negative', s)} AS INT)", "error_code": code}
+    return response(grouped, {**coded, **positions(batch_key[:-1], s, code)}, batch_key, s, with_records, texts)
 
 
 def constants(s: Switches) -> dict[str, str]:
@@ -295,31 +295,28 @@ def creates() -> dict[str, str]:
     return {"creates": "array_sort(collect_list(struct(offset, create_time)))"}
 
 
-def response(b: str, batch_key: list[str], s: Switches, with_records: bool, texts: bool = True) -> str:
-    """The response columns in order, the batch max beside them; with ``texts`` the lists."""
-    lists = typed_lists()
-    errors, warnings = (
-        (f"{lists['record_errors']} AS record_errors, ", f"{lists['warnings']} AS warnings, ") if texts else ("", "")
-    )
-    creates, stored = (
-        ("creates, ", ", transform(creates, c -> coalesce(lat, c.create_time)) AS stored") if with_records else ("", "")
-    )
-    return (
-        f"(SELECT {', '.join(batch_key)}, size, {errors}has_negative, max_create, {warnings}{creates}"
-        f"{', '.join(BATCH_CONSTANTS)}, error_code, base_offset, lat, {batch_max(s)} AS batch_max{stored} FROM {b})"
-    )
+def response(
+    grouped: str, coded: dict[str, str], batch_key: list[str], s: Switches, with_records: bool, texts: bool
+) -> str:
+    """The response columns in order (``coded``: the per-batch columns over the aggregate ``grouped``), the batch
+    max beside them; with ``texts`` the lists, with ``with_records`` the stored timestamps."""
+    lists = typed_lists() if texts else {}
+    stored = {"stored": "transform(creates, c -> coalesce(lat, c.create_time))"} if with_records else {}
+    names = [*batch_key, "size", *list(lists)[:1], "has_negative", "max_create", *list(lists)[1:]]
+    names += [*(["creates"] if with_records else []), *BATCH_CONSTANTS, "error_code", "base_offset", "lat", "batch_max"]
+    return adding(grouped, coded, {**lists, "batch_max": batch_max(s), **stored}, selected=[*names, *stored])
 
 
-def with_positions(b: str, key: list[str], s: Switches) -> str:
-    """Over the batches of a partition in arrival order: the base offset, and the LogAppendTime (NULL where the
-    topic is known to be CreateTime: no window for it)."""
+def positions(key: list[str], s: Switches, code: str) -> dict[str, str]:
+    """Over the batches of a partition in arrival order (``code``: a batch's error code): the base offset, and the
+    LogAppendTime (NULL where the topic is known to be CreateTime: no window for it)."""
     order = f"PARTITION BY {', '.join(key)} ORDER BY batch_id ROWS BETWEEN UNBOUNDED PRECEDING AND"
-    stamped = both("error_code = 0", flag("lat_topic", s))
+    accepted = f"({code}) = 0"
+    stamped = both(accepted, flag("lat_topic", s))
     running = f"max({case((stamped, 'lat_now'))}) OVER ({order} CURRENT ROW)"
     by_rule = case((s.equals("log_append_time_rule", "max-last-appended"), running), otherwise="lat_now")
     lat = "CAST(NULL AS BIGINT)" if stamped == FALSE else case((stamped, by_rule))
-    base = f"coalesce(sum({case(('error_code = 0', 'size'))}) OVER ({order} 1 PRECEDING), 0)"
-    return adding(b, {"base_offset": base, "lat": lat})
+    return {"base_offset": f"coalesce(sum({case((accepted, 'size'))}) OVER ({order} 1 PRECEDING), 0)", "lat": lat}
 
 
 def batch_max(s: Switches) -> str:

@@ -123,12 +123,38 @@ def aliased(columns: dict[str, str]) -> str:
     return ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
 
 
-def adding(relation: str, *steps: dict[str, str]) -> str:
+def adding(relation: str, *steps: dict[str, str], selected: list[str] | None = None) -> str:
     """A relation adding each step's columns (name -> expression over the previous step's) to ``relation``'s, one
-    projection per step as chained ``withColumns`` would: ``(SELECT *, ... FROM (SELECT *, ... FROM relation))``."""
-    for step in steps:
-        relation = f"(SELECT *, {aliased(step)} FROM {relation})"
+    projection per step as chained ``withColumns`` would: ``(SELECT *, ... FROM (SELECT *, ... FROM relation))``.
+
+    A column whose expression is a constant or another column's name (a known switch folds many to that) is no
+    projection of its own: the later steps read its expression in its place, and the last step adds it.  Spark's
+    analyser resolves about one query level per pass over the whole plan, so a level less is a pass less.
+    With ``selected``, the last projection returns those columns alone, in that order."""
+    inlined: dict[str, str] = {}
+    for n, step in enumerate(steps):
+        step = {name: substituted(expression, inlined) for name, expression in step.items()}
+        if n < len(steps) - 1:
+            inlined.update((name, e) for name, e in step.items() if TRIVIAL.fullmatch(e))
+            step = {name: e for name, e in step.items() if name not in inlined}
+        else:
+            step = {**inlined, **step}
+        if selected is not None and n == len(steps) - 1:
+            return f"(SELECT {', '.join(f'{step[c]} AS {c}' if c in step else c for c in selected)} FROM {relation})"
+        if step:
+            relation = f"(SELECT *, {aliased(step)} FROM {relation})"
     return relation
+
+
+TRIVIAL = re.compile(r"[A-Za-z_]\w*|-?\d+L?|'[^'\\]*'|CAST\((NULL|-?\d+L?|true|false|'[^'\\]*') AS \w+\)")
+NAME = re.compile(r"'(?:[^'\\]|\\.)*'|(?<![.\w])[A-Za-z_]\w*")
+
+
+def substituted(expression: str, names: dict[str, str]) -> str:
+    """``expression`` with each column of ``names`` read as its expression (quoted text and struct fields kept)."""
+    if not names:
+        return expression
+    return NAME.sub(lambda m: f"({names[m[0]]})" if m[0] in names else m[0], expression)
 
 
 def statement(relation: str) -> str:
