@@ -12,14 +12,16 @@ config, a CreateTime-only input) are given as Python values instead of columns a
 ``api.evaluate(df, "kafka-4", known={"topic_type": "CreateTime", "timestampType": 0, ...})``.
 
 ``records_df`` carries contract.RECORD_COLUMNS plus the topic config columns of
-contract.TOPIC_COLUMNS (minus ``scenario``/``topic``).  ``scenario`` and ``topic`` may be absent: the
-input is then one topic of one scenario, grouped by ``partition`` (and ``batch_id``) alone, and the
-outputs have no such columns either.  ``header_max`` may be absent, as in Spark's
-Kafka source: the batch header's MaxTimestamp is then the producer's own, ``max(-1, timestamps)``
-of the batch, computed (one window) only over the records of LogAppendTime batches
-(``timestampType = 1``), the only ones whose verdict reads it.  Bad input (a missing or mistyped column,
-an unknown profile) raises ContractError naming it, before any job runs; a null timestamp fails the job
-that reads it with the same kind of message (no separate scan of the input first).
+contract.TOPIC_COLUMNS (minus ``scenario``/``topic``), each as a column or, when ``known``, as a value.
+``scenario`` and ``topic`` may be absent: the input is then one topic of one scenario, grouped by
+``partition`` (and ``batch_id``) alone, and the outputs have no such columns either.  ``header_max``
+may be absent, as in Spark's Kafka source: the batch header's MaxTimestamp is then the producer's own,
+``max(-1, timestamps)`` of the batch, computed (one window) only over the records of LogAppendTime
+batches (``timestampType = 1``), the only ones whose verdict reads it, and not at all where ``known``
+rules them out.  Bad input (a missing or mistyped column or known value, an unknown profile) raises
+ContractError naming it, before any job runs; a null timestamp fails the job that reads it with the same
+kind of message (no separate scan of the input first).  A null offset is printed as ``null`` in a
+record-error text.
 """
 
 from __future__ import annotations
