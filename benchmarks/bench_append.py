@@ -2,18 +2,19 @@
 
     python benchmarks/bench_append.py [--sizes 1000000,10000000] [--repeat 5] [--warmup 15] [--skip-reference]
 
-The rules and the hand-written queries are in append_workload.py.  Each engine runs Parquet to Parquet:
-**spark** (ktc.implementations.spark api.evaluate, its plan building timed), **spark-sql** (the same rules as
-one hand-written Spark SQL query: Spark's own cost) in one Spark session, **duckdb** (the reference for scale)
-and the reference model (smallest size only).  Per size, ``--repeat`` rounds; in each round spark and spark-sql
-run back to back, their order reversed every other round, so drift and load bursts hit both.  Printed per
+The rules and the hand-written queries are in append_workload.py. Each engine runs Parquet to Parquet: **spark**
+(ktc.implementations.spark api.evaluate, its plan building timed; what the hand-written query writes in as
+constants, the topic's config and the batches' type and codec, given as its ``known`` values), **spark-sql** (the
+same rules as one hand-written Spark SQL query: Spark's own cost) in one Spark session, **duckdb** (the reference
+for scale) and the reference model (smallest size only). Per size, ``--repeat`` rounds; in each round spark and
+spark-sql run back to back, their order reversed every other round, so drift and load bursts hit both. Printed per
 engine and size: the median, min-max and interquartile range, the driver's py4j calls per run (every Java call
-PySpark makes; the plan's fixed cost), executor CPU from Spark's event log; then spark/spark-sql as the ratio of
-the medians, with the range of the per-round ratios.  Before the timed rounds, ``--warmup`` rounds of both Spark
-engines on 50,000 records: the JVM's JIT compiles Spark's planner as it is used, and ktc's plan uses much more of
-it than one hand-written query (its planning time falls about fivefold over the first 40 plans of a session), so the
-timed rounds measure the cost per plan of a warm session, not the session's first minutes.  The smallest size is
-compared batch by batch (exit 1 on a difference).
+PySpark makes; the plan's fixed cost), executor CPU from Spark's event log; then spark/spark-sql as the ratio of the
+medians, with the range of the per-round ratios. Before the timed rounds, ``--warmup`` rounds of both Spark engines
+on 50,000 records: the JVM's JIT compiles Spark's planner as it is used, and ktc's plan uses much more of it than
+one hand-written query (its planning time falls about fivefold over the first 40 plans of a session), so the timed
+rounds measure the cost per plan of a warm session, not the session's first minutes. The smallest size is compared
+batch by batch (exit 1 on a difference).
 """
 
 from __future__ import annotations
