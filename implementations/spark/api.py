@@ -54,7 +54,7 @@ SWITCHES = (
 
 BATCH_VERDICTS = ("errs", "read_time")  # what the batch figures read of each record
 ERROR_VERDICTS = ("record_error", "errs", "warning", "warns")
-RECORD_VERDICTS = ("record_error", "errs", "read_time")
+RECORD_VERDICTS = ("record_error", "errs", "read_time", "checked")
 
 
 class Outputs:

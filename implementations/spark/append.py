@@ -56,6 +56,7 @@ def wrapping(s: Switches) -> str:
 
 
 VERDICTS = ("record_error", "errs", "create_time", "read_time", "warning", "warns")
+WORK = ("behind", "legacy_diff", "ahead", "checked", "out_of_range")  # read by the verdicts; no column where read once
 
 
 def with_record_verdicts(records: str, s: Switches, wanted: tuple[str, ...] = VERDICTS) -> str:
@@ -63,14 +64,15 @@ def with_record_verdicts(records: str, s: Switches, wanted: tuple[str, ...] = VE
     compares, each computed once (a column, not an expression repeated in every test of it: a smaller plan,
     quicker to parse, optimize and compile); whether it is checked and in range; then the ``wanted`` verdict
     columns (of VERDICTS), and only the differences they read: Spark would prune the others, but only after
-    parsing and analysing them."""
+    parsing and analysing them.  Of the columns of WORK, those not ``wanted`` and read by one expression are read
+    in place there (a projection less where known values leave one reader)."""
     read = {"seen_ms": case((typed_lat(s), "header_max"), otherwise="timestamp_ms"), "rebuild": rebuild(s)}
     checked = {
         "checked": both(s.equals("topic_type", "CreateTime"), negated(no_ts("seen_ms", s))),
         "out_of_range": out_of_range(s),
     }
-    columns = verdict_columns(s)
-    return adding(records, {**read, **limits(s)}, differences(s, wanted), checked, {k: columns[k] for k in wanted})
+    columns, steps = verdict_columns(s), ({**read, **limits(s)}, differences(s, wanted), checked)
+    return adding(records, *steps, {k: columns[k] for k in wanted if k in columns}, private=set(WORK) - set(wanted))
 
 
 def typed_lat(s: Switches) -> str:

@@ -123,22 +123,25 @@ def aliased(columns: dict[str, str]) -> str:
     return ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
 
 
-def adding(relation: str, *steps: dict[str, str], selected: list[str] | None = None) -> str:
+def adding(relation: str, *steps: dict[str, str], selected: list[str] | None = None, private=()) -> str:
     """A relation adding each step's columns (name -> expression over the previous step's) to ``relation``'s, one
     projection per step as chained ``withColumns`` would: ``(SELECT *, ... FROM (SELECT *, ... FROM relation))``.
 
     A column whose expression is a constant or another column's name (a known switch folds many to that) is no
     projection of its own: the later steps read its expression in its place, and the last step adds it.  Spark's
     analyser resolves about one query level per pass over the whole plan, so a level less is a pass less.
-    With ``selected``, the last projection returns those columns alone, in that order."""
+    So is a column named in ``private`` (no reader of the relation reads it) that one later expression reads: it is
+    read in place there, and not added.  With ``selected``, the last projection returns those columns alone, in
+    that order."""
     inlined: dict[str, str] = {}
     for n, step in enumerate(steps):
         step = {name: substituted(expression, inlined) for name, expression in step.items()}
         if n < len(steps) - 1:
-            inlined.update((name, e) for name, e in step.items() if TRIVIAL.fullmatch(e))
+            once = read_once([e for later in steps[n + 1 :] for e in later.values()], private)
+            inlined.update((name, e) for name, e in step.items() if TRIVIAL.fullmatch(e) or name in once)
             step = {name: e for name, e in step.items() if name not in inlined}
         else:
-            step = {**inlined, **step}
+            step = {**{name: e for name, e in inlined.items() if name not in private}, **step}
         if selected is not None and n == len(steps) - 1:
             return f"(SELECT {', '.join(f'{step[c]} AS {c}' if c in step else c for c in selected)} FROM {relation})"
         if step:
@@ -148,6 +151,12 @@ def adding(relation: str, *steps: dict[str, str], selected: list[str] | None = N
 
 TRIVIAL = re.compile(r"[A-Za-z_]\w*|-?\d+L?|'[^'\\]*'|CAST\((NULL|-?\d+L?|true|false|'[^'\\]*') AS \w+\)")
 NAME = re.compile(r"'(?:[^'\\]|\\.)*'|(?<![.\w])[A-Za-z_]\w*")
+
+
+def read_once(expressions: list[str], names) -> set[str]:
+    """The ``names`` that occur once in ``expressions``, all taken together."""
+    found = [m[0] for e in expressions for m in NAME.finditer(e) if m[0] in names]
+    return {name for name in names if found.count(name) == 1}
 
 
 def substituted(expression: str, names: dict[str, str]) -> str:
