@@ -2,18 +2,19 @@
 
     python benchmarks/bench_append.py [--sizes 1000000,10000000] [--repeat 5] [--warmup 15] [--skip-reference]
 
-The rules and the hand-written queries are in append_workload.py.  Each engine runs Parquet to Parquet:
-**spark** (ktc.implementations.spark api.evaluate, its plan building timed), **spark-sql** (the same rules as
-one hand-written Spark SQL query: Spark's own cost) in one Spark session, **duckdb** (the reference for scale)
-and the reference model (smallest size only).  Per size, ``--repeat`` rounds; in each round spark and spark-sql
-run back to back, their order reversed every other round, so drift and load bursts hit both.  Printed per
+The rules and the hand-written queries are in append_workload.py. Each engine runs Parquet to Parquet: **spark**
+(ktc.implementations.spark api.evaluate, its plan building timed; what the hand-written query writes in as
+constants, the topic's config and the batches' type and codec, given as its ``known`` values), **spark-sql** (the
+same rules as one hand-written Spark SQL query: Spark's own cost) in one Spark session, **duckdb** (the reference
+for scale) and the reference model (smallest size only). Per size, ``--repeat`` rounds; in each round spark and
+spark-sql run back to back, their order reversed every other round, so drift and load bursts hit both. Printed per
 engine and size: the median, min-max and interquartile range, the driver's py4j calls per run (every Java call
-PySpark makes; the plan's fixed cost), executor CPU from Spark's event log; then spark/spark-sql as the ratio of
-the medians, with the range of the per-round ratios.  Before the timed rounds, ``--warmup`` rounds of both Spark
-engines on 50,000 records: the JVM's JIT compiles Spark's planner as it is used, and ktc's plan uses much more of
-it than one hand-written query (its planning time falls about fivefold over the first 40 plans of a session), so the
-timed rounds measure the cost per plan of a warm session, not the session's first minutes.  The smallest size is
-compared batch by batch (exit 1 on a difference).
+PySpark makes; the plan's fixed cost), executor CPU from Spark's event log; then spark/spark-sql as the ratio of the
+medians, with the range of the per-round ratios. Before the timed rounds, ``--warmup`` rounds of both Spark engines
+on 50,000 records: the JVM's JIT compiles Spark's planner as it is used, and ktc's plan uses much more of it than
+one hand-written query (its planning time falls about fivefold over the first 40 plans of a session), so the timed
+rounds measure the cost per plan of a warm session, not the session's first minutes. The smallest size is compared
+batch by batch (exit 1 on a difference).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ WARMUP_RECORDS = 50_000
 TARGETS = {1_000_000: 1.2, 10_000_000: 1.1}  # spark/spark-sql, ratio of medians
 ENGINES = {
     "reference": "ktc.reference.run, one History per partition (pure Python)",
-    "spark": "ktc.implementations.spark api.evaluate(df, 'kafka-4').batches + running max window",
+    "spark": "ktc.implementations.spark api.evaluate(df, 'kafka-4', known=config).batches + running max window",
     "spark-sql": "the same rules as one hand-written Spark SQL query (ANSI off: long wraps like Java)",
     "duckdb": "DuckDB SQL of the same rules (HUGEINT emulates Java long wrap)",
 }
@@ -76,33 +77,37 @@ class Py4jCalls:
 
 def spark_result(spark, source: str):
     """The Spark implementation's per-batch result on the Parquet input, as a DataFrame (lazy): one topic, no
-    scenario or topic column, as in the hand-written query; the running max of the accepted batch maxima on top."""
+    scenario or topic column, as in the hand-written query; what the hand-written query takes as constants (the
+    topic's config, CreateTime batches of uncompressed records) given as ``known`` values; the running max of the
+    accepted batch maxima on top."""
     from ktc.implementations.spark import api
 
     records = spark.read.parquet(source).selectExpr(
         "partition",
         "offset",
-        "CAST(NULL AS BINARY) AS key",
-        "X'' AS value",
-        "0 AS timestampType",
         "timestamp_ms",
         "CAST(batch_id AS INT) AS batch_id",
-        "'none' AS codec",
-        "false AS control",
-        "false AS extended",
-        "0 AS broker_id",
         "broker_now_ms",
         "array(broker_now_ms) AS clocks",
-        "'CreateTime' AS topic_type",
-        f"{workload.BEFORE_MS}L AS before_max_ms",
-        f"{workload.AFTER_MS}L AS after_max_ms",
-        "'producer' AS compression_type",
-        *(
-            f"CAST(NULL AS BIGINT) AS {c}"
-            for c in ("difference_max_ms", "segment_ms", "retention_ms", "retention_max_eventtime_ms")
-        ),
     )
-    batches = api.evaluate(records, workload.PROFILE).batches
+    known = {
+        "key": None,
+        "value": b"",
+        "timestampType": 0,
+        "codec": "none",
+        "control": False,
+        "extended": False,
+        "broker_id": 0,
+        "topic_type": "CreateTime",
+        "before_max_ms": workload.BEFORE_MS,
+        "after_max_ms": workload.AFTER_MS,
+        "compression_type": "producer",
+        "difference_max_ms": None,
+        "segment_ms": None,
+        "retention_ms": None,
+        "retention_max_eventtime_ms": None,
+    }
+    batches = api.evaluate(records, workload.PROFILE, known=known).batches
     return batches.selectExpr(
         "partition",
         "CAST(batch_id AS BIGINT) AS batch_id",

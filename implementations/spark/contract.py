@@ -190,6 +190,51 @@ def check_records(df, extra: dict | None = None, optional: tuple = ()) -> None:
             raise ContractError(f"column {name!r} has type {fields[name]}, expected {expected}")
 
 
+KEYS = ("scenario", "topic", "partition", "batch_id", "offset", "timestamp_ms", "header_max")
+NULLABLE = (
+    "key",
+    "value",
+    "before_max_ms",
+    "after_max_ms",
+    "difference_max_ms",
+    "segment_ms",
+    "retention_ms",
+    "retention_max_eventtime_ms",
+)
+PYTHON_TYPES = {"bigint": int, "int": int, "string": str, "binary": bytes, "boolean": bool, "array<bigint>": list}
+LIMITS = {"bigint": 2**63, "int": 2**31}
+
+
+def check_known(known: dict, df, columns: dict) -> dict[str, str]:
+    """Columns a caller knows to hold one value on every row (given as Python values, not in the DataFrame):
+    each must be a column of ``columns`` other than the keys and the timestamp, absent from ``df``, and a
+    value of its type.  Their Spark types, by name."""
+    kinds = {}
+    for name, value in known.items():
+        if name not in columns or name in KEYS:
+            raise ContractError(f"known column {name!r} is not a column a caller may fix; one of {knowable(columns)}")
+        if name in df.columns:
+            raise ContractError(f"column {name!r} is both in the input and known; give it one way")
+        kinds[name] = kind = _spark_type(columns[name])
+        if not _fits(value, kind, name in NULLABLE):
+            raise ContractError(f"known column {name!r} = {value!r} is not of type {kind}")
+    return kinds
+
+
+def knowable(columns: dict) -> str:
+    return ", ".join(sorted(name for name in columns if name not in KEYS))
+
+
+def _fits(value, kind: str, nullable: bool) -> bool:
+    if value is None:
+        return nullable
+    if isinstance(value, bool) != (kind == "boolean") or not isinstance(value, PYTHON_TYPES[kind]):
+        return False
+    if kind == "array<bigint>":
+        return all(_fits(v, "bigint", False) for v in value)
+    return kind not in LIMITS or -LIMITS[kind] <= value < LIMITS[kind]
+
+
 def _spark_type(arrow_type) -> str:
     return {
         pa.int64(): "bigint",

@@ -9,9 +9,12 @@ by the functions of append.py and int64.py the way Columns would be.
 
 from __future__ import annotations
 
+import re
+
 
 def literal(value) -> str:
-    """A Python value as a SQL literal of the type ``F.lit`` would give it (int up to 2^31 an INT, else a BIGINT)."""
+    """A Python value as a SQL literal of the type ``F.lit`` would give it (int up to 2^31 an INT, else a BIGINT;
+    bytes a BINARY, a list an ARRAY)."""
     if value is None:
         return "NULL"
     if isinstance(value, bool):
@@ -20,7 +23,26 @@ def literal(value) -> str:
         return str(value) if -(2**31) <= value < 2**31 else f"{value}L"
     if isinstance(value, str):
         return "'" + value.replace("\\", "\\\\").replace("'", "\\'") + "'"
+    if isinstance(value, bytes):
+        return f"X'{value.hex()}'"
+    if isinstance(value, list):
+        return f"array({', '.join(literal(v) for v in value)})"
     raise TypeError(f"no SQL literal for {value!r}")
+
+
+def typed(value, kind: str) -> str:
+    """A Python value as a literal of the Spark SQL type ``kind`` (``bigint``, ``array<bigint>``, ...)."""
+    return f"CAST({literal(value)} AS {kind})"
+
+
+INTEGER = re.compile(r"-?\d+L?")
+
+
+def same(a: str, b: str) -> str:
+    """``a = b``, TRUE or FALSE when both are integer literals."""
+    if INTEGER.fullmatch(a) and INTEGER.fullmatch(b):
+        return TRUE if int(a.rstrip("L")) == int(b.rstrip("L")) else FALSE
+    return f"{a} = {b}"
 
 
 TRUE, FALSE = "true", "false"
@@ -66,16 +88,24 @@ def negated(condition: str) -> str:
 
 
 class Switches:
-    """A profile's switches as the append path reads them.  Known values (one profile: api.evaluate) are folded
-    into the text, so Spark parses, analyses, optimizes and compiles only the branches that profile takes;
-    without values (many profiles in one run: pipeline.py) each switch is a column of the same name."""
+    """A profile's switches as the append path reads them, and the input columns known to hold one value on
+    every row.  Known values (one profile, and a caller's known topic config: api.evaluate) are folded into the
+    text, so Spark parses, analyses, optimizes and compiles only the branches they take; without values (many
+    profiles in one run: pipeline.py) each switch is a column of the same name.  ``literals`` gives a known
+    value its literal where the bare one would have another type (a known input column: its column's type)."""
 
-    def __init__(self, values: dict | None = None):
+    def __init__(self, values: dict | None = None, literals: dict[str, str] | None = None):
         self.values = dict(values or {})
+        self.literals = dict(literals or {})
 
     def __getitem__(self, name: str) -> str:
         """The switch as an expression: its literal, or its column."""
+        if name in self.literals:
+            return self.literals[name]
         return literal(self.values[name]) if name in self.values else name
+
+    def known(self, name: str) -> bool:
+        return name in self.values
 
     def equals(self, name: str, value) -> str:
         """``switch = value``: TRUE or FALSE when known."""
@@ -93,12 +123,47 @@ def aliased(columns: dict[str, str]) -> str:
     return ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
 
 
-def adding(relation: str, *steps: dict[str, str]) -> str:
+def adding(relation: str, *steps: dict[str, str], selected: list[str] | None = None, private=()) -> str:
     """A relation adding each step's columns (name -> expression over the previous step's) to ``relation``'s, one
-    projection per step as chained ``withColumns`` would: ``(SELECT *, ... FROM (SELECT *, ... FROM relation))``."""
-    for step in steps:
-        relation = f"(SELECT *, {aliased(step)} FROM {relation})"
+    projection per step as chained ``withColumns`` would: ``(SELECT *, ... FROM (SELECT *, ... FROM relation))``.
+
+    A column whose expression is a constant or another column's name (a known switch folds many to that) is no
+    projection of its own: the later steps read its expression in its place, and the last step adds it.  Spark's
+    analyser resolves about one query level per pass over the whole plan, so a level less is a pass less.
+    So is a column named in ``private`` (no reader of the relation reads it) that one later expression reads: it is
+    read in place there, and not added.  With ``selected``, the last projection returns those columns alone, in
+    that order."""
+    inlined: dict[str, str] = {}
+    for n, step in enumerate(steps):
+        step = {name: substituted(expression, inlined) for name, expression in step.items()}
+        if n < len(steps) - 1:
+            once = read_once([e for later in steps[n + 1 :] for e in later.values()], private)
+            inlined.update((name, e) for name, e in step.items() if TRIVIAL.fullmatch(e) or name in once)
+            step = {name: e for name, e in step.items() if name not in inlined}
+        else:
+            step = {**{name: e for name, e in inlined.items() if name not in private}, **step}
+        if selected is not None and n == len(steps) - 1:
+            return f"(SELECT {', '.join(f'{step[c]} AS {c}' if c in step else c for c in selected)} FROM {relation})"
+        if step:
+            relation = f"(SELECT *, {aliased(step)} FROM {relation})"
     return relation
+
+
+TRIVIAL = re.compile(r"[A-Za-z_]\w*|-?\d+L?|'[^'\\]*'|CAST\((NULL|-?\d+L?|true|false|'[^'\\]*') AS \w+\)")
+NAME = re.compile(r"'(?:[^'\\]|\\.)*'|(?<![.\w])[A-Za-z_]\w*")
+
+
+def read_once(expressions: list[str], names) -> set[str]:
+    """The ``names`` that occur once in ``expressions``, all taken together."""
+    found = [m[0] for e in expressions for m in NAME.finditer(e) if m[0] in names]
+    return {name for name in names if found.count(name) == 1}
+
+
+def substituted(expression: str, names: dict[str, str]) -> str:
+    """``expression`` with each column of ``names`` read as its expression (quoted text and struct fields kept)."""
+    if not names:
+        return expression
+    return NAME.sub(lambda m: f"({names[m[0]]})" if m[0] in names else m[0], expression)
 
 
 def statement(relation: str) -> str:

@@ -16,7 +16,7 @@ from ktc.implementations.spark.contract import ContractError  # noqa: E402
 from ktc.judge import bulk  # noqa: E402
 from ktc.reference.types import INT64_MAX, INT64_MIN  # noqa: E402
 from ktc.spark import session  # noqa: E402
-from ktc.strategies import append_histories  # noqa: E402
+from ktc.strategies import append_histories, batches  # noqa: E402
 
 pytestmark = pytest.mark.xdist_group("spark")
 LONGS = st.one_of(
@@ -94,7 +94,7 @@ def test_bad_input_frames_are_refused_naming_the_column(mangle, needle):
         api.evaluate(mangle(df), "kafka-4")
 
 
-@pytest.mark.parametrize("output", ["batches", "records"])
+@pytest.mark.parametrize("output", ["batches", "errors", "records"])
 def test_a_null_timestamp_fails_the_job_that_reads_it_instead_of_being_dropped(output):
     from pyspark.errors import PySparkException
     from pyspark.sql import functions as F
@@ -121,7 +121,61 @@ def test_one_topic_without_scenario_and_topic_columns_gets_the_same_verdicts(pro
     one = df.filter((F.col("scenario") == busiest.scenario) & (F.col("topic") == busiest.topic))
     keyed, bare = api.evaluate(one, profile_name), api.evaluate(one.drop("scenario", "topic"), profile_name)
     assert "topic" not in bare.batches.columns and "scenario" not in bare.records.columns
-    for side, order in (("batches", ["partition", "batch_id"]), ("records", ["partition", "batch_id", "offset"])):
+    batch = ["partition", "batch_id"]
+    for side, order in (("batches", batch), ("errors", batch), ("records", [*batch, "offset"])):
         columns = getattr(bare, side).columns
         expected = getattr(keyed, side).select(*columns).orderBy(*order).collect()
         assert getattr(bare, side).orderBy(*order).collect() == expected and busiest["count"] > 1, side
+
+
+FIXED = ["topic_type", "timestampType", "compression_type", "codec", "control", "extended", "before_max_ms"]
+FIXED += ["after_max_ms", "difference_max_ms", "key"]
+
+
+@pytest.mark.parametrize("profile_name", ["kip", "kafka-3.5", "kafka-4"])
+@pytest.mark.parametrize("batch_type", [0, 1])
+def test_known_columns_give_the_verdicts_of_the_same_values_as_columns(profile_name, batch_type):
+    """The records of the corpus's commonest config (topic, batch type, codec, bounds, ...) evaluated with those
+    values as columns and as ``known``: every output the same, row for row."""
+    from pyspark.sql import functions as F
+
+    drawn = append_histories(
+        profile=profile_name, batch=batches(log_append_time_attribute=True, codecs=["none", "gzip"])
+    )
+    df, _ = records_frame(bulk.corpus(drawn, 60, seed=13))
+    df = df.filter(F.col("timestampType") == batch_type).drop("header_max")  # the producer's own, computed
+    common = df.groupBy(*FIXED).count().orderBy(F.desc("count"), *FIXED).first()
+    assert common is not None and common["count"] > 1, "the corpus has records of this batch type"
+    known = {c: common[c] for c in FIXED}
+    one = df
+    for c in FIXED:
+        one = one.filter(F.col(c).eqNullSafe(F.lit(common[c])))
+    as_columns, as_known = api.evaluate(one, profile_name), api.evaluate(one.drop(*FIXED), profile_name, known=known)
+    for side, order in (("batches", KEY), ("errors", KEY), ("records", [*KEY, "offset"])):
+        expected = getattr(as_columns, side).orderBy(*order).collect()
+        assert getattr(as_known, side).select(*getattr(as_columns, side).columns).orderBy(*order).collect() == expected
+
+
+KEY = ["scenario", "topic", "partition", "batch_id"]
+
+
+@pytest.mark.parametrize(
+    "known,needle",
+    [
+        ({"partition": 0}, "known column 'partition' is not a column a caller may fix"),
+        ({"timestampType": "0"}, "known column 'timestampType' = '0' is not of type int"),
+        ({"control": 0}, "known column 'control' = 0 is not of type boolean"),
+        ({"topic_type": None}, "known column 'topic_type' = None is not of type string"),
+        ({"before_max_ms": 2**63}, "is not of type bigint"),
+    ],
+)
+def test_bad_known_columns_are_refused_naming_them(known, needle):
+    df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
+    with pytest.raises(ContractError, match=needle):
+        api.evaluate(df.drop(*known), "kafka-4", known=known)
+
+
+def test_a_column_both_known_and_in_the_input_is_refused():
+    df, _ = records_frame(bulk.corpus(append_histories(profile="kafka-4"), 3, seed=1))
+    with pytest.raises(ContractError, match="column 'codec' is both in the input and known"):
+        api.evaluate(df, "kafka-4", known={"codec": "none"})
