@@ -19,6 +19,7 @@ import os
 import select
 import subprocess
 import tempfile
+import time
 import tomllib
 from importlib import import_module
 
@@ -162,8 +163,19 @@ def test_create_topic_applies_its_configs(driver, broker, admin):
         {"op": "create_topic", "bootstrap": broker.bootstrap, "topic": name, "partitions": 1, "configs": configs}
     )
     assert answer == {"ok": True}, answer
-    code, message, entries = admin.describe_topic_configs(name, ["message.timestamp.type"])
+    code, message, entries = described(admin, name, "message.timestamp.type")
     assert (code, entries["message.timestamp.type"].value) == (0, "LogAppendTime"), (code, message)
+
+
+def described(admin, topic: str, key: str, patience_s: float = 30.0):
+    """DescribeConfigs of ``key``, asked again while the broker does not know the topic yet: a library's CreateTopics
+    is answered once the controller has it, which can be before this broker's metadata does (seen with Sarama)."""
+    deadline = time.monotonic() + patience_s
+    while True:
+        code, message, entries = admin.describe_topic_configs(topic, [key])
+        if (code == 0 and key in entries) or time.monotonic() > deadline:
+            return code, message, entries
+        time.sleep(0.05)
 
 
 def test_records_produced_with_and_without_timestamps_are_read_back(driver, broker, admin):
