@@ -48,6 +48,18 @@ def point_latest(root: Path, run: Path) -> None:
     os.replace(link, root / "latest")
 
 
+MAX_DEFAULT_WORKERS = 8
+
+
+def default_workers(targets: int) -> str:
+    """pytest-xdist workers when ``--workers`` is not given: one more than the targets (each target that is not
+    the reference is one xdist group, run whole on one worker), one more than the machine has cores, at most
+    eight.  A worker spends part of its time waiting on what it started (a broker's answer, a JVM starting,
+    Kafka 3.7's first retention pass): on two cores a third worker fills those waits (``./run conformance``,
+    twelve targets, 167 s -> 145 s; benchmarks/README.md), a fourth only adds contention."""
+    return str(min(targets + 1, (os.cpu_count() or 1) + 1, MAX_DEFAULT_WORKERS))
+
+
 def workers(value: str) -> str:
     if not value.isdigit() and value != "auto":
         raise UsageError(f"--workers {value!r}: expected a whole number of pytest-xdist workers (0 for none) or 'auto'")

@@ -48,7 +48,11 @@ def add_parser(sub):
         help="the Hypothesis seed of every test (default: a fresh one, printed as 'seed N'): the same "
         "seed on the same code and targets draws the same examples",
     )
-    run.add_argument("--workers", default="2", type=cli_run.workers, help="pytest-xdist workers (0 for none)")
+    run.add_argument(
+        "--workers",
+        type=cli_run.workers,
+        help="pytest-xdist workers (default: one more than the targets and than the cores, at most 8; 0 for none)",
+    )
     run.add_argument(
         "--impl-timeout",
         type=cli_run.timeout_arg,
@@ -111,6 +115,7 @@ def cmd_run(args) -> int:
     """Validate everything, then run pytest in a child process group that we supervise (ktc/cli/run.py)."""
     root = report_root(args.report)
     validate_run(args)
+    args.workers = args.workers or cli_run.default_workers(len(args.impl or ["reference"]))
     gate_inputs = cli_reports.load_gate_inputs(args)
     cli_run.check_pytest_args(args.pytest_args)
     if args.seed is not None and any(a.startswith("--hypothesis-seed") for a in args.pytest_args):

@@ -145,3 +145,16 @@ def test_each_ktc_run_names_its_topics_with_a_run_id_of_its_own_even_inside_a_py
     monkeypatch.setenv("KTC_RUN_ID", "0000000000")
     first, second = (child_env(Namespace(hypothesis_profile="dev"))["KTC_RUN_ID"] for _ in range(2))
     assert "0000000000" not in (first, second) and first != second
+
+
+@pytest.mark.parametrize(
+    "cores, targets, workers",
+    [(1, 12, 2), (2, 12, 3), (2, 1, 2), (16, 1, 2), (16, 5, 6), (16, 12, 8)],
+)
+def test_a_run_without_workers_gets_one_more_than_its_targets_and_than_the_cores_at_most_eight(
+    monkeypatch, cores, targets, workers
+):
+    from ktc.cli import run as cli_run
+
+    monkeypatch.setattr(cli_run.os, "cpu_count", lambda: cores)
+    assert cli_run.default_workers(targets) == str(workers)
