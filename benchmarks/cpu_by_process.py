@@ -1,0 +1,116 @@
+"""Where a run's CPU goes, by kind of process: Kafka's JVMs, Spark's, pytest's workers, `ktc` children, ...
+
+Runs a command and samples every process of the machine once a second (``/proc/<pid>/stat``), keeping the CPU
+each used while the command ran (for a process that was there before, only what it used since); prints the
+command's wall time and, per kind, the CPU seconds and the number of processes, the largest first.  A process
+that lives less than a sample interval is missed, so the kinds add up to a little less than the machine spent.
+`time` cannot say this: a JVM ktc starts is not waited for by the shell, so its CPU is not in `time`'s user+sys.
+
+    .venv/bin/python benchmarks/cpu_by_process.py -- ./run conformance
+    .venv/bin/python benchmarks/cpu_by_process.py --top 15 -- env CI=true bash .ci/run
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+TICK = os.sysconf("SC_CLK_TCK")
+KINDS = (  # (kind, every word its command line holds), the first that matches
+    ("kafka JVM", ("java", "kafka.Kafka")),
+    ("Spark JVM", ("java", "org.apache.spark")),
+    ("Spark JVM", ("spark-class",)),
+    ("PySpark worker", ("pyspark.daemon",)),
+    ("other JVM", ("java",)),
+    ("pytest-xdist worker", ("python", "exec(eval(sys.stdin.readline()))")),
+    ("ktc run's pytest", ("python", "--ktc-run-options")),
+    ("ktc command", ("python", "-m ktc")),
+    ("ktc command", ("bin/ktc",)),
+    ("pytest", ("python", "pytest")),
+    ("other Python", ("python",)),
+)
+
+
+def kind(command: str) -> str:
+    for name, words in KINDS:
+        if all(word in command for word in words):
+            return name
+    return (command.split(" ", 1)[0].rsplit("/", 1)[-1] or "(kernel or gone)")[:40]
+
+
+def cpu_and_start(pid: str) -> tuple[float, str]:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / TICK, fields[19]
+
+
+def command_of(pid: str) -> str:
+    return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+
+
+class Sampler:
+    """Every process's CPU since the sampler started: ``used[(pid, start)] = [kind, first seen, last seen]``."""
+
+    def __init__(self) -> None:
+        self.used: dict[tuple[str, str], list] = {}
+        self.stop = threading.Event()
+        self.sample(before=True)
+
+    def sample(self, before: bool = False) -> None:
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                cpu, start = cpu_and_start(pid)
+                seen = self.used.get((pid, start))
+                if seen is None:
+                    self.used[(pid, start)] = [kind(command_of(pid)), cpu if before else 0.0, cpu]
+                else:
+                    seen[2] = cpu
+            except (OSError, ValueError, IndexError):  # gone between listing and reading
+                continue
+
+    def run(self) -> None:
+        while not self.stop.wait(1.0):
+            self.sample()
+
+    def by_kind(self) -> tuple[Counter, Counter]:
+        seconds, count = Counter(), Counter()
+        for name, first, last in self.used.values():
+            if last - first > 0.05:
+                seconds[name] += last - first
+                count[name] += 1
+        return seconds, count
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--top", type=int, default=12, help="kinds shown (default 12)")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
+    args = parser.parse_args(argv)
+    command = args.command[1:] if args.command[:1] == ["--"] else args.command
+    if not command:
+        parser.error("give the command to measure after --")
+    sampler = Sampler()
+    thread = threading.Thread(target=sampler.run, daemon=True)
+    thread.start()
+    started = time.monotonic()
+    code = subprocess.run(command).returncode
+    wall = time.monotonic() - started
+    sampler.stop.set()
+    thread.join()
+    sampler.sample()
+    seconds, count = sampler.by_kind()
+    total = sum(seconds.values())
+    print(f"\n{' '.join(command)}: exit {code}, {wall:.0f} s wall, {total:.0f} CPU-s seen ({total / wall:.2f} cores)")
+    for name, spent in seconds.most_common(args.top):
+        print(f"{spent:8.1f} CPU-s {count[name]:5d} processes  {name}")
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
