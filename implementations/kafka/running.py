@@ -122,7 +122,9 @@ class PipelineRuns:
     def stall(self) -> str:
         """What a run that did not return was waiting for: its unanswered requests, and the broker's clock."""
         waiting = self.pipeline.unanswered() if self.pipeline is not None else "before its first request"
-        return f"{waiting}; the broker's clock: {self.launcher.clock.describe()}"
+        session = self.pipeline.session if self.pipeline is not None else None
+        standing = f"; {session.describe()}" if session is not None else ""
+        return f"{waiting}{standing}; the broker's clock: {self.launcher.clock.describe()}"
 
     def ignored_configs(self) -> set[str]:
         return self.pipeline.ignored_configs if self.pipeline is not None else set()

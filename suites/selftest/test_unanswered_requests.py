@@ -35,3 +35,17 @@ def test_requests_a_broker_holds_are_named_oldest_first_with_their_broker(silent
         pipeline.call(admin.metadata([topic]), lambda answer, received: None)
     one = rf"Metadata to {re.escape(host)}:{port} for \d+ s"
     assert re.fullmatch(rf"waiting on {one}, {one}, {one} and 1 more", pipeline.unanswered())
+
+
+def test_a_session_says_where_its_histories_stand_with_none_sent_yet():
+    from ktc.implementations.kafka.judge.lockstep import LockstepSession
+    from ktc.implementations.kafka.judge.pipeline import Pipeline
+    from ktc.reference.types import CreateTopic, History
+
+    pipeline = Pipeline(("127.0.0.1", 9), None)
+    histories = [History("kip", (CreateTopic(f"t{n}"),)) for n in range(3)]
+    session = LockstepSession(pipeline, histories)
+    assert pipeline.session is session
+    words = session.describe()
+    assert words.startswith(f"{len(histories)} of {len(histories)} histories unfinished: 0 in flight"), words
+    assert "0 waiting for the clock" in words and f"0 of {len(histories)} started on the shared clock" in words, words

@@ -79,6 +79,9 @@ class LockstepSession(Session):
             self.advance()
             super().pump()
 
+    def describe(self) -> str:
+        return f"{super().describe()}; {len(self.started)} of {len(self.runs)} started on the shared clock"
+
     def all_waiting(self) -> bool:
         """Every history created, none in flight, queued for a slot or awaiting its log start probe, no DeleteTopics
         in flight, and some waiting for the clock.  A request the broker forwards to its controller must not be in

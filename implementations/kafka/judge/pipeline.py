@@ -78,6 +78,7 @@ class Pipeline(Multiplexer):
         self.ignored_configs: set[str] = set()  # config keys the broker accepted but did not apply
         self.list_offsets_version = messages.VERSIONS["ListOffsets"]  # for ops that name none (set from ApiVersions)
         self.probed = Probed()  # what the broker was seen to answer (judge/probe.py); by default, everything
+        self.session: Session | None = None  # the run in progress (Session sets itself)
         self.leaders = Leaders()  # who leads each partition of its histories' topics (client/routing.py)
 
     def run(self, histories: Sequence[History], batch: int) -> list[JudgedTrace]:
@@ -145,9 +146,20 @@ class Session:
         self.inflight = 0  # histories with an operation sent and not yet answered
         self.parked: list[HistoryRun] = []  # waiting for the broker's clock to reach their next operation (lockstep.py)
         self.probing: dict[tuple[str, int], list[HistoryRun]] = {}  # broker address -> histories awaiting the probe
+        pipeline.session = self  # the run in progress, for the words of a run that does not return (describe)
 
     def new_run(self, history: History) -> HistoryRun:
         return HistoryRun(history, self.pipeline.namer.names(history), self.pipeline.bootstrap, self.pipeline.leaders)
+
+    def describe(self) -> str:
+        """Where the run stands, in words: for a run that did not return (running.py ``stall``)."""
+        queued, probing = sum(map(len, self.ready.values())), sum(map(len, self.probing.values()))
+        return (
+            f"{self.unfinished} of {len(self.runs)} histories unfinished: {self.inflight} in flight, {queued} "
+            f"queued for a connection, {len(self.parked)} waiting for the clock, {probing} for their log start "
+            f"probe, {len(self.to_create)} not created; {self.deleting} DeleteTopics unanswered; "
+            f"{len(self.pipeline.timers)} timers scheduled"
+        )
 
     def run(self) -> list[JudgedTrace]:
         self.create_next()
