@@ -8,6 +8,11 @@ that lives less than a sample interval is missed, so the kinds add up to a littl
 
     .venv/bin/python benchmarks/cpu_by_process.py -- ./run conformance
     .venv/bin/python benchmarks/cpu_by_process.py --top 15 -- env CI=true bash .ci/run
+    .venv/bin/python benchmarks/cpu_by_process.py --by-test --top 40 -- env CI=true bash .ci/run
+
+``--by-test`` splits each kind by the test file that started the process (``PYTEST_CURRENT_TEST`` in its
+environment, which a JVM or a ``ktc`` child inherits from the test or fixture that started it): which tests
+start the brokers, Spark sessions and commands that cost the most.
 """
 
 from __future__ import annotations
@@ -50,6 +55,14 @@ def cpu_and_start(pid: str) -> tuple[float, str]:
     return (int(fields[11]) + int(fields[12])) / TICK, fields[19]
 
 
+def started_by(pid: str) -> str:
+    """The test file whose test (or fixture) was running when the process started, or "" (not under pytest)."""
+    for entry in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0"):
+        if entry.startswith(b"PYTEST_CURRENT_TEST="):
+            return entry.split(b"=", 1)[1].decode(errors="replace").split("::", 1)[0]
+    return ""
+
+
 def command_of(pid: str) -> str:
     return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
 
@@ -57,7 +70,8 @@ def command_of(pid: str) -> str:
 class Sampler:
     """Every process's CPU since the sampler started: ``used[(pid, start)] = [kind, first seen, last seen]``."""
 
-    def __init__(self) -> None:
+    def __init__(self, by_test: bool = False) -> None:
+        self.by_test = by_test
         self.used: dict[tuple[str, str], list] = {}
         self.stop = threading.Event()
         self.sample(before=True)
@@ -68,11 +82,16 @@ class Sampler:
                 cpu, start = cpu_and_start(pid)
                 seen = self.used.get((pid, start))
                 if seen is None:
-                    self.used[(pid, start)] = [kind(command_of(pid)), cpu if before else 0.0, cpu]
+                    self.used[(pid, start)] = [self.label(pid), cpu if before else 0.0, cpu]
                 else:
                     seen[2] = cpu
             except (OSError, ValueError, IndexError):  # gone between listing and reading
                 continue
+
+    def label(self, pid: str) -> str:
+        name = kind(command_of(pid))
+        test = started_by(pid) if self.by_test else ""
+        return f"{name}  <- {test}" if test else name
 
     def run(self) -> None:
         while not self.stop.wait(1.0):
@@ -90,12 +109,13 @@ class Sampler:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top", type=int, default=12, help="kinds shown (default 12)")
+    parser.add_argument("--by-test", action="store_true", help="split each kind by the test file that started it")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="the command, after --")
     args = parser.parse_args(argv)
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     if not command:
         parser.error("give the command to measure after --")
-    sampler = Sampler()
+    sampler = Sampler(args.by_test)
     thread = threading.Thread(target=sampler.run, daemon=True)
     thread.start()
     started = time.monotonic()

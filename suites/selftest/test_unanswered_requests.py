@@ -49,3 +49,25 @@ def test_a_session_says_where_its_histories_stand_with_none_sent_yet():
     words = session.describe()
     assert words.startswith(f"{len(histories)} of {len(histories)} histories unfinished: 0 in flight"), words
     assert "0 waiting for the clock" in words and f"0 of {len(histories)} started on the shared clock" in words, words
+
+
+def test_a_paused_operation_is_named_by_the_step_it_waits_in_and_fired_timers_are_counted():
+    from ktc.kafka.client.messages import Pause
+
+    def polls(times: int):
+        for _ in range(times):
+            yield Pause(0.0)
+
+    def operation(times: int):
+        return (yield from polls(times))
+
+    pipeline = Multiplexer(("127.0.0.1", 9))
+    pipeline.start(operation(3), pipeline.admin(), lambda value, received: None)
+    where = re.match(
+        r"1 timers scheduled: (polls \(test_unanswered_requests\.py:\d+\)) in 0\.0 s; fired most: none$",
+        pipeline.scheduled(),
+    )
+    assert where, pipeline.scheduled()
+    while pipeline.timers:
+        pipeline.fire_timers()
+    assert pipeline.scheduled() == f"0 timers scheduled; fired most: {where.group(1)} x3"

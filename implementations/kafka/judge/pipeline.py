@@ -158,7 +158,7 @@ class Session:
             f"{self.unfinished} of {len(self.runs)} histories unfinished: {self.inflight} in flight, {queued} "
             f"queued for a connection, {len(self.parked)} waiting for the clock, {probing} for their log start "
             f"probe, {len(self.to_create)} not created; {self.deleting} DeleteTopics unanswered; "
-            f"{len(self.pipeline.timers)} timers scheduled"
+            f"{self.pipeline.scheduled()}"
         )
 
     def run(self) -> list[JudgedTrace]:

@@ -16,6 +16,7 @@ import heapq
 import itertools
 import select
 import time
+from collections import Counter
 from collections.abc import Callable
 
 from . import combine, messages
@@ -99,10 +100,20 @@ class Exchange:
         except WireError as error:  # an operation that gave up (a partition that never became ready)
             return self.finish(Broken(str(error)), received)
         if isinstance(step, messages.Pause):
-            self.pipeline.later(step.seconds, lambda: self.advance(None, received))
+            self.pipeline.later(step.seconds, lambda: self.advance(None, received), self.where())
         else:
             self.call = step
             self.transmit()
+
+    def where(self) -> str:
+        """The innermost step generator this operation waits in, with its line (for a run that does not return)."""
+        steps = self.steps
+        while getattr(steps, "gi_yieldfrom", None) is not None:
+            steps = steps.gi_yieldfrom
+        frame, code = getattr(steps, "gi_frame", None), getattr(steps, "gi_code", None)
+        if frame is None or code is None:
+            return type(steps).__name__
+        return f"{code.co_name} ({code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno})"
 
     @property
     def current(self) -> messages.Call:
@@ -159,7 +170,8 @@ class Multiplexer:
         self.bootstrap = bootstrap
         self.connections, self.depth, self.timeout_s = max(1, connections), depth, timeout_s
         self.slot_options = (timeout_s, security, reconnect_s, idle_s)
-        self.timers: list = []  # heap of (due, sequence, callback)
+        self.timers: list = []  # heap of (due, sequence, callback, what it is, in words)
+        self.fired: Counter[str] = Counter()  # timers fired so far, by what they were
         self._sequence = itertools.count()
         self.admins: dict[tuple[str, int], Slot] = {}
         self.pools: dict[tuple[str, int], list[Slot]] = {}
@@ -238,8 +250,21 @@ class Multiplexer:
         """One admin request; ``done(answer | Broken | Lost, received_ms)``."""
         self.start(single(call), self.admin(address), done)
 
-    def later(self, seconds: float, callback: Callable) -> None:
-        heapq.heappush(self.timers, (time.monotonic() + seconds, next(self._sequence), callback))
+    def later(self, seconds: float, callback: Callable, what: str | None = None) -> None:
+        what = what or getattr(callback, "__qualname__", type(callback).__name__)
+        heapq.heappush(self.timers, (time.monotonic() + seconds, next(self._sequence), callback, what))
+
+    def scheduled(self, most: int = 3) -> str:
+        """The timers due next and those fired most often so far, in words (for a run that does not return):
+        a run that waits with no request out waits on one of them, and a loop of polls shows in the counts."""
+        now = time.monotonic()
+        next_due = heapq.nsmallest(most, self.timers)
+        due = [f"{what} in {max(0.0, at - now):.1f} s" for at, _n, _callback, what in next_due]
+        fired = [f"{what} x{times}" for what, times in self.fired.most_common(most)]
+        return (
+            f"{len(self.timers)} timers scheduled{': ' + ', '.join(due) if due else ''}"
+            f"; fired most: {', '.join(fired) if fired else 'none'}"
+        )
 
     def wait(self, until: Callable[[], bool]) -> None:
         """Serve sockets and timers until ``until()`` holds."""
@@ -288,7 +313,9 @@ class Multiplexer:
     def fire_timers(self) -> bool:
         fired = False
         while self.timers and self.timers[0][0] <= time.monotonic():
-            heapq.heappop(self.timers)[2]()
+            _due, _n, callback, what = heapq.heappop(self.timers)
+            self.fired[what] += 1
+            callback()
             fired = True
         return fired
 
