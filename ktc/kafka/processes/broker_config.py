@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from . import provision, tls
+from . import class_archive, provision, tls
 from .clock import FROZEN_CLOCK_CONFIG
 
 # The client compiler alone and the serial collector, for the broker and StorageTool: a test broker lives a
@@ -140,6 +140,7 @@ def java_command(tmpdir: Path, version: str, heap: str, lib: Path, main: str, *a
         f"-Xmx{heap}",
         "-Xss1m",
         *JVM_FLAGS,
+        *class_archive.flags(lib),
         "-Djava.awt.headless=true",
         f"-Dkafka.logs.dir={tmpdir / 'logs'}",
         *logging,
