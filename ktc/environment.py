@@ -75,6 +75,11 @@ VARIABLES = (
     ),
     Variable("KTC_KAFKA_BROKER_CONFIG", "setting", "key=value,key=value: more settings for the brokers ktc starts"),
     Variable("KTC_KAFKA_DATA_DIR", "setting", "'disk': the local broker's data on disk, not tmpfs"),
+    Variable(
+        "KTC_KAFKA_CLASS_ARCHIVE",
+        "setting",
+        "'off': the brokers ktc starts load their classes without their release's class archive",
+    ),
     Variable("KTC_KAFKA_CHUNK", "setting", "histories per CreateTopics request on a broker (default 128)"),
     Variable("KTC_KAFKA_CONNECTIONS", "setting", "connections for a broker's operations (default 4)"),
     Variable("KTC_KAFKA_DEPTH", "setting", "operations in flight per connection (default 2)"),
@@ -113,6 +118,11 @@ VARIABLES = (
     ),
     Variable("KTC_PROGRESS_FD", "boundary", "ktc run's pytest child: the pipe its progress events go to"),
     Variable("KTC_CLOCK_FILE", "boundary", "a broker's JVM: the file ktc's clock preload reads the time from"),
+    Variable(
+        "JDK_JAVA_OPTIONS",
+        "boundary",
+        "the JVMs of the broker ./run setup starts to write its release's class archive (-XX:ArchiveClassesAtExit)",
+    ),
     Variable("PYTEST_XDIST_WORKER", "world", "pytest-xdist's worker name, in topic names"),
     Variable("PYTHONPATH", "world", "extended with the working directory for ktc run's child (a module:attr --impl)"),
     Variable("CI", "world", "set: ktc run prints plain lines, no live progress"),

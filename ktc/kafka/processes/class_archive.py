@@ -25,6 +25,7 @@ from pathlib import Path
 
 STOP_S = 60.0  # for the broker to shut down and write the archive
 TOPIC = "ktc-class-archive"
+SWITCH = "KTC_KAFKA_CLASS_ARCHIVE"
 
 
 def path(lib: Path) -> Path | None:
@@ -40,7 +41,10 @@ def path(lib: Path) -> Path | None:
 
 
 def flags(lib: Path) -> tuple[str, ...]:
-    """The JVM flag that maps the release's archive, when there is one."""
+    """The JVM flag that maps the release's archive, when there is one (and KTC_KAFKA_CLASS_ARCHIVE is not
+    ``off``: the baseline of benchmarks/bench_broker_start.py)."""
+    if os.environ.get(SWITCH, "").lower() == "off":
+        return ()
     archive = path(lib)
     return (f"-XX:SharedArchiveFile={archive}",) if archive is not None and archive.exists() else ()
 
