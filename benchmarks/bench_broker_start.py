@@ -19,7 +19,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from ktc.kafka.processes import class_archive, provision
+from ktc.kafka.processes import archive_maker, class_archive, provision
 from ktc.kafka.processes.broker import LocalBroker
 
 TICK = os.sysconf("SC_CLK_TCK")
@@ -61,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.rounds < 1:
         parser.error("--rounds must be at least 1")
     lib = provision.lib_dir(args.version)
-    print(class_archive.make(args.version, lib))
+    print(archive_maker.make(args.version, lib))
     if not class_archive.flags(lib):
         print(f"bench_broker_start: no class archive for {args.version} here; nothing to compare", file=sys.stderr)
         return 2

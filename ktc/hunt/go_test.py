@@ -264,3 +264,35 @@ def write(folder: Path, script: dict, clause) -> tuple[Path, str]:
     if not version.startswith("v"):
         return path, f"not built: {script['found_on']!r} names no kfake module version"
     return path, build_check(path, version)
+
+
+WARM_TEST = (
+    HEADER
+    + """
+var _ = []any{bytes.NewReader, gzip.NewWriter, context.Background, time.Now, kgo.NewClient, kmsg.NewPtrProduceRequest,
+	kversion.Stable}
+
+func TestKtcWarmsTheBuildCache(t *testing.T) {}
+"""
+)
+
+
+def warm(version: str) -> str:
+    """``build_check`` of a test that imports what a finding's test does: Go's module and build caches then hold
+    kfake's module and the packages ``go vet`` compiles for it, so a hunt's first check takes seconds, not a cold
+    compile of franz-go (what ``./run setup`` calls)."""
+    with tempfile.TemporaryDirectory(prefix="ktc-hunt-warm-") as scratch:
+        path = Path(scratch) / "ktc_warm_test.go"
+        path.write_text(WARM_TEST)
+        return build_check(path, version)
+
+
+if __name__ == "__main__":  # python -m ktc.hunt.go_test --warm VERSION: ./run setup fills Go's caches for the check
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] != "--warm":
+        print("usage: python -m ktc.hunt.go_test --warm KFAKE_MODULE_VERSION", file=sys.stderr)
+        sys.exit(2)
+    said = warm(sys.argv[2])
+    print(f"hunt: the Go test check {said}")
+    sys.exit(0 if said.startswith("builds") or said.startswith("not built: go is not on PATH") else 1)

@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("kafka", reason="the broker tier needs kafka-python >= 3 (pip install kafka-python)")
 
-from ktc.kafka.processes import class_archive, provision  # noqa: E402
+from ktc.kafka.processes import archive_maker, class_archive, provision  # noqa: E402
 from ktc.kafka.processes.broker import LocalBroker  # noqa: E402
 
 VERSION = provision.DEFAULT_VERSIONS[0]
@@ -25,7 +25,7 @@ VERSION = provision.DEFAULT_VERSIONS[0]
 def archived() -> tuple[Path, Path]:
     """The default release's jars and its class archive, made if missing."""
     lib = provision.lib_dir(VERSION)
-    said = class_archive.make(VERSION, lib)
+    said = archive_maker.make(VERSION, lib)
     archive = class_archive.path(lib)
     if archive is None or not archive.exists():
         pytest.fail(f"no class archive after make: {said}")

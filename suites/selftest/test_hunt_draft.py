@@ -152,6 +152,18 @@ def test_a_kfake_finding_is_an_issue_with_a_go_test_that_builds(tmp_path):
     assert "ktc" not in text.lower() and "ktc" not in Path(written["test"]).read_text().lower()
 
 
+def test_the_setup_warm_up_imports_what_a_finding_s_test_does_and_builds():
+    """``./run setup`` fills Go's caches with this test's build; it must import every package a finding's test does
+    (else the hunt's first check still compiles one cold) and build in the kfake ktc pins."""
+    if shutil.which("go") is None:
+        pytest.skip("unexercised: go is not on PATH, so the warm-up test cannot be built")
+    from ktc.hunt import go_test
+    from ktc.implementations.kafka.processes.kfake import KFAKE_VERSION
+
+    assert go_test.WARM_TEST.startswith(go_test.HEADER)  # Go refuses an unused import: the build checks each is used
+    assert go_test.warm(KFAKE_VERSION).startswith("builds with go vet in kfake")
+
+
 def test_a_tansu_finding_is_an_issue_in_its_bug_report_form(tmp_path):
     folder = folder_for(tmp_path, "tansu")
     text = Path(draft.write(folder)["draft"]).read_text()

@@ -199,11 +199,10 @@ def release(name: str) -> str:
     return name if _VERSION.match(name) else newest(name)
 
 
-if __name__ == "__main__":  # python -m ktc.kafka.processes.provision [--class-archives] [VERSION | LINE ...]
+if __name__ == "__main__":  # python -m ktc.kafka.processes.provision [VERSION | LINE ...]
     import sys
 
-    flags = {arg for arg in sys.argv[1:] if arg.startswith("--")}
-    wanted = [release(name) for name in [arg for arg in sys.argv[1:] if arg not in flags] or DEFAULT_VERSIONS]
+    wanted = [release(name) for name in sys.argv[1:] or DEFAULT_VERSIONS]
     if missing := [v for v in wanted if not cached(v)]:  # a newcomer's terminal says what the silent minute is
         print(f"provision: fetching Kafka {', '.join(missing)} from Maven Central (once)", file=sys.stderr)
     for v in wanted:
@@ -213,8 +212,3 @@ if __name__ == "__main__":  # python -m ktc.kafka.processes.provision [--class-a
         except ProvisionError as error:
             sys.exit(f"provision: {error}")
         print(f"{v}: {path} ({cache_size_bytes(v) / 1e6:.1f} MB, {time.monotonic() - t0:.1f} s)")
-    if "--class-archives" in flags:  # ./run setup: each release's class archive (class_archive.py), once
-        from . import class_archive
-
-        for v in wanted:
-            print(class_archive.make(v, lib_dir(v)))
