@@ -68,7 +68,8 @@ def command_of(pid: str) -> str:
 
 
 class Sampler:
-    """Every process's CPU since the sampler started: ``used[(pid, start)] = [kind, first seen, last seen]``."""
+    """Every process's CPU since the sampler started: ``used[(pid, start)] = [kind, CPU first seen, CPU last seen,
+    when first seen, seconds alive since]``."""
 
     def __init__(self, by_test: bool = False) -> None:
         self.by_test = by_test
@@ -82,9 +83,9 @@ class Sampler:
                 cpu, start = cpu_and_start(pid)
                 seen = self.used.get((pid, start))
                 if seen is None:
-                    self.used[(pid, start)] = [self.label(pid), cpu if before else 0.0, cpu]
+                    self.used[(pid, start)] = [self.label(pid), cpu if before else 0.0, cpu, time.monotonic(), 0.0]
                 else:
-                    seen[2] = cpu
+                    seen[2], seen[4] = cpu, time.monotonic() - seen[3]
             except (OSError, ValueError, IndexError):  # gone between listing and reading
                 continue
 
@@ -97,13 +98,15 @@ class Sampler:
         while not self.stop.wait(1.0):
             self.sample()
 
-    def by_kind(self) -> tuple[Counter, Counter]:
-        seconds, count = Counter(), Counter()
-        for name, first, last in self.used.values():
+    def by_kind(self) -> tuple[Counter, Counter, Counter]:
+        """CPU seconds, processes and seconds alive (summed over the processes), by kind."""
+        seconds, count, alive = Counter(), Counter(), Counter()
+        for name, first, last, _since, lived in self.used.values():
             if last - first > 0.05:
                 seconds[name] += last - first
                 count[name] += 1
-        return seconds, count
+                alive[name] += lived
+        return seconds, count, alive
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -124,11 +127,11 @@ def main(argv: list[str] | None = None) -> int:
     sampler.stop.set()
     thread.join()
     sampler.sample()
-    seconds, count = sampler.by_kind()
+    seconds, count, alive = sampler.by_kind()
     total = sum(seconds.values())
     print(f"\n{' '.join(command)}: exit {code}, {wall:.0f} s wall, {total:.0f} CPU-s seen ({total / wall:.2f} cores)")
     for name, spent in seconds.most_common(args.top):
-        print(f"{spent:8.1f} CPU-s {count[name]:5d} processes  {name}")
+        print(f"{spent:8.1f} CPU-s {count[name]:5d} processes {alive[name]:7.0f} s alive  {name}")
     return code
 
 
