@@ -3,8 +3,8 @@
 A broker ktc starts spends most of its first seconds loading and verifying a few thousand classes, and a run
 starts dozens (every release, every restart, every cluster node, StorageTool's format before each).  The JVM can
 write the classes it loaded to an archive as it exits (``-XX:ArchiveClassesAtExit``, Java 13+) and map them
-from it at the next start (``-XX:SharedArchiveFile``).  Measured on 3.9.2 (2-core VM, the broker's flags):
-start to answering, 2.1 -> 1.2 CPU-s and 3.7-5.3 -> 1.1-2.1 s; StorageTool format 0.58 -> 0.36 CPU-s.
+from it at the next start (``-XX:SharedArchiveFile``).  A 3.9.2 broker's start, StorageTool's format included, to
+answering: 2.06 -> 1.25 s and 2.50 -> 1.60 CPU-s (benchmarks/bench_broker_start.py, medians of 5 alternated).
 
 The archive is made once per release and Java runtime (archive_maker.py: a broker exercised, then stopped
 cleanly); ``./run setup`` makes it for the releases it fetches.  Without one a broker starts as before: ``flags``
