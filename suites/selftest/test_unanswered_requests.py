@@ -54,7 +54,7 @@ def test_a_session_says_where_its_histories_stand_with_none_sent_yet():
 def test_a_paused_operation_is_named_by_the_step_it_waits_in_and_fired_timers_are_counted():
     from ktc.kafka.client.messages import Pause
 
-    def polls(times: int):
+    def polls(times: int, awaited: str = "the broker to say yes"):
         for _ in range(times):
             yield Pause(0.0)
 
@@ -64,7 +64,8 @@ def test_a_paused_operation_is_named_by_the_step_it_waits_in_and_fired_timers_ar
     pipeline = Multiplexer(("127.0.0.1", 9))
     pipeline.start(operation(3), pipeline.admin(), lambda value, received: None)
     where = re.match(
-        r"1 timers scheduled: (polls \(test_unanswered_requests\.py:\d+\)) in 0\.0 s; fired most: none$",
+        r"1 timers scheduled: (polls \(test_unanswered_requests\.py:\d+\)) for the broker to say yes in 0\.0 s; "
+        r"fired most: none$",
         pipeline.scheduled(),
     )
     assert where, pipeline.scheduled()

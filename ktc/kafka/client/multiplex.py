@@ -100,20 +100,24 @@ class Exchange:
         except WireError as error:  # an operation that gave up (a partition that never became ready)
             return self.finish(Broken(str(error)), received)
         if isinstance(step, messages.Pause):
-            self.pipeline.later(step.seconds, lambda: self.advance(None, received), self.where())
+            self.pipeline.later(step.seconds, lambda: self.advance(None, received), *self.where())
         else:
             self.call = step
             self.transmit()
 
-    def where(self) -> str:
-        """The innermost step generator this operation waits in, with its line (for a run that does not return)."""
+    def where(self) -> tuple[str, str]:
+        """The innermost step generator this operation waits in, with its line, and what it waits for when that
+        generator names it in a local ``awaited`` (retention.py ``until``), else "" (for a run that does not return)."""
         steps = self.steps
         while getattr(steps, "gi_yieldfrom", None) is not None:
             steps = steps.gi_yieldfrom
         frame, code = getattr(steps, "gi_frame", None), getattr(steps, "gi_code", None)
         if frame is None or code is None:
-            return type(steps).__name__
-        return f"{code.co_name} ({code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno})"
+            return type(steps).__name__, ""
+        awaited = frame.f_locals.get("awaited")
+        return f"{code.co_name} ({code.co_filename.rsplit('/', 1)[-1]}:{frame.f_lineno})", (
+            awaited if isinstance(awaited, str) else ""
+        )
 
     @property
     def current(self) -> messages.Call:
@@ -170,7 +174,7 @@ class Multiplexer:
         self.bootstrap = bootstrap
         self.connections, self.depth, self.timeout_s = max(1, connections), depth, timeout_s
         self.slot_options = (timeout_s, security, reconnect_s, idle_s)
-        self.timers: list = []  # heap of (due, sequence, callback, what it is, in words)
+        self.timers: list = []  # heap of (due, sequence, callback, what it is and what it waits for, in words)
         self.fired: Counter[str] = Counter()  # timers fired so far, by what they were
         self._sequence = itertools.count()
         self.admins: dict[tuple[str, int], Slot] = {}
@@ -250,16 +254,19 @@ class Multiplexer:
         """One admin request; ``done(answer | Broken | Lost, received_ms)``."""
         self.start(single(call), self.admin(address), done)
 
-    def later(self, seconds: float, callback: Callable, what: str | None = None) -> None:
+    def later(self, seconds: float, callback: Callable, what: str | None = None, awaited: str = "") -> None:
         what = what or getattr(callback, "__qualname__", type(callback).__name__)
-        heapq.heappush(self.timers, (time.monotonic() + seconds, next(self._sequence), callback, what))
+        heapq.heappush(self.timers, (time.monotonic() + seconds, next(self._sequence), callback, what, awaited))
 
     def scheduled(self, most: int = 3) -> str:
         """The timers due next and those fired most often so far, in words (for a run that does not return):
         a run that waits with no request out waits on one of them, and a loop of polls shows in the counts."""
         now = time.monotonic()
         next_due = heapq.nsmallest(most, self.timers)
-        due = [f"{what} in {max(0.0, at - now):.1f} s" for at, _n, _callback, what in next_due]
+        due = [
+            f"{what}{' for ' + awaited if awaited else ''} in {max(0.0, at - now):.1f} s"
+            for at, _n, _callback, what, awaited in next_due
+        ]
         fired = [f"{what} x{times}" for what, times in self.fired.most_common(most)]
         return (
             f"{len(self.timers)} timers scheduled{': ' + ', '.join(due) if due else ''}"
@@ -313,7 +320,7 @@ class Multiplexer:
     def fire_timers(self) -> bool:
         fired = False
         while self.timers and self.timers[0][0] <= time.monotonic():
-            _due, _n, callback, what = heapq.heappop(self.timers)
+            _due, _n, callback, what, _awaited = heapq.heappop(self.timers)
             self.fired[what] += 1
             callback()
             fired = True
