@@ -150,12 +150,13 @@ def test_a_cluster_started_by_hand_judges_the_leader_change_clauses_on_its_measu
         assert impl.executor.survey().refused is None
         verdicts = {profile: judged(impl, profile) for profile in ("kip", "kafka-4")}
         moves = impl.target()["clock"]["leader_moves"]
+        cuts = [seen[3] for seen in impl.executor.seen.values()]  # where a run stopped early, and why
     finally:
         impl.close()
     assert set(verdicts["kip"]) == set(LEADER_CLAUSES), verdicts
     assert set(verdicts["kip"].values()) <= {"pass", "fail"}, verdicts
     assert verdicts["kafka-4"]["KIP-32.followers-keep-log-append-time"] == "pass", verdicts
-    assert moves["moves"] == 3 and len(moves["nodes"]) == 3 and moves["max_skew_ms"] is not None, moves
+    assert moves["moves"] == 3 and len(moves["nodes"]) == 3 and moves["max_skew_ms"] is not None, (moves, cuts)
 
 
 def test_a_new_leader_that_restamps_the_records_it_took_over_fails_followers_keep(three_nodes, monkeypatch):
