@@ -10,6 +10,7 @@ is a few seconds warm); the rest are one ``--impl client:<name>`` away.
 from __future__ import annotations
 
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 from ktc.implementations.clients.drivers.catalog import LIBRARIES
 from ktc.implementations.clients.library import Library
@@ -51,33 +52,86 @@ def registry() -> dict[str, Library]:
 
 def install(names: list[str]) -> int:
     """Install (or build) each named library's driver into ktc's cache at its pinned version; one line for each
-    that cannot be had here.  What ``./run setup`` calls, so no run waits for a download."""
+    that cannot be had here.  What ``./run setup`` calls, so no run waits for a download.
+
+    One thread per language, the languages at once: a Go build takes the CPU while Maven and npm wait on the
+    network, and Maven's part waits for the lock ktc's broker fetch holds (on an empty cache the Java driver
+    waited 36 s for it while the Go builds had not yet begun).  Within a language one after the other: the
+    second Go build finds the standard library the first compiled."""
+    known = registry()
+    lanes: dict[str, list[Library]] = {}
+    for name in names:
+        lanes.setdefault(known[name].language, []).append(known[name])
+    with ThreadPoolExecutor(max_workers=max(1, len(lanes))) as pool:
+        for failures in pool.map(install_in_turn, lanes.values()):
+            for line in failures:
+                print(line, file=sys.stderr)
+    return 0
+
+
+def install_in_turn(libraries: list[Library]) -> list[str]:
+    """Each library's driver at its default version, in order; a line for each that cannot be had."""
     from .library import Unavailable, launcher_of
 
-    known = registry()
-    for name in names:
-        library = known[name]
+    failures = []
+    for library in libraries:
         try:
             launcher_of(library)(library, library.default_version)
         except (Unavailable, OSError) as error:
-            print(f"run: client {name} {library.default_version} cannot be judged here: {error}", file=sys.stderr)
-    return 0
+            failures.append(f"run: client {library.name} {library.default_version} cannot be judged here: {error}")
+    return failures
 
 
 def main(argv: list[str]) -> int:
     """``--default``: the --impl options of the libraries ./run conformance judges; ``--install [NAME ...]``:
-    install their drivers (every library's without names)."""
+    install their drivers (every library's without names, the default ones with ``--default``); ``--only
+    LANGUAGE`` or ``--except LANGUAGE`` after ``--install`` keeps or leaves out one language's (./run builds the
+    Go ones in its Go lane, one build at a time, beside the downloads)."""
     if argv[:1] == ["--default"]:
         print(" ".join(f"--impl client:{name}" for name in DEFAULT))
         return 0
     if argv[:1] == ["--install"]:
-        unknown = sorted(set(argv[1:]) - set(registry()))
-        if unknown:
-            print(f"unknown client libraries: {', '.join(unknown)}; known: {', '.join(registry())}", file=sys.stderr)
-            return 2
-        return install(argv[1:] or list(registry()))
-    print("usage: python -m ktc.implementations.clients.libraries --default | --install [NAME ...]", file=sys.stderr)
+        return install_command(argv[1:])
+    print(USAGE, file=sys.stderr)
     return 2
+
+
+USAGE = (
+    "usage: python -m ktc.implementations.clients.libraries --default"
+    " | --install [--default | --only LANGUAGE | --except LANGUAGE] [NAME ...]"
+)
+
+
+def install_command(argv: list[str]) -> int:
+    """``--install``'s arguments: an optional ``--only``/``--except LANGUAGE``, then library names (none: all)."""
+    known, language, exclude = registry(), None, False
+    if argv == ["--default"]:
+        return install(list(DEFAULT))
+    if argv[:1] in (["--only"], ["--except"]):
+        if len(argv) < 2 or argv[1] not in languages():
+            given = f" {argv[1]!r}" if len(argv) > 1 else ""
+            print(
+                f"{argv[0]} needs a language, not{given or ' nothing'}; known: {', '.join(languages())}",
+                file=sys.stderr,
+            )
+            return 2
+        exclude, language, argv = argv[0] == "--except", argv[1], argv[2:]
+    options = [word for word in argv if word.startswith("-")]
+    if options:
+        print(f"unknown option {options[0]}; {USAGE.removeprefix('usage: ')}", file=sys.stderr)
+        return 2
+    unknown = sorted(set(argv) - set(known))
+    if unknown:
+        print(f"unknown client libraries: {', '.join(unknown)}; known: {', '.join(known)}", file=sys.stderr)
+        return 2
+    chosen = argv or list(known)
+    if language is not None:
+        chosen = [name for name in chosen if (known[name].language == language) != exclude]
+    return install(chosen)
+
+
+def languages() -> list[str]:
+    return sorted({library.language for library in registry().values()})
 
 
 if __name__ == "__main__":

@@ -4,13 +4,16 @@ path, and every release sources.toml places a bug at is one the catalog can buil
 
 from __future__ import annotations
 
+import threading
+import time
 import tomllib
 from importlib import import_module
 
 import pytest
 
+from ktc.implementations.clients import libraries
 from ktc.implementations.clients.drivers import build, catalog, golang
-from ktc.implementations.clients.library import Unavailable
+from ktc.implementations.clients.library import Library, Unavailable
 
 BUGS = tomllib.loads((build.HERE / "sources.toml").read_text())["bug"]
 
@@ -80,3 +83,51 @@ def test_every_sourced_release_is_one_the_catalog_builds(bug):
 def test_every_default_version_is_among_its_versions():
     assert all(library.default_version in library.versions for library in catalog.LIBRARIES)
     assert len({library.name for library in catalog.LIBRARIES}) == len(catalog.LIBRARIES) == 4
+
+
+@pytest.mark.parametrize(
+    "argv, chosen",
+    [
+        (["--only", "go"], {"franz-go", "sarama"}),
+        (["--except", "go"], set(libraries.registry()) - {"franz-go", "sarama"}),
+        (["--default"], set(libraries.DEFAULT)),
+        (["--only", "python", "kafka-python", "sarama"], {"kafka-python"}),
+    ],
+)
+def test_install_picks_the_drivers_of_the_language_or_the_names_given(argv, chosen, monkeypatch):
+    picked = []
+    monkeypatch.setattr(libraries, "install", lambda names: picked.extend(names) or 0)
+    assert libraries.main(["--install", *argv]) == 0
+    assert set(picked) == chosen and len(picked) == len(chosen)
+
+
+@pytest.mark.parametrize(
+    "argv", [["--onyl", "go"], ["--only"], ["--only", "cobol"], ["--except", "go", "nope"], ["--bogus"]]
+)
+def test_a_misused_install_is_one_line_and_exit_2(argv, capsys, monkeypatch):
+    monkeypatch.setattr(libraries, "install", lambda names: pytest.fail(f"installed {names}"))
+    assert libraries.main(["--install", *argv] if argv != ["--bogus"] else argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("unknown" in err or "needs a language" in err or "usage" in err), err
+
+
+def test_the_drivers_of_different_languages_are_installed_at_once_and_of_one_language_in_turn(monkeypatch):
+    events, lock = [], threading.Lock()
+
+    def launch(library, version):
+        with lock:
+            events.append(("start", library.language))
+        time.sleep(0.5)
+        with lock:
+            events.append(("end", library.language))
+        return []
+
+    fakes = {
+        name: Library(name, language, "1", ("1",), launch)
+        for name, language in (("g1", "go"), ("g2", "go"), ("p1", "python"))
+    }
+    monkeypatch.setattr(libraries, "registry", lambda: fakes)
+    assert libraries.install(["g1", "g2", "p1"]) == 0
+    assert [what for what, _ in events[:2]] == ["start", "start"], events  # the two languages at once
+    go = [what for what, language in events if language == "go"]
+    assert go == ["start", "end", "start", "end"], events  # one Go build at a time
