@@ -2,9 +2,9 @@
 conftest.py), so a project that merely has ktc installed keeps its own Hypothesis settings.
 
   dev      ``ktc run``'s, ``ktc matrix``'s and ``./run tests``' default (40 examples per test): minutes
-  ci       three times the examples: the kill table's mutants (suites/selftest), ``HYPOTHESIS_PROFILE=ci ./run tests``
+  ci       three times the examples: ``HYPOTHESIS_PROFILE=ci ./run tests``
   nightly  long runs that hunt for new counterexamples
-  mutation-quick, mutation, mutation-shrink   python -m mutation (mutation/)
+  mutation-quick, mutation, mutation-shrink   python -m mutation (mutation/); mutation also the kill table's mutants
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from mutation.runner import in_child, run_all
 pytestmark = pytest.mark.xdist_group("kill-table")  # one worker runs every mutant once
 ROOT = Path(__file__).resolve().parents[2]
 TIMEOUT_CPU_S = 600
-PROFILE = "ci"  # the Hypothesis profile of every mutant's run
+PROFILE = "mutation"  # every mutant's run: ci's 120 examples a test, not shrunk (a kill needs a failing example)
 
 
 def pytest_args(mutant, report: Path, seed) -> list[str]:
@@ -78,8 +78,10 @@ def imported_once() -> int:
 
 
 def kill(mutant, workdir: Path, seed, timeout_s: float) -> dict:
-    """run_all's task, in its worker: one mutant's pytest run, forked (the ci profile's 120 examples a test,
-    whatever the session's: the kill table is the oracle's strength at ci)."""
+    """run_all's task, in its worker: one mutant's pytest run, forked (the mutation profile: ci's 120 examples a
+    test, whatever the session's, since the kill table is the oracle's strength at ci; no example database and
+    no shrinking, which was half of the children's CPU: the table needs the clause that failed, not the
+    smallest example)."""
     imported_once()
     report, started = workdir / mutant.name, time.monotonic()
     report.mkdir()
