@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -109,9 +110,21 @@ class Plugin:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node) -> None:  # controller, once per worker
+        if self.config.getvalue("dist") != "loadgroup":
+            return
         if self.dir is None:
-            self.dir = Path(tempfile.mkdtemp(prefix="ktc-groups-"))
+            self.dir = Path(tempfile.mkdtemp(prefix="ktc-groups-", dir=basetemp(self.config)))
         node.workerinput[KEY] = str(self.dir)
+
+    def groups_read(self) -> dict[str, str]:
+        """Each test's group, read once from the workers' files (every worker has written its own before the
+        scheduler hands out a test), and their folder removed then: nothing reads it again, so a run stopped
+        later (Ctrl-C, SIGTERM, which pytest's own cleanup never sees) leaves nothing in the temp folder."""
+        if self.groups is None:
+            self.groups = read_groups(self.dir) if self.dir is not None else {}
+            if self.dir is not None:
+                shutil.rmtree(self.dir, ignore_errors=True)
+        return self.groups
 
     @pytest.hookimpl(trylast=True)  # after every hook that adds a group (ktc's hooks.py, xdist's own)
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list) -> None:
@@ -128,14 +141,12 @@ class Plugin:
     def pytest_xdist_make_scheduler(self, config: pytest.Config, log):
         if config.getvalue("dist") != "loadgroup" or self.dir is None:
             return None
-        return scheduler_class()(config, log, self.dir)
+        return scheduler_class()(config, log, self.groups_read)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:  # the controller: every worker's reports
         if self.dir is None or self.config.getvalue("dist") != "loadgroup":
             return
-        if self.groups is None:  # the workers wrote their files before the scheduler handed out any test
-            self.groups = read_groups(self.dir)
-        self.tally.add(self.groups.get(report.nodeid), report.nodeid, report.duration)
+        self.tally.add(self.groups_read().get(report.nodeid), report.nodeid, report.duration)
 
     def pytest_sessionfinish(self, session: pytest.Session) -> None:
         directory = self.config.getoption("ktc_report", None)
@@ -159,18 +170,23 @@ def scheduler_class():
     class GroupsFromWorkers(LoadGroupScheduling):
         """xdist's loadgroup scheduler with each test's group read from the workers' files."""
 
-        def __init__(self, config, log, where: Path):
+        def __init__(self, config, log, groups: Callable[[], dict[str, str]]):
             super().__init__(config, log)
             config.option.loadscopereorder = False  # the workers ordered the items (handed_out_first)
-            self.where = where
-            self.groups: dict[str, str] | None = None
+            self.groups = groups
 
-        def _split_scope(self, nodeid: str) -> str:
-            if self.groups is None:  # first asked in schedule(), after every worker finished collecting
-                self.groups = read_groups(self.where)
-            return self.groups.get(nodeid) or super()._split_scope(nodeid)
+        def _split_scope(self, nodeid: str) -> str:  # first asked in schedule(), after every worker collected
+            return self.groups().get(nodeid) or super()._split_scope(nodeid)
 
     return GroupsFromWorkers
+
+
+def basetemp(config: pytest.Config) -> Path | None:
+    """The session's pytest temp folder (its workers' folders are in it), where a run stopped before its groups
+    were read leaves its groups folder: pytest removes old sessions' folders (it keeps the last three); None,
+    the system's temp folder, where pytest does not say."""
+    factory = getattr(config, "_tmp_path_factory", None)
+    return factory.getbasetemp() if factory is not None else None
 
 
 def read_groups(where: Path) -> dict[str, str]:

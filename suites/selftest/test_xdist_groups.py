@@ -5,6 +5,7 @@ broker), on the pytest this venv has: pytest 9.2 ignores the nodeid suffix xdist
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import textwrap
@@ -174,3 +175,34 @@ def test_no_implementation_is_finished_early_outside_a_loadgroup_worker():
     controller = SimpleNamespace(getvalue=lambda name: name == "loadgroup")
     other = grouped("c", Impl(xdist_group="kfake", bulk=False), controller)
     assert finished_group(grouped("a", broker, controller), other) is None
+
+
+def test_a_loadgroup_run_stopped_after_its_first_test_leaves_no_groups_folder(tmp_path):
+    """The workers' group files are read once, when the first test is handed out, and their folder removed then:
+    a run stopped later by SIGTERM (which pytest's own cleanup never sees) leaves nothing in the temp folder."""
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    argv = [sys.executable, "-m", "pytest", str(ROOT / "suites/kip937/test_validation.py"), "--rootdir", str(ROOT)]
+    argv += ["-p", "no:cacheprovider", "--impl=reference", "--profile=kafka-4", "-n", "2", "--dist", "loadgroup", "-v"]
+    child = subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "TMPDIR": str(temp), "HYPOTHESIS_PROFILE": "dev"},
+    )
+    try:
+        seen = []
+        for line in child.stdout:
+            seen.append(line)
+            if "PASSED" in line:
+                break
+        assert any("PASSED" in line for line in seen), "".join(seen[-40:])
+        child.send_signal(signal.SIGTERM)
+        child.wait(timeout=60)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert not list(temp.rglob("ktc-groups-*")), sorted(str(p) for p in temp.rglob("*groups*"))
