@@ -121,8 +121,9 @@ class Plugin:
         scheduler hands out a test), and their folder removed then: nothing reads it again, so a run stopped
         later (Ctrl-C, SIGTERM, which pytest's own cleanup never sees) leaves nothing in the temp folder."""
         if self.groups is None:
-            self.groups = read_groups(self.dir) if self.dir is not None else {}
+            self.groups = {}
             if self.dir is not None:
+                self.groups = read_groups(self.dir)
                 shutil.rmtree(self.dir, ignore_errors=True)
         return self.groups
 
