@@ -30,10 +30,9 @@ def cache_root() -> Path:
 
 
 @contextmanager
-def resolving():
-    """Hold the cache's resolution lock (fcntl.flock on ``<cache>/resolve.lock``; released when the process
-    dies): Maven's ~/.m2 and an Ivy cache are not safe for two writers, and Spark's Ivy reads ~/.m2 too."""
-    path = cache_root() / LOCK
+def holding(path: Path):
+    """Hold the lock file ``path`` (fcntl.flock, released when the process dies): one writer at a time of what it
+    guards; a second waits, then finds the first one's finished work."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a") as handle:
         fcntl.flock(handle, fcntl.LOCK_EX)
@@ -41,6 +40,12 @@ def resolving():
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def resolving():
+    """Hold the cache's resolution lock (``<cache>/resolve.lock``): Maven's ~/.m2 and an Ivy cache are not safe
+    for two writers, and Spark's Ivy reads ~/.m2 too."""
+    return holding(cache_root() / LOCK)
 
 
 def releases(metadata: str, *, timeout_s: float = 10) -> list[str]:

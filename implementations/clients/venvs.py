@@ -10,14 +10,13 @@ with pip's last line: the library's rows are then ``not run`` with that reason.
 
 from __future__ import annotations
 
-import fcntl
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-from ktc.cache import cache_root
+from ktc.cache import cache_root, holding
 from ktc.implementations.clients.library import Library, Unavailable
 
 DRIVERS = Path(__file__).resolve().parent / "python_drivers"
@@ -46,8 +45,7 @@ def launch(library: Library, version: str) -> list[str]:
 
 def build(venv: Path, packages: list[str]) -> None:
     venv.parent.mkdir(parents=True, exist_ok=True)
-    with open(venv.parent / f".{venv.name}.lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with holding(venv.parent / f".{venv.name}.lock"):
         if (venv / "bin" / "python").exists():
             return
         partial = Path(tempfile.mkdtemp(prefix=f".{venv.name}.", dir=venv.parent))

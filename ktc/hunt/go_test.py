@@ -14,6 +14,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ktc.cache import cache_root, holding
+
 FAR_MS = 10 * 365 * 86_400_000  # the reproducer's: a timestamp this far from the clock is sent as is
 MODULE = "github.com/twmb/franz-go/pkg/kfake"
 FRANZ_GO = "github.com/twmb/franz-go@v1.22.0"  # kfake's own go.mod names v1.21.7, which does not compile it
@@ -231,11 +233,19 @@ def source(script: dict, clause) -> str:
 
 
 def build_check(path: Path, version: str) -> str:
-    """'builds with go vet in kfake VERSION (N s)', or why it does not or was not built."""
+    """'builds with go vet in kfake VERSION (N s)', or why it does not or was not built.  One check at a time: a
+    hunt's check waits for ``./run setup``'s warm-up (which fills Go's caches) rather than compiling beside it."""
     go = shutil.which("go")
     if go is None:
         return "not built: go is not on PATH"
-    started = time.monotonic()
+    with holding(cache_root() / "hunt" / "go-check.lock"):
+        started = time.monotonic()
+        failed = vetted(go, path, version)
+    return failed or f"builds with go vet in kfake {version} ({time.monotonic() - started:.1f} s)"
+
+
+def vetted(go: str, path: Path, version: str) -> str | None:
+    """``go vet`` of the test ``path`` inside a copy of kfake's module at ``version``: why it failed, or None."""
     with tempfile.TemporaryDirectory(prefix="kfake-test-") as scratch:
         done = run([go, "mod", "download", "-json", f"{MODULE}@{version}"], Path(scratch))
         if done.returncode != 0:
@@ -249,7 +259,7 @@ def build_check(path: Path, version: str) -> str:
             done = run([go, *args], module)
             if done.returncode != 0:
                 return f"DOES NOT BUILD (go {' '.join(args)}): {(done.stderr or done.stdout).strip()[:300]}"
-    return f"builds with go vet in kfake {version} ({time.monotonic() - started:.1f} s)"
+    return None
 
 
 def run(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:

@@ -1,11 +1,13 @@
 """ktc resolves jars one process at a time (two Ivy resolutions into one cache at once lost jars on a
 fresh machine).  Maven's fetch of a Kafka broker (provision.lib_dir) and Spark's Ivy for the Kafka
 connector (ktc.audit.connector.jars) both wait for the cache's resolution lock, and a process that
-waited uses what the holder finished instead of resolving again.
+waited uses what the holder finished instead of resolving again.  kfake's build and the hunt's Go check
+take locks of their own: ``./run tests`` runs its setup's fetches and builds beside pytest, and a test
+that needs one of them waits for it rather than doing it again at the same time.
 
 Each test holds the lock itself, starts the real entry point in a child, sees the child blocked on the
 lock (/proc/locks), finishes the cache as another process would, and releases: the child must then
-answer from that cache, having run neither Maven (a stand-in ``mvn`` records any call) nor Ivy.
+answer from that cache, having run neither Maven (a stand-in ``mvn`` records any call), Ivy nor Go.
 """
 
 from __future__ import annotations
@@ -44,14 +46,18 @@ def wait_until_blocked(child: subprocess.Popen, timeout_s: float = 60.0) -> None
         time.sleep(0.05)
 
 
-def stand_in_mvn(tmp_path: Path) -> Path:
-    """A directory with an ``mvn`` that records being run and fails."""
+def stand_in(tmp_path: Path, tool: str) -> Path:
+    """A directory with a ``tool`` that records being run (``<tool>-ran``) and fails."""
     bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    mvn = bin_dir / "mvn"
-    mvn.write_text(f"#!/bin/sh\ntouch {tmp_path / 'mvn-ran'}\nexit 1\n")
-    mvn.chmod(0o755)
+    bin_dir.mkdir(exist_ok=True)
+    path = bin_dir / tool
+    path.write_text(f"#!/bin/sh\ntouch {tmp_path / (tool + '-ran')}\nexit 1\n")
+    path.chmod(0o755)
     return bin_dir
+
+
+def stand_in_mvn(tmp_path: Path) -> Path:
+    return stand_in(tmp_path, "mvn")
 
 
 def test_a_broker_fetch_waits_for_the_lock_and_uses_what_the_holder_finished(tmp_path, monkeypatch):
@@ -121,3 +127,48 @@ def test_a_connector_folder_missing_a_jar_is_resolved_again(tmp_path, monkeypatc
     monkeypatch.setattr(connector, "resolve_into", resolve_into)
     found, _why = connector.jars("any")
     assert calls == [PACKAGE] and found == [str(target / "new.jar")]
+
+
+def test_a_kfake_build_waits_for_the_build_in_progress_and_uses_its_binary(tmp_path, monkeypatch):
+    from ktc.implementations.kafka.processes import kfake
+
+    monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
+    env = {**os.environ, "PATH": f"{stand_in(tmp_path, 'go')}:{os.environ['PATH']}"}
+    env.pop("KTC_KFAKE_VERSION", None)
+    binary = kfake.binary_path()
+    binary.parent.mkdir(parents=True)
+    with cache.holding(binary.with_name(".build.lock")):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ktc.implementations.kafka.processes.kfake", "--build-only"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_until_blocked(child)
+        binary.write_bytes(b"")
+        binary.with_name(".source").write_text(kfake.source_digest() + "\n")
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert f": {binary} (" in out, out
+    assert not (tmp_path / "go-ran").exists(), "go ran although the build it waited for had finished"
+
+
+def test_the_hunts_go_check_starts_only_when_the_check_in_progress_ends(tmp_path, monkeypatch):
+    from ktc.hunt import go_test
+
+    monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
+    env = {**os.environ, "PATH": f"{stand_in(tmp_path, 'go')}:{os.environ['PATH']}"}
+    with cache.holding(cache.cache_root() / "hunt" / "go-check.lock"):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ktc.hunt.go_test", "--warm", "v0.0.0-20260101000000-aaaaaaaaaaaa"],
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_until_blocked(child)
+        assert not (tmp_path / "go-ran").exists(), "the check ran go while another check held the lock"
+    out, _err = child.communicate(timeout=60)
+    assert (tmp_path / "go-ran").exists(), out
+    assert go_test.MODULE in out and "not built: go mod download" in out, out

@@ -10,17 +10,15 @@ a build.
 
 from __future__ import annotations
 
-import fcntl
 import hashlib
 import os
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable, Mapping
-from contextlib import contextmanager
 from pathlib import Path
 
-from ktc.cache import cache_root
+from ktc.cache import cache_root, holding
 from ktc.implementations.clients.library import Unavailable
 
 HERE = Path(__file__).resolve().parent  # package data: the wheel carries the drivers' sources
@@ -42,16 +40,9 @@ def digest(files: list[Path], *extra: str) -> str:
     return hashed.hexdigest()
 
 
-@contextmanager
 def locked(target: Path):
-    """Hold ``<target>.lock`` (fcntl.flock, released when the process dies)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    with open(target.with_name(target.name + ".lock"), "a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(handle, fcntl.LOCK_UN)
+    """Hold ``<target>.lock`` while ``target`` is built."""
+    return holding(target.with_name(target.name + ".lock"))
 
 
 def ensure_built(target: Path, stamp: str, make: Callable[[Path], None]) -> Path:

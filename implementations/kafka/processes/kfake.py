@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO
 
+from ktc.cache import holding
 from ktc.kafka.processes import lifecycle, provision
 
 TOOL_DIR = Path(__file__).resolve().parent / "kfake_go"  # package data: the wheel carries the Go sources
@@ -128,8 +129,18 @@ def built(version: str = KFAKE_VERSION) -> bool:
 
 
 def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
-    """The kfake binary at ``version``, compiled first with ``go build`` unless a current one is cached."""
+    """The kfake binary at ``version``, compiled first with ``go build`` unless a current one is cached.  One
+    build at a time (``<version>/.build.lock``): a test that needs kfake while ``./run``'s setup builds it waits
+    for that build instead of compiling beside it."""
     target = binary_path(version)
+    if built(version):
+        return target
+    with holding(target.with_name(".build.lock")):
+        return built_now(version, target, timeout_s)
+
+
+def built_now(version: str, target: Path, timeout_s: float) -> Path:
+    """``build``'s work, under its lock: nothing when the build it waited for left a current binary."""
     if built(version):
         return target
     go = shutil.which("go")
