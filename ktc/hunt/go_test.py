@@ -234,7 +234,8 @@ def source(script: dict, clause) -> str:
 
 def build_check(path: Path, version: str) -> str:
     """'builds with go vet in kfake VERSION (N s)', or why it does not or was not built.  One check at a time: a
-    hunt's check waits for ``./run setup``'s warm-up (which fills Go's caches) rather than compiling beside it."""
+    check waits for one in progress (``./run setup``'s warm-up, which fills Go's caches) rather than compiling
+    beside it."""
     go = shutil.which("go")
     if go is None:
         return "not built: go is not on PATH"

@@ -2,8 +2,8 @@
 fresh machine).  Maven's fetch of a Kafka broker (provision.lib_dir) and Spark's Ivy for the Kafka
 connector (ktc.audit.connector.jars) both wait for the cache's resolution lock, and a process that
 waited uses what the holder finished instead of resolving again.  kfake's build and the hunt's Go check
-take locks of their own: ``./run tests`` runs its setup's fetches and builds beside pytest, and a test
-that needs one of them waits for it rather than doing it again at the same time.
+take locks of their own: a test, or a second run, that needs one while another process does it waits
+for that one rather than doing it again at the same time (two Go builds at once each take every core).
 
 Each test holds the lock itself, starts the real entry point in a child, sees the child blocked on the
 lock (/proc/locks), finishes the cache as another process would, and releases: the child must then

@@ -130,8 +130,8 @@ def built(version: str = KFAKE_VERSION) -> bool:
 
 def build(version: str = KFAKE_VERSION, *, timeout_s: float = BUILD_TIMEOUT_S) -> Path:
     """The kfake binary at ``version``, compiled first with ``go build`` unless a current one is cached.  One
-    build at a time (``<version>/.build.lock``): a test that needs kfake while ``./run``'s setup builds it waits
-    for that build instead of compiling beside it."""
+    build at a time (``<version>/.build.lock``): a process that needs kfake while another builds it (``./run``'s
+    setup, a second run) waits for that build instead of compiling beside it."""
     target = binary_path(version)
     if built(version):
         return target
