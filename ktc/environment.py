@@ -71,7 +71,7 @@ VARIABLES = (
         "KTC_CACHE",
         "setting",
         "ktc's cache (default ~/.cache/ktc): Kafka's jars, kfake builds, the clock "
-        "preload, Spark's connector, the container images and the Docker engines ktc starts",
+        "preload, Spark's connector and class archive, the container images and the Docker engines ktc starts",
     ),
     Variable("KTC_KAFKA_BROKER_CONFIG", "setting", "key=value,key=value: more settings for the brokers ktc starts"),
     Variable("KTC_KAFKA_DATA_DIR", "setting", "'disk': the local broker's data on disk, not tmpfs"),
@@ -101,6 +101,11 @@ VARIABLES = (
     ),
     Variable("KTC_SPARK_MASTER", "setting", "--impl spark: the Spark master (default local[*]; --spark-master wins)"),
     Variable("KTC_SPARK_CONF", "setting", "--impl spark: spark.KEY=VALUE lines for the session (--spark-conf adds)"),
+    Variable(
+        "KTC_SPARK_CLASS_ARCHIVE",
+        "setting",
+        "'off': Spark sessions load their classes without this machine's class archive of Spark's driver JVM",
+    ),
     Variable("KTC_SPARK_KAFKA_PACKAGE", "setting", "ktc audit: the spark-sql-kafka Maven coordinate to use"),
     Variable("KTC_TOPIC_LOG", "setting", "a file every broker topic name is appended to, with its worker"),
     Variable(

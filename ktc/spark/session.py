@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 
 from ktc.cache import resolving
+from ktc.spark import class_archive
 
 DEFAULTS = {
     "spark.ui.enabled": "false",
@@ -44,6 +45,7 @@ DEFAULTS = {
     # py4j round trips each, 4,800 of the 6,700 an evaluation's plan costs (benchmarks/README.md)
     "spark.python.sql.dataFrameDebugging.enabled": "false",
 }
+JAVA_OPTIONS = "spark.driver.extraJavaOptions"
 _master = os.environ.get("KTC_SPARK_MASTER", "local[*]")
 _overrides: dict[str, str] = dict(
     line.split("=", 1) for line in os.environ.get("KTC_SPARK_CONF", "").splitlines() if "=" in line
@@ -84,16 +86,19 @@ def _get():
 
 
 def settings() -> dict[str, str]:
-    """Every setting of the session: master, name, the defaults, a fresh warehouse, then the overrides."""
+    """Every setting of the session: master, name, the defaults, a fresh warehouse, then the overrides; the driver
+    JVM maps this machine's class archive of Spark when there is one (class_archive.py)."""
     warehouse = tempfile.mkdtemp(prefix="ktc-spark-warehouse-")
     atexit.register(shutil.rmtree, warehouse, True)  # registered before stop(), so it runs after it
-    return {
+    conf = {
         "spark.master": _master,
         "spark.app.name": "ktc",
         **DEFAULTS,
         "spark.sql.warehouse.dir": warehouse,
         **_overrides,
     }
+    java = " ".join([conf.get(JAVA_OPTIONS, ""), *class_archive.flags()]).strip()
+    return {**conf, JAVA_OPTIONS: java} if java else conf
 
 
 def started(conf: dict[str, str]):
