@@ -14,6 +14,7 @@ import os
 import sys
 from pathlib import Path
 
+from ktc.cache import holding
 from ktc.spark import class_archive, session
 
 PROFILES = ("kip", "kafka-3.5", "kafka-4")
@@ -72,7 +73,14 @@ def make() -> str:
         return "spark: no java or PySpark, no class archive"
     if archive.exists():
         return f"spark: class archive {archive.name}"
-    archive.parent.mkdir(parents=True, exist_ok=True)
+    with holding(archive.with_name(".make.lock")):  # one maker at a time; a second finds the first one's archive
+        return made(archive)
+
+
+def made(archive: Path) -> str:
+    """``make``'s work, under its lock."""
+    if archive.exists():
+        return f"spark: class archive {archive.name}"
     class_list, staging = (archive.with_name(f"{archive.stem}.{os.getpid()}.{end}") for end in ("classlist", "tmp"))
     print("spark: writing a class archive of Spark's driver JVM (once)", file=sys.stderr)  # the silent half minute
     try:

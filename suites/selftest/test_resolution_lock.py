@@ -172,3 +172,26 @@ def test_the_hunts_go_check_starts_only_when_the_check_in_progress_ends(tmp_path
     out, _err = child.communicate(timeout=60)
     assert (tmp_path / "go-ran").exists(), out
     assert go_test.MODULE in out and "not built: go mod download" in out, out
+
+
+def test_a_spark_class_archive_maker_waits_for_the_one_at_work_and_uses_its_archive(tmp_path, monkeypatch):
+    pytest.importorskip("pyspark", reason="the archive's name hashes the installed PySpark")
+    from ktc.spark import class_archive
+
+    monkeypatch.setenv("KTC_CACHE", str(tmp_path / "cache"))
+    archive = class_archive.path()
+    if archive is None:
+        pytest.skip("no java on PATH: no archive to make")
+    archive.parent.mkdir(parents=True)
+    with cache.holding(archive.with_name(".make.lock")):
+        child = subprocess.Popen(
+            [sys.executable, "-m", "ktc.implementations.spark.class_archive"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        wait_until_blocked(child)
+        archive.write_bytes(b"")
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert out.strip() == f"spark: class archive {archive.name}", "the maker made another archive after waiting"

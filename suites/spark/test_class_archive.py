@@ -38,11 +38,12 @@ print(json.dumps({"command": Path(f"/proc/{pid}/cmdline").read_text().split("\\0
 
 @pytest.fixture(scope="module")
 def archived() -> Path:
-    """This machine's archive, made if missing (./run setup has made it)."""
-    said = maker.make()
+    """This machine's archive, made if missing (./run setup has made it; ./run tests makes it beside the tests,
+    and a maker waits for the one at work), in a child: the maker's session must not be this worker's."""
+    done = subprocess.run([sys.executable, "-m", maker.__name__], capture_output=True, text=True, timeout=900)
     archive = class_archive.path()
     if archive is None or not archive.exists():
-        pytest.fail(f"no Spark class archive after make: {said}")
+        pytest.fail(f"no Spark class archive after making it: {done.stdout.strip()} {done.stderr.strip()[-500:]}")
     return archive
 
 
