@@ -11,6 +11,7 @@ the session stops, ``java -Xshare:dump`` writes the list for the driver's own cl
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from pathlib import Path
 
@@ -97,6 +98,8 @@ def made(archive: Path) -> str:
 
 
 def main() -> int:
+    # stopped with ./run (SIGTERM to its group): the staging files go in ``made``'s finally, not left in the cache
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     try:
         print(make())
     except Exception as error:  # the archive is an optimisation: whatever stops it, sessions start without
