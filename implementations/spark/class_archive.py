@@ -56,7 +56,8 @@ def listed(class_list: Path) -> list[str]:
 
     from . import SparkImplementation
 
-    session.configure(**{session.JAVA_OPTIONS: f"-Duser.timezone=UTC -XX:DumpLoadedClassList={class_list}"})
+    listing = f"{session.DEFAULTS[session.JAVA_OPTIONS]} -XX:DumpLoadedClassList={class_list}"
+    session.configure(**{session.JAVA_OPTIONS: listing})
     implementation = SparkImplementation()
     implementation.prepare()
     gateway = SparkContext._gateway
